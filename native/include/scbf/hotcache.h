@@ -1,0 +1,81 @@
+/*
+ * hotcache.h - byte-bounded key/value cache with the HiBase "hotscore"
+ * replacement policy, and LRU behind the same interface.
+ *
+ * Hotscore: each tracked key keeps `visits` in the current period and a
+ * `score`. Every `period` lookups (and, if period_ns > 0, every period_ns
+ * nanoseconds) the period closes:  score = a * visits / period + (1 - a) * score,
+ * visits reset. The cache keeps the keys with the highest scores that fit.
+ * While there is free space every put is admitted; when full a key must
+ * outscore the lowest-scoring cached entries it would displace. Keys not
+ * cached keep a bounded ghost record (hash, score, visits) so they can earn
+ * their way in. Decay is lazy (scores carry a period stamp), so closing a
+ * period costs O(1), not O(tracked keys).
+ *
+ * Capacity is in bytes of native memory, and every byte is charged: keys,
+ * values, per-entry metadata, index slots and ghost records. max_entries,
+ * when non-zero, caps the entry count too (the trace simulator uses it with
+ * unit-size entries).
+ *
+ * All functions are thread-safe; hotcache_free must not race with anything.
+ */
+#ifndef SCBF_HOTCACHE_H
+#define SCBF_HOTCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "scbf_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hotcache hotcache_t;
+
+typedef enum { HOTCACHE_HOTSCORE = 0, HOTCACHE_LRU = 1 } hotcache_policy;
+
+typedef struct {
+    hotcache_policy policy;
+    uint64_t capacity_bytes; /* > 0 */
+    uint64_t max_entries;    /* 0 = no entry cap */
+    uint32_t period;         /* lookups per period (hotscore), > 0 */
+    double   decay;          /* a in (0, 1] */
+    uint64_t period_ns;      /* also close a period every this many ns; 0 = off */
+    uint64_t ghost_entries;  /* max ghost records; 0 = derived from capacity */
+} hotcache_config_t;
+
+/* Sensible defaults for a given policy and capacity. */
+void hotcache_config_default(hotcache_config_t *c, hotcache_policy policy,
+                             uint64_t capacity_bytes);
+
+int  hotcache_create(const hotcache_config_t *c, hotcache_t **out);
+void hotcache_free(hotcache_t *h);
+
+/* Lookup; counts a visit for the key whether cached or not.
+ * Hit: SCBF_OK, value copied to buf, *vlen = its length; if cap is too small,
+ * SCBF_E_BUFFER_TOO_SMALL with *vlen = needed length (counted as a hit).
+ * Miss: SCBF_E_NOT_FOUND. */
+int hotcache_get(hotcache_t *h, const void *key, size_t klen,
+                 void *buf, size_t cap, size_t *vlen);
+/* Offer a value (typically after a miss). *admitted (nullable) = 1 if now
+ * cached. Replaces an existing value for the key. A value larger than the
+ * whole capacity is not admitted (SCBF_OK, *admitted = 0). */
+int hotcache_put(hotcache_t *h, const void *key, size_t klen,
+                 const void *val, size_t vlen, int *admitted);
+/* Drop the cached value (its score history is kept). SCBF_E_NOT_FOUND if not cached. */
+int hotcache_invalidate(hotcache_t *h, const void *key, size_t klen);
+void hotcache_clear(hotcache_t *h);
+
+typedef struct {
+    uint64_t hits, misses, admissions, rejections, evictions, invalidations;
+    uint64_t entries, ghosts;
+    uint64_t bytes_used, capacity_bytes;
+    uint64_t periods;
+} hotcache_stats_t;
+
+int hotcache_stats(const hotcache_t *h, hotcache_stats_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCBF_HOTCACHE_H */
