@@ -12,8 +12,18 @@
  * their way in. Decay is lazy (scores carry a period stamp), so closing a
  * period costs O(1), not O(tracked keys).
  *
+ * Admission compares scores over closed periods: a candidate must score
+ * strictly more than each entry it would displace (ties keep the incumbent;
+ * among equal entries the earliest put leaves first). A count-based period
+ * closes when the next lookup arrives, so a miss and the put that follows it
+ * fall in the same period. Ghosts rank by projected score (a * visits /
+ * period + (1 - a) * score, pending visits included), so a key being looked
+ * up now can displace a ghost that went cold.
+ *
  * Capacity is in bytes of native memory, and every byte is charged: keys,
- * values, per-entry metadata, index slots and ghost records. max_entries,
+ * values, per-entry metadata, index slots and ghost records (the ghost
+ * arena is allocated, and charged, at create). put replaces a cached value;
+ * if the new value is refused, the old one is dropped too. max_entries,
  * when non-zero, caps the entry count too (the trace simulator uses it with
  * unit-size entries).
  *
@@ -64,6 +74,7 @@ int hotcache_put(hotcache_t *h, const void *key, size_t klen,
                  const void *val, size_t vlen, int *admitted);
 /* Drop the cached value (its score history is kept). SCBF_E_NOT_FOUND if not cached. */
 int hotcache_invalidate(hotcache_t *h, const void *key, size_t klen);
+/* Drop every entry and ghost (all score history); counters are kept. */
 void hotcache_clear(hotcache_t *h);
 
 typedef struct {
@@ -74,6 +85,14 @@ typedef struct {
 } hotcache_stats_t;
 
 int hotcache_stats(const hotcache_t *h, hotcache_stats_t *out);
+
+/* Introspection that counts no visit (tests, diagnostics). Hotscore: the
+ * key's score as of the last closed period, its visits so far in the current
+ * one, and whether its value is cached; SCBF_E_NOT_FOUND if the key is
+ * neither cached nor a ghost. LRU: score 0, visits 0, cached 1 for cached
+ * keys, SCBF_E_NOT_FOUND otherwise. Out-pointers are nullable. */
+int hotcache_peek(const hotcache_t *h, const void *key, size_t klen,
+                  double *score, uint32_t *visits, int *cached);
 
 #ifdef __cplusplus
 }
