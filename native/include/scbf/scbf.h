@@ -3,7 +3,11 @@
  *
  * M counter positions are split into k slices of m = M/k counters; hash i
  * maps only into slice i. One 128-bit XXH3 of the key gives (h1, h2); slice i
- * uses position (h1 + i*h2) mod m (Kirsch-Mitzenmacher double hashing).
+ * uses position (a + i*b + c*i*(i-1)/2) mod m with a = h1 mod m, b = h2 mod m,
+ * c = (h1 div m) mod m: triple rather than plain double hashing, because
+ * with slices as small as the paper's (m ~ 20,000) the m^2 distinct
+ * double-hashing sequences alone push the false-positive rate past the
+ * target (details in docs/snapshot-format.md).
  *
  * Invariant: a key added more times than removed always tests positive.
  *  - Counters saturate (sticky): a counter at its maximum stays there and is

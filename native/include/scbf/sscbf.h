@@ -80,16 +80,27 @@ int sscbf_stats(const sscbf_t *s, sscbf_stats_t *out);
 /* Borrowed pointer to sub-filter i (0 = oldest), valid until the next
  * growth/compact/clear/free; NULL if out of range. For stats and tests. */
 const scbf_t *sscbf_filter(const sscbf_t *s, uint32_t i);
-/* 1 if residue or sub-filter count passed their thresholds. */
+/* 1 if residue > residue_threshold, or the list reached max_filters, or the
+ * next sub-filter could not be created (too large or out of memory): the
+ * newest then keeps taking keys past fill 1/2, so the rate degrades. */
 int sscbf_needs_compaction(const sscbf_t *s);
 
 /* Key source for compaction: return 1 and set *key,*len for the next key
  * (the pointer must stay valid until the next call), 0 at the end, <0 on
- * error (compaction then aborts and the filter is unchanged). */
+ * error (compaction then aborts and the filter is unchanged). A key present
+ * c times (a multiset) must be produced c times. */
 typedef int (*scbf_key_source)(void *ctx, const uint8_t **key, size_t *len);
-/* Replace all sub-filters by one sized for max(expected_keys, initial
- * capacity) holding exactly the keys from the source (plus any added
- * concurrently); residue resets to 0. */
+/* Contract with concurrent writers: every key must either be produced by the
+ * source or be added after sscbf_compact has begun. Writers that make a key
+ * visible to the source before adding it to the filter (index row first,
+ * filter second), with a source that starts reading on its first call,
+ * satisfy it.
+ * Replace all sub-filters by one holding exactly the keys from the source,
+ * sized so that max(expected_keys, initial capacity) keys keep its fill under
+ * 1/2 (it does not grow again right away), at the first sub-filter's rate.
+ * Keys added concurrently are kept (possibly counted twice, which only costs
+ * false-positive rate); removes that run concurrently are not applied to the
+ * new filter and become its residue. Otherwise residue resets to 0. */
 int sscbf_compact(sscbf_t *s, uint64_t expected_keys, scbf_key_source next, void *ctx);
 
 size_t sscbf_snapshot_size(const sscbf_t *s);

@@ -1,0 +1,570 @@
+/*
+ * scbf.c - Split Counting Bloom Filter.
+ *
+ * Layout: slice i owns words [i*wps, (i+1)*wps) of one 64-byte aligned array;
+ * counters are packed low bits first (counter j of a slice lives in word
+ * j / cpw at bit offset (j % cpw) * bits). Every counter update is a CAS on
+ * its 64-bit word, so neighbours updated by other threads are never lost, and
+ * a reader sees each counter either before or after any update.
+ *
+ * Positions: slice i probes (a + i*b + c*i*(i-1)/2) mod m with a = h1 mod m,
+ * b = h2 mod m, c = (h1 div m) mod m (see probe_start for why not plain
+ * (h1 + i*h2) mod m). All arithmetic is exact (no 64-bit wrap-around), so a
+ * Java reader of the snapshot format can reproduce it.
+ *
+ * Fill: per-slice counts of non-zero counters, changed only by the thread
+ * whose CAS moved a counter between 0 and non-zero, so they are exact once
+ * concurrent operations finish; the scalable filter reads them on every
+ * insert, in O(k). Batch operations sum these deltas locally and publish them
+ * once per chunk, which keeps the shared count lines out of the hot loop.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scbf_internal.h"
+#include "hash.h"
+#include "snapshot.h"
+
+/* Keys hashed per chunk of a batch (the hash pairs live on the stack). */
+#define BATCH_CHUNK 256
+/* Counter lines kept in flight by batch prefetching: enough to cover DRAM
+ * latency with the core's outstanding-miss slots, few enough that the
+ * prefetched lines are still in L1 when their key is processed. */
+#define PREFETCH_LINES 40
+
+struct scbf {
+    scbf_params_t p;
+    uint32_t lbits;      /* log2(counter bits) */
+    uint32_t lcpw;       /* log2(counters per word) */
+    uint64_t cmax;       /* counter maximum (15 or 255), the sticky value */
+    uint64_t wps;        /* words per slice */
+    uint32_t pf_keys;    /* batch prefetch distance in keys */
+    _Atomic uint64_t *words;
+    void *words_mem;     /* allocation backing `words` (aligned inside) */
+    _Atomic int64_t *nonzero; /* per slice; may dip below 0 transiently */
+    _Atomic int64_t saturated;
+};
+
+/* ---------- sizing ---------- */
+
+static int fpr_to_k(double fpr, uint32_t *k) {
+    if (!(fpr > 0.0 && fpr < 1.0)) return SCBF_E_INVALID_ARG;
+    double kk = ceil(-log2(fpr));
+    if (kk < 1.0) kk = 1.0;
+    if (kk > SCBF_MAX_K) return SCBF_E_INVALID_ARG;
+    *k = (uint32_t)kk;
+    return SCBF_OK;
+}
+
+/* Keys per position at the optimum: n = M * ln(2)^2 / |ln P|. */
+static double keys_per_position(double fpr) {
+    double ln2 = log(2.0);
+    return ln2 * ln2 / fabs(log(fpr));
+}
+
+static uint64_t capacity_of(uint64_t positions, double fpr) {
+    return (uint64_t)floor((double)positions * keys_per_position(fpr));
+}
+
+static void params_fill(scbf_params_t *out, uint32_t k, uint64_t m, double fpr) {
+    memset(out, 0, sizeof *out);
+    out->k = k;
+    out->m = m;
+    out->positions = (uint64_t)k * m;
+    out->capacity = capacity_of(out->positions, fpr);
+    out->fpr = fpr;
+    out->counter_bits = SCBF_DEFAULT_COUNTER_BITS;
+    out->seed = 0;
+}
+
+int scbf_params_from_positions(uint64_t positions, double fpr, scbf_params_t *out) {
+    uint32_t k;
+    if (!out) return SCBF_E_INVALID_ARG;
+    int rc = fpr_to_k(fpr, &k);
+    if (rc) return rc;
+    if (positions > SCBF_MAX_POSITIONS) return SCBF_E_TOO_LARGE;
+    if (positions < k) return SCBF_E_INVALID_ARG;
+    params_fill(out, k, positions / k, fpr);
+    return SCBF_OK;
+}
+
+int scbf_params_from_capacity(uint64_t capacity, double fpr, scbf_params_t *out) {
+    uint32_t k;
+    if (!out || capacity == 0) return SCBF_E_INVALID_ARG;
+    int rc = fpr_to_k(fpr, &k);
+    if (rc) return rc;
+    double guess = ceil((double)capacity / (keys_per_position(fpr) * k));
+    if (guess * k > (double)SCBF_MAX_POSITIONS) return SCBF_E_TOO_LARGE;
+    uint64_t m = guess < 1.0 ? 1 : (uint64_t)guess;
+    /* The float guess can be off by one either way; settle on the exact
+     * smallest m whose capacity (as computed by from_positions) suffices. */
+    while (capacity_of((uint64_t)k * m, fpr) < capacity) m++;
+    while (m > 1 && capacity_of((uint64_t)k * (m - 1), fpr) >= capacity) m--;
+    if ((uint64_t)k * m > SCBF_MAX_POSITIONS) return SCBF_E_TOO_LARGE;
+    params_fill(out, k, m, fpr);
+    return SCBF_OK;
+}
+
+static uint64_t words_per_slice(uint64_t m, uint32_t bits) {
+    uint64_t cpw = 64 / bits;
+    return (m + cpw - 1) / cpw;
+}
+
+uint64_t scbf_params_counter_bytes(const scbf_params_t *p) {
+    if (!p || scbf_params_check(p)) return 0;
+    return (uint64_t)p->k * words_per_slice(p->m, p->counter_bits) * 8;
+}
+
+int scbf_params_check(const scbf_params_t *p) {
+    if (!p) return SCBF_E_INVALID_ARG;
+    if (p->k < 1 || p->k > SCBF_MAX_K || p->m < 1) return SCBF_E_INVALID_ARG;
+    if (p->counter_bits != 4 && p->counter_bits != 8) return SCBF_E_INVALID_ARG;
+    if (!(p->fpr > 0.0 && p->fpr < 1.0)) return SCBF_E_INVALID_ARG;
+    if (p->m > SCBF_MAX_POSITIONS || (uint64_t)p->k * p->m > SCBF_MAX_POSITIONS)
+        return SCBF_E_TOO_LARGE;
+    if (p->positions != (uint64_t)p->k * p->m) return SCBF_E_INVALID_ARG;
+    return SCBF_OK;
+}
+
+int scbf_params_equal(const scbf_params_t *a, const scbf_params_t *b) {
+    return a->positions == b->positions && a->k == b->k && a->m == b->m &&
+           a->capacity == b->capacity && a->fpr == b->fpr &&
+           a->counter_bits == b->counter_bits && a->seed == b->seed;
+}
+
+/* ---------- lifecycle ---------- */
+
+int scbf_create(const scbf_params_t *params, scbf_t **out) {
+    if (!out) return SCBF_E_INVALID_ARG;
+    *out = NULL;
+    int rc = scbf_params_check(params);
+    if (rc) return rc;
+    scbf_t *f = calloc(1, sizeof *f);
+    if (!f) return SCBF_E_NOMEM;
+    f->p = *params;
+    f->lbits = params->counter_bits == 4 ? 2 : 3;
+    f->lcpw = 6 - f->lbits;
+    f->cmax = (UINT64_C(1) << params->counter_bits) - 1;
+    f->wps = words_per_slice(params->m, params->counter_bits);
+    f->pf_keys = PREFETCH_LINES / params->k;
+    if (f->pf_keys < 1) f->pf_keys = 1;
+    /* calloc, not aligned_alloc + memset: big filters get lazily zeroed pages. */
+    size_t bytes = (size_t)(f->wps * params->k * 8);
+    f->words_mem = calloc(1, bytes + 64);
+    f->nonzero = calloc(params->k, sizeof *f->nonzero);
+    if (!f->words_mem || !f->nonzero) {
+        scbf_free(f);
+        return SCBF_E_NOMEM;
+    }
+    f->words = (_Atomic uint64_t *)(((uintptr_t)f->words_mem + 63) & ~(uintptr_t)63);
+    *out = f;
+    return SCBF_OK;
+}
+
+void scbf_free(scbf_t *f) {
+    if (!f) return;
+    free(f->words_mem);
+    free((void *)f->nonzero);
+    free(f);
+}
+
+const scbf_params_t *scbf_params(const scbf_t *f) { return f ? &f->p : NULL; }
+
+/* ---------- counter words ---------- */
+
+/* Per-counter masks for the packed word: low bit of each counter. */
+static inline uint64_t low_bits(uint32_t bits) {
+    return bits == 4 ? UINT64_C(0x1111111111111111) : UINT64_C(0x0101010101010101);
+}
+
+/* Non-zero counters in a word (each counter OR-folded onto its low bit). */
+static inline uint32_t count_nonzero(uint64_t w, uint32_t bits) {
+    uint64_t x = w;
+    for (uint32_t s = 1; s < bits; s <<= 1) x |= x >> s;
+    return (uint32_t)__builtin_popcountll(x & low_bits(bits));
+}
+
+/* Counters at their maximum (each counter AND-folded onto its low bit). */
+static inline uint32_t count_max(uint64_t w, uint32_t bits) {
+    uint64_t x = w;
+    for (uint32_t s = 1; s < bits; s <<= 1) x &= x >> s;
+    return (uint32_t)__builtin_popcountll(x & low_bits(bits));
+}
+
+uint64_t scbf_word_count(const scbf_t *f) { return f->wps * f->p.k; }
+
+uint64_t scbf_load_word(const scbf_t *f, uint64_t i) {
+    return atomic_load_explicit(&f->words[i], memory_order_relaxed);
+}
+
+void scbf_init_words_le(scbf_t *f, const uint8_t *src) {
+    const uint32_t bits = f->p.counter_bits;
+    int64_t sat = 0;
+    for (uint32_t i = 0; i < f->p.k; i++) {
+        int64_t nz = 0;
+        for (uint64_t j = i * f->wps; j < (i + 1) * f->wps; j++, src += 8) {
+            uint64_t w = get_u64le(src);
+            atomic_store_explicit(&f->words[j], w, memory_order_relaxed);
+            nz += count_nonzero(w, bits);
+            sat += count_max(w, bits);
+        }
+        atomic_store_explicit(&f->nonzero[i], nz, memory_order_relaxed);
+    }
+    atomic_store_explicit(&f->saturated, sat, memory_order_relaxed);
+}
+
+/* Word index and bit shift of slice i's counter at position pos. */
+static inline _Atomic uint64_t *counter_word(const scbf_t *f, uint32_t i, uint64_t pos,
+                                             uint32_t *shift) {
+    *shift = (uint32_t)(pos & ((UINT64_C(1) << f->lcpw) - 1)) << f->lbits;
+    return &f->words[i * f->wps + (pos >> f->lcpw)];
+}
+
+/* A key's probe sequence: pos_i = (a + i*b + c*i*(i-1)/2) mod m, walked
+ * with two modular additions per slice. */
+typedef struct { uint64_t pos, step, c; } probe_t;
+
+static inline uint64_t add_mod(uint64_t x, uint64_t y, uint64_t m) {
+    x += y;
+    return x >= m ? x - m : x;
+}
+
+/* a, b, c are three base-m digits of the 128-bit hash (h1 mod m, h2 mod m,
+ * (h1 / m) mod m). Plain double hashing (a + i*b) has only m^2 distinct
+ * probe sequences: with m in the tens of thousands (the paper's 45 KB
+ * filters) a fresh key repeats an inserted key's whole sequence with
+ * probability ~n/m^2, which exceeds the target rate itself at P = 1e-6.
+ * The quadratic term makes that m^3 at the cost of one more division. */
+static inline probe_t probe_start(uint64_t h1, uint64_t h2, uint64_t m) {
+    probe_t p;
+    uint64_t q = h1 / m;
+    p.pos = h1 - q * m;
+    p.step = h2 % m;
+    p.c = q % m;
+    return p;
+}
+
+static inline void probe_next(probe_t *p, uint64_t m) {
+    p->pos = add_mod(p->pos, p->step, m);
+    p->step = add_mod(p->step, p->c, m);
+}
+
+/* +1 unless saturated. Returns the counter's value before. */
+static inline uint64_t counter_inc(const scbf_t *f, _Atomic uint64_t *w, uint32_t shift) {
+    uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        uint64_t c = (old >> shift) & f->cmax;
+        if (c == f->cmax) return c;
+        if (atomic_compare_exchange_weak_explicit(w, &old, old + (UINT64_C(1) << shift),
+                                                  memory_order_relaxed, memory_order_relaxed))
+            return c;
+    }
+}
+
+/* -1 unless saturated (sticky) or zero (never below zero). Returns the
+ * counter's value before. */
+static inline uint64_t counter_dec(const scbf_t *f, _Atomic uint64_t *w, uint32_t shift) {
+    uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        uint64_t c = (old >> shift) & f->cmax;
+        if (c == f->cmax || c == 0) return c;
+        if (atomic_compare_exchange_weak_explicit(w, &old, old - (UINT64_C(1) << shift),
+                                                  memory_order_relaxed, memory_order_relaxed))
+            return c;
+    }
+}
+
+/* ---------- per-key operations ---------- */
+
+/* Accumulated fill and saturation changes of one operation or chunk. */
+typedef struct {
+    int64_t nonzero[SCBF_MAX_K];
+    int64_t saturated;
+    int dirty;
+} deltas_t;
+
+static void deltas_flush(scbf_t *f, deltas_t *d) {
+    if (!d->dirty) return;
+    for (uint32_t i = 0; i < f->p.k; i++)
+        if (d->nonzero[i]) {
+            atomic_fetch_add_explicit(&f->nonzero[i], d->nonzero[i], memory_order_relaxed);
+            d->nonzero[i] = 0;
+        }
+    if (d->saturated)
+        atomic_fetch_add_explicit(&f->saturated, d->saturated, memory_order_relaxed);
+    d->saturated = 0;
+    d->dirty = 0;
+}
+
+static inline void key_add(scbf_t *f, probe_t pr, deltas_t *d) {
+    for (uint32_t i = 0; i < f->p.k; i++) {
+        uint32_t sh;
+        _Atomic uint64_t *w = counter_word(f, i, pr.pos, &sh);
+        uint64_t c = counter_inc(f, w, sh);
+        if (c == 0) { d->nonzero[i]++; d->dirty = 1; }
+        if (c + 1 == f->cmax) { d->saturated++; d->dirty = 1; }
+        probe_next(&pr, f->p.m);
+    }
+}
+
+static inline int key_contains(const scbf_t *f, probe_t pr) {
+    for (uint32_t i = 0; i < f->p.k; i++) {
+        uint32_t sh;
+        _Atomic uint64_t *w = counter_word(f, i, pr.pos, &sh);
+        if (((atomic_load_explicit(w, memory_order_relaxed) >> sh) & f->cmax) == 0) return 0;
+        probe_next(&pr, f->p.m);
+    }
+    return 1;
+}
+
+static inline int key_remove(scbf_t *f, probe_t pr, deltas_t *d) {
+    if (!key_contains(f, pr)) return 0;
+    for (uint32_t i = 0; i < f->p.k; i++) {
+        uint32_t sh;
+        _Atomic uint64_t *w = counter_word(f, i, pr.pos, &sh);
+        if (counter_dec(f, w, sh) == 1) { d->nonzero[i]--; d->dirty = 1; }
+        probe_next(&pr, f->p.m);
+    }
+    return 1;
+}
+
+static inline void prefetch_key(const scbf_t *f, probe_t pr, int write) {
+    for (uint32_t i = 0; i < f->p.k; i++) {
+        uint32_t sh;
+        const _Atomic uint64_t *w = counter_word(f, i, pr.pos, &sh);
+        if (write) __builtin_prefetch((const void *)w, 1, 3);
+        else __builtin_prefetch((const void *)w, 0, 3);
+        probe_next(&pr, f->p.m);
+    }
+}
+
+void scbf_add_hashed(scbf_t *f, uint64_t h1, uint64_t h2) {
+    deltas_t d;
+    d.dirty = 0;
+    memset(d.nonzero, 0, f->p.k * sizeof d.nonzero[0]);
+    d.saturated = 0;
+    key_add(f, probe_start(h1, h2, f->p.m), &d);
+    deltas_flush(f, &d);
+}
+
+int scbf_contains_hashed(const scbf_t *f, uint64_t h1, uint64_t h2) {
+    return key_contains(f, probe_start(h1, h2, f->p.m));
+}
+
+int scbf_remove_hashed(scbf_t *f, uint64_t h1, uint64_t h2) {
+    deltas_t d;
+    d.dirty = 0;
+    memset(d.nonzero, 0, f->p.k * sizeof d.nonzero[0]);
+    d.saturated = 0;
+    int removed = key_remove(f, probe_start(h1, h2, f->p.m), &d);
+    deltas_flush(f, &d);
+    return removed;
+}
+
+int scbf_add(scbf_t *f, const void *key, size_t len) {
+    uint64_t h1, h2;
+    if (!f || (!key && len)) return SCBF_E_INVALID_ARG;
+    scbf_hash_pair(key, len, f->p.seed, &h1, &h2);
+    scbf_add_hashed(f, h1, h2);
+    return SCBF_OK;
+}
+
+int scbf_contains(const scbf_t *f, const void *key, size_t len) {
+    uint64_t h1, h2;
+    if (!f || (!key && len)) return SCBF_E_INVALID_ARG;
+    scbf_hash_pair(key, len, f->p.seed, &h1, &h2);
+    return scbf_contains_hashed(f, h1, h2);
+}
+
+int scbf_remove(scbf_t *f, const void *key, size_t len) {
+    uint64_t h1, h2;
+    if (!f || (!key && len)) return SCBF_E_INVALID_ARG;
+    scbf_hash_pair(key, len, f->p.seed, &h1, &h2);
+    return scbf_remove_hashed(f, h1, h2) ? SCBF_OK : SCBF_E_NOT_FOUND;
+}
+
+/* ---------- batches ---------- */
+
+/* Software pipeline: the counters of key t + pf_keys are prefetched while key
+ * t is processed, so about PREFETCH_LINES cache misses are in flight. */
+void scbf_hashed_batch(scbf_t *f, enum scbf_op op, const uint64_t *hashes,
+                       const uint32_t *sel, size_t n, uint8_t *results) {
+    probe_t pr[BATCH_CHUNK];
+    deltas_t d;
+    d.dirty = 0;
+    memset(d.nonzero, 0, f->p.k * sizeof d.nonzero[0]);
+    d.saturated = 0;
+    const uint64_t m = f->p.m;
+    const int write = op != SCBF_OP_CONTAINS;
+    for (size_t base = 0; base < n; base += BATCH_CHUNK) {
+        size_t cn = n - base < BATCH_CHUNK ? n - base : BATCH_CHUNK;
+        for (size_t t = 0; t < cn; t++) {
+            size_t j = sel ? sel[base + t] : base + t;
+            pr[t] = probe_start(hashes[2 * j], hashes[2 * j + 1], m);
+        }
+        size_t ahead = f->pf_keys < cn ? f->pf_keys : cn;
+        for (size_t t = 0; t < ahead; t++) prefetch_key(f, pr[t], write);
+        for (size_t t = 0; t < cn; t++) {
+            if (t + ahead < cn)
+                prefetch_key(f, pr[t + ahead], write);
+            size_t j = sel ? sel[base + t] : base + t;
+            switch (op) {
+            case SCBF_OP_ADD: key_add(f, pr[t], &d); break;
+            case SCBF_OP_CONTAINS: results[j] = (uint8_t)key_contains(f, pr[t]); break;
+            case SCBF_OP_REMOVE: {
+                int r = key_remove(f, pr[t], &d);
+                if (results) results[j] = (uint8_t)r;
+                break;
+            }
+            }
+        }
+        deltas_flush(f, &d);
+    }
+}
+
+int scbf_batch_check(const uint8_t *data, const uint32_t *offsets, size_t n) {
+    if (n == 0) return SCBF_OK;
+    if (!offsets || !data) return SCBF_E_INVALID_ARG;
+    for (size_t i = 0; i < n; i++)
+        if (offsets[i + 1] < offsets[i]) return SCBF_E_INVALID_ARG;
+    return SCBF_OK;
+}
+
+static int keys_batch(scbf_t *f, enum scbf_op op, const uint8_t *data,
+                      const uint32_t *offsets, size_t n, uint8_t *results) {
+    uint64_t hashes[2 * BATCH_CHUNK];
+    if (!f) return SCBF_E_INVALID_ARG;
+    int rc = scbf_batch_check(data, offsets, n);
+    if (rc) return rc;
+    for (size_t base = 0; base < n; base += BATCH_CHUNK) {
+        size_t cn = n - base < BATCH_CHUNK ? n - base : BATCH_CHUNK;
+        for (size_t t = 0; t < cn; t++) {
+            size_t i = base + t;
+            scbf_hash_pair(data + offsets[i], offsets[i + 1] - offsets[i], f->p.seed,
+                           &hashes[2 * t], &hashes[2 * t + 1]);
+        }
+        scbf_hashed_batch(f, op, hashes, NULL, cn, results ? results + base : NULL);
+    }
+    return SCBF_OK;
+}
+
+int scbf_add_batch(scbf_t *f, const uint8_t *data, const uint32_t *offsets, size_t n) {
+    return keys_batch(f, SCBF_OP_ADD, data, offsets, n, NULL);
+}
+
+int scbf_contains_batch(const scbf_t *f, const uint8_t *data, const uint32_t *offsets,
+                        size_t n, uint8_t *results) {
+    if (n && !results) return SCBF_E_INVALID_ARG;
+    /* Contains never writes the filter; the shared batch driver is just not
+     * const-qualified. */
+    return keys_batch((scbf_t *)f, SCBF_OP_CONTAINS, data, offsets, n, results);
+}
+
+int scbf_remove_batch(scbf_t *f, const uint8_t *data, const uint32_t *offsets,
+                      size_t n, uint8_t *results) {
+    return keys_batch(f, SCBF_OP_REMOVE, data, offsets, n, results);
+}
+
+/* ---------- whole-filter operations ---------- */
+
+/* Counter-wise saturating sum of two packed words; a saturated counter on
+ * either side stays saturated (its true count is unknown). */
+static uint64_t saturating_add(uint64_t x, uint64_t y, uint32_t bits, uint64_t cmax) {
+    uint64_t r = 0;
+    for (uint32_t sh = 0; sh < 64; sh += bits) {
+        uint64_t a = (x >> sh) & cmax, b = (y >> sh) & cmax;
+        uint64_t s = (a == cmax || b == cmax || a + b > cmax) ? cmax : a + b;
+        r |= s << sh;
+    }
+    return r;
+}
+
+int scbf_merge(scbf_t *dst, const scbf_t *src) {
+    if (!dst || !src || dst == src) return SCBF_E_INVALID_ARG;
+    if (!scbf_params_equal(&dst->p, &src->p)) return SCBF_E_PARAM_MISMATCH;
+    const uint32_t bits = dst->p.counter_bits;
+    for (uint32_t i = 0; i < dst->p.k; i++) {
+        int64_t nz = 0, sat = 0;
+        for (uint64_t j = i * dst->wps; j < (i + 1) * dst->wps; j++) {
+            uint64_t s = atomic_load_explicit(&src->words[j], memory_order_relaxed);
+            if (!s) continue;
+            uint64_t old = atomic_load_explicit(&dst->words[j], memory_order_relaxed), nw;
+            do {
+                nw = saturating_add(old, s, bits, dst->cmax);
+            } while (!atomic_compare_exchange_weak_explicit(&dst->words[j], &old, nw,
+                                                            memory_order_relaxed,
+                                                            memory_order_relaxed));
+            nz += (int64_t)count_nonzero(nw, bits) - count_nonzero(old, bits);
+            sat += (int64_t)count_max(nw, bits) - count_max(old, bits);
+        }
+        atomic_fetch_add_explicit(&dst->nonzero[i], nz, memory_order_relaxed);
+        atomic_fetch_add_explicit(&dst->saturated, sat, memory_order_relaxed);
+    }
+    return SCBF_OK;
+}
+
+void scbf_clear(scbf_t *f) {
+    if (!f) return;
+    const uint32_t bits = f->p.counter_bits;
+    /* Exchange, not store: what a concurrent add put in a word is subtracted
+     * exactly, so the fill counts stay equal to the counters. */
+    for (uint32_t i = 0; i < f->p.k; i++) {
+        int64_t nz = 0, sat = 0;
+        for (uint64_t j = i * f->wps; j < (i + 1) * f->wps; j++) {
+            if (!atomic_load_explicit(&f->words[j], memory_order_relaxed)) continue;
+            uint64_t old = atomic_exchange_explicit(&f->words[j], 0, memory_order_relaxed);
+            nz += count_nonzero(old, bits);
+            sat += count_max(old, bits);
+        }
+        atomic_fetch_sub_explicit(&f->nonzero[i], nz, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&f->saturated, sat, memory_order_relaxed);
+    }
+}
+
+/* Clamped: a decrement may be published before the increment it undoes. */
+static uint64_t slice_nonzero(const scbf_t *f, uint32_t i) {
+    int64_t nz = atomic_load_explicit(&f->nonzero[i], memory_order_relaxed);
+    if (nz < 0) return 0;
+    return (uint64_t)nz > f->p.m ? f->p.m : (uint64_t)nz;
+}
+
+static double slice_fill(const scbf_t *f, uint32_t i) {
+    return (double)slice_nonzero(f, i) / (double)f->p.m;
+}
+
+double scbf_max_fill(const scbf_t *f) {
+    double mx = 0.0;
+    if (!f) return 0.0;
+    for (uint32_t i = 0; i < f->p.k; i++) {
+        double x = slice_fill(f, i);
+        if (x > mx) mx = x;
+    }
+    return mx;
+}
+
+int scbf_slice_fill(const scbf_t *f, double *fills, uint32_t cap) {
+    if (!f || (!fills && cap)) return SCBF_E_INVALID_ARG;
+    for (uint32_t i = 0; i < f->p.k && i < cap; i++) fills[i] = slice_fill(f, i);
+    return SCBF_OK;
+}
+
+int scbf_stats(const scbf_t *f, scbf_stats_t *out) {
+    if (!f || !out) return SCBF_E_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    out->positions = f->p.positions;
+    out->m = f->p.m;
+    out->capacity = f->p.capacity;
+    out->k = f->p.k;
+    out->counter_bits = f->p.counter_bits;
+    out->estimated_fpr = 1.0;
+    for (uint32_t i = 0; i < f->p.k; i++) {
+        double x = slice_fill(f, i);
+        out->nonzero += slice_nonzero(f, i);
+        if (x > out->max_fill) out->max_fill = x;
+        out->estimated_fpr *= x;
+    }
+    int64_t sat = atomic_load_explicit(&f->saturated, memory_order_relaxed);
+    out->saturated = sat < 0 ? 0 : (uint64_t)sat;
+    out->bytes = sizeof *f + f->p.k * sizeof f->nonzero[0] + scbf_word_count(f) * 8 + 64;
+    return SCBF_OK;
+}
