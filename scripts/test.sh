@@ -27,9 +27,11 @@ SCBF_TEST_SCALE=0.05 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=
 section "C concurrency suites (ThreadSanitizer)"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DSCBF_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs" >/dev/null
+# Every suite's multi-threaded cases live in a Check tcase named "concurrency".
 # TSan needs a fixed address-space layout on kernels with high mmap entropy.
-SCBF_TEST_SCALE=0.05 TSAN_OPTIONS=halt_on_error=1 \
-  setarch "$(uname -m)" -R ctest --test-dir build-tsan --output-on-failure -R concurrency
+SCBF_TEST_SCALE=0.05 TSAN_OPTIONS=halt_on_error=1 CK_RUN_CASE=concurrency \
+  setarch "$(uname -m)" -R ctest --test-dir build-tsan --output-on-failure -R 'concurrency|hotcache'
+
 
 section "Fuzzing the snapshot decoders (${FUZZ_SECONDS:-60}s per target)"
 CC=clang cmake -S . -B build-fuzz -DSCBF_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

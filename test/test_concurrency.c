@@ -374,7 +374,7 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("concurrency");
-    TCase *tc = tcase_create("threads");
+    TCase *tc = tcase_create("concurrency");
     tcase_set_timeout(tc, 1200);
     tcase_add_test(tc, concurrency_scbf_mixed);
     tcase_add_test(tc, concurrency_scbf_snapshot_merge);
