@@ -1,0 +1,139 @@
+package io.scbf.hbase;
+
+import io.scbf.hbase.IndexSpec.Column;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotFoundException;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+
+/**
+ * Creates, drops and lists the indexes of a data table.
+ *
+ * <p>{@link #createIndex} creates the index table (one region per bucket), records the index in
+ * the data table's descriptor (the data regions reopen with the index known to their observer)
+ * and then indexes the rows already in the table. Rows written while the backfill runs are
+ * indexed by the observer; a backfilled row that a concurrent write has just changed or deleted
+ * leaves a stale index row, which queries drop when they re-check the data row.
+ */
+public final class IndexAdmin {
+  private static final int BACKFILL_BATCH = 1000;
+  private final Connection connection;
+
+  public IndexAdmin(Connection connection) {
+    this.connection = Objects.requireNonNull(connection, "connection");
+  }
+
+  /**
+   * @throws IllegalArgumentException if the spec does not fit the table (unknown family, alias or
+   *     column already indexed, index table already present)
+   * @throws TableNotFoundException if the data table does not exist
+   */
+  public void createIndex(TableName dataTable, IndexSpec spec) throws IOException {
+    defineIndex(dataTable, spec);
+    backfill(dataTable, spec);
+  }
+
+  /**
+   * {@link #createIndex} without the backfill: rows written from now on are indexed, the rows
+   * already in the table are not. For large tables, whose index {@code io.scbf.mapreduce.BuildIndexTool}
+   * then builds in bulk on the cluster's MapReduce instead of through this client.
+   *
+   * @throws IllegalArgumentException as {@link #createIndex}
+   * @throws TableNotFoundException if the data table does not exist
+   */
+  public void defineIndex(TableName dataTable, IndexSpec spec) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      TableDescriptor data = admin.getDescriptor(dataTable);
+      validate(data, spec);
+      TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
+      if (admin.tableExists(indexTable)) {
+        throw new IllegalArgumentException("index table " + indexTable + " already exists; drop it"
+            + " or choose another alias");
+      }
+      TableDescriptor index = IndexCatalog.indexTableDescriptor(dataTable, spec);
+      if (spec.buckets() == 1) {
+        admin.createTable(index);
+      } else {
+        admin.createTable(index, IndexKeyCodec.splitKeys(spec.buckets()));
+      }
+      admin.modifyTable(IndexCatalog.withIndex(data, spec));
+    }
+  }
+
+  /** Removes the index from the data table's descriptor, then deletes its index table. */
+  public void dropIndex(TableName dataTable, String alias) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      TableDescriptor data = admin.getDescriptor(dataTable);
+      if (IndexCatalog.specsOf(data).stream().noneMatch(s -> s.alias().equals(alias))) {
+        throw new IllegalArgumentException("table " + dataTable + " has no index '" + alias + "'");
+      }
+      admin.modifyTable(IndexCatalog.withoutIndex(data, alias));
+      TableName indexTable = IndexCatalog.indexTableName(dataTable, alias);
+      if (admin.tableExists(indexTable)) {
+        if (admin.isTableEnabled(indexTable)) admin.disableTable(indexTable);
+        admin.deleteTable(indexTable);
+      }
+    }
+  }
+
+  public List<IndexSpec> listIndexes(TableName dataTable) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      return IndexCatalog.specsOf(admin.getDescriptor(dataTable));
+    }
+  }
+
+  private static void validate(TableDescriptor data, IndexSpec spec) {
+    for (Column c : spec.watchedColumns()) {
+      if (!data.hasColumnFamily(c.family())) {
+        throw new IllegalArgumentException("table " + data.getTableName() + " has no column family '"
+            + org.apache.hadoop.hbase.util.Bytes.toStringBinary(c.family()) + "' (column " + c + ")");
+      }
+    }
+    for (IndexSpec existing : IndexCatalog.specsOf(data)) {
+      if (existing.alias().equals(spec.alias())) {
+        throw new IllegalArgumentException("table " + data.getTableName() + " already has an index"
+            + " with alias '" + spec.alias() + "' (on " + existing.column() + ")");
+      }
+      if (existing.column().equals(spec.column())) {
+        throw new IllegalArgumentException("column " + spec.column() + " of " + data.getTableName()
+            + " is already indexed as '" + existing.alias() + "'");
+      }
+    }
+  }
+
+  /** Writes the index rows of the rows already in the data table. */
+  private void backfill(TableName dataTable, IndexSpec spec) throws IOException {
+    IndexRows indexRows = new IndexRows(spec);
+    try (Table data = connection.getTable(dataTable);
+        Table index = connection.getTable(IndexCatalog.indexTableName(dataTable, spec.alias()));
+        ResultScanner rows = data.getScanner(indexRows.scan().setCaching(BACKFILL_BATCH))) {
+      List<Mutation> batch = new ArrayList<>(BACKFILL_BATCH);
+      for (Result r : rows) {
+        batch.addAll(indexRows.of(r));
+        if (batch.size() >= BACKFILL_BATCH) flush(index, batch);
+      }
+      flush(index, batch);
+    }
+  }
+
+  private static void flush(Table index, List<Mutation> batch) throws IOException {
+    if (batch.isEmpty()) return;
+    try {
+      index.batch(batch, new Object[batch.size()]);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("index backfill interrupted");
+    }
+    batch.clear();
+  }
+}

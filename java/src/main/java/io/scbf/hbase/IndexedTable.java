@@ -1,0 +1,281 @@
+package io.scbf.hbase;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
+import io.scbf.hbase.proto.IndexProtos.IndexLookupService;
+import io.scbf.hbase.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.proto.IndexProtos.LookupRequest;
+import io.scbf.hbase.proto.IndexProtos.LookupResponse;
+import io.scbf.hbase.proto.IndexProtos.RangeLookupRequest;
+import io.scbf.hbase.proto.IndexProtos.RegionRef;
+import io.scbf.hbase.proto.IndexProtos.RouteRequest;
+import io.scbf.hbase.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.proto.IndexProtos.StatsRequest;
+import io.scbf.hbase.proto.IndexProtos.StatsResponse;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Predicate;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcChannel;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Queries a data table through its scbf indexes.
+ *
+ * <p>A point query asks the master which buckets may hold the value (unless strict), asks those
+ * buckets in parallel (each answers from its server's hot cache or a prefix scan of its index
+ * rows), and, for {@link #find}, reads the data rows and keeps those whose current value still
+ * matches. A range query asks every bucket. Answers follow the README's consistency contract:
+ * an acknowledged write is found once its bucket has published its filter (1 s by default), and
+ * at once by strict queries.
+ *
+ * <p>Thread-safe except that {@link #lastTrace()} reports the last query of any thread.
+ */
+public final class IndexedTable implements AutoCloseable {
+  private final Connection connection;
+  private final TableName dataTable;
+  private final List<IndexSpec> specs;
+  private final Admin admin;
+  private final ExecutorService pool;
+  private volatile boolean strict;
+  private volatile QueryTrace lastTrace;
+
+  public IndexedTable(Connection connection, TableName dataTable) throws IOException {
+    this.connection = connection;
+    this.dataTable = dataTable;
+    this.admin = connection.getAdmin();
+    this.specs = IndexCatalog.specsOf(admin.getDescriptor(dataTable));
+    int maxBuckets = specs.stream().mapToInt(IndexSpec::buckets).max().orElse(1);
+    this.pool = Executors.newFixedThreadPool(Math.min(16, maxBuckets), r -> {
+      Thread t = new Thread(r, "scbf-lookup-" + dataTable.getQualifierAsString());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Strict queries skip routing and ask every bucket: they see every acknowledged write at once. */
+  public IndexedTable setStrict(boolean strict) {
+    this.strict = strict;
+    return this;
+  }
+
+  public List<IndexSpec> indexes() {
+    return specs;
+  }
+
+  public QueryTrace lastTrace() {
+    return lastTrace;
+  }
+
+  /** Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check. */
+  public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    long start = System.nanoTime();
+    List<byte[]> rows = rowsOf(point(spec(family, qualifier), value));
+    lastTrace = lastTrace.withTotalMicros(micros(start));
+    return rows;
+  }
+
+  /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
+  public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    long start = System.nanoTime();
+    List<Result> rows = recheck(rowsOf(point(spec(family, qualifier), value)), family, qualifier,
+        v -> Arrays.equals(v, value));
+    lastTrace = lastTrace.withTotalMicros(micros(start));
+    return rows;
+  }
+
+  /** Index entries (row and covered values) for {@code family:qualifier = value}, without re-check. */
+  public List<IndexEntry> findEntries(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    long start = System.nanoTime();
+    IndexSpec spec = spec(family, qualifier);
+    List<IndexEntry> entries = new ArrayList<>();
+    for (LookupResponse r : point(spec, value)) {
+      r.getHitsList().forEach(h -> entries.add(IndexEntry.of(spec, h)));
+    }
+    entries.sort((a, b) -> Bytes.compareTo(a.row(), b.row()));
+    lastTrace = lastTrace.withTotalMicros(micros(start));
+    return entries;
+  }
+
+  /** Row keys the index holds with {@code lo <= value < hi} (null = unbounded), sorted, deduplicated. */
+  public List<byte[]> rangeRowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
+      throws IOException {
+    long start = System.nanoTime();
+    List<byte[]> rows = rowsOf(range(spec(family, qualifier), lo, hi));
+    lastTrace = lastTrace.withTotalMicros(micros(start));
+    return rows;
+  }
+
+  /** The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), re-checked. */
+  public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi) throws IOException {
+    long start = System.nanoTime();
+    List<Result> rows = recheck(rowsOf(range(spec(family, qualifier), lo, hi)), family, qualifier,
+        v -> (lo == null || Bytes.compareTo(v, lo) >= 0) && (hi == null || Bytes.compareTo(v, hi) < 0));
+    lastTrace = lastTrace.withTotalMicros(micros(start));
+    return rows;
+  }
+
+  /** The master's routing statistics for one index (filters per region and per server). */
+  public StatsResponse routingStats(byte[] family, byte[] qualifier) throws IOException {
+    TableName indexTable = IndexCatalog.indexTableName(dataTable, spec(family, qualifier).alias());
+    try {
+      return IndexRoutingService.newBlockingStub(admin.coprocessorService())
+          .stats(null, StatsRequest.newBuilder().setIndexTable(indexTable.getNameAsString()).build());
+    } catch (ServiceException e) {
+      throw unwrap(e);
+    }
+  }
+
+  private IndexSpec spec(byte[] family, byte[] qualifier) {
+    if (family == null || qualifier == null) {
+      throw new IllegalArgumentException("family and qualifier must not be null");
+    }
+    for (IndexSpec s : specs) {
+      if (s.column().equals(new IndexSpec.Column(family, qualifier))) return s;
+    }
+    List<String> indexed = specs.stream().map(s -> s.column() + " (" + s.alias() + ")").toList();
+    throw new IllegalArgumentException("column " + Bytes.toStringBinary(family) + ":"
+        + Bytes.toStringBinary(qualifier) + " of table " + dataTable + " has no scbf index;"
+        + " indexed columns: " + (indexed.isEmpty() ? "none" : String.join(", ", indexed)));
+  }
+
+  private List<LookupResponse> point(IndexSpec spec, byte[] value) throws IOException {
+    if (value == null) throw new IllegalArgumentException("value must not be null");
+    long start = System.nanoTime();
+    TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
+    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    List<byte[]> buckets = allBuckets(spec);
+    int unsure = 0;
+    boolean routed = false;
+    if (!strict) {
+      try {
+        RouteResponse route = IndexRoutingService.newBlockingStub(admin.coprocessorService())
+            .route(null, RouteRequest.newBuilder().setIndexTable(indexTable.getNameAsString())
+                .setFilterKey(ByteString.copyFrom(IndexKeyCodec.filterKey(alias, value))).build());
+        buckets = new ArrayList<>();
+        for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
+        unsure = route.getUnsureRegions();
+        routed = true;
+      } catch (ServiceException | RuntimeException e) {
+        // Master unreachable: every bucket is a candidate (unsure = candidate).
+      }
+    }
+    long routeMicros = micros(start);
+    long lookupStart = System.nanoTime();
+    LookupRequest request = LookupRequest.newBuilder().setAlias(ByteString.copyFrom(alias))
+        .setValue(ByteString.copyFrom(value)).build();
+    List<LookupResponse> responses = askAll(indexTable, buckets,
+        channel -> IndexLookupService.newBlockingStub(channel).lookup(null, request));
+    trace(strict ? "point-strict" : "point", spec, buckets.size(), unsure, responses, routed,
+        routeMicros, micros(lookupStart));
+    return responses;
+  }
+
+  private List<LookupResponse> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    long start = System.nanoTime();
+    TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
+    RangeLookupRequest.Builder request = RangeLookupRequest.newBuilder()
+        .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)));
+    if (lo != null) request.setLo(ByteString.copyFrom(lo));
+    if (hi != null) request.setHi(ByteString.copyFrom(hi));
+    RangeLookupRequest built = request.build();
+    List<byte[]> buckets = allBuckets(spec);
+    List<LookupResponse> responses = askAll(indexTable, buckets,
+        channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
+    trace("range", spec, buckets.size(), 0, responses, false, 0, micros(start));
+    return responses;
+  }
+
+  private void trace(String kind, IndexSpec spec, int asked, int unsure,
+      List<LookupResponse> responses, boolean routed, long routeMicros, long lookupMicros) {
+    int cacheHits = 0, hits = 0;
+    for (LookupResponse r : responses) {
+      if (r.getCacheHit()) cacheHits++;
+      hits += r.getHitsCount();
+    }
+    lastTrace = new QueryTrace(kind, spec.buckets(), asked, unsure, cacheHits, hits, routed,
+        routeMicros, lookupMicros, 0);
+  }
+
+  /** Start keys of every bucket's region: {}, {1}, ..., {B-1} (fixed at index creation). */
+  private static List<byte[]> allBuckets(IndexSpec spec) {
+    List<byte[]> keys = new ArrayList<>(spec.buckets());
+    keys.add(new byte[0]);
+    keys.addAll(Arrays.asList(IndexKeyCodec.splitKeys(spec.buckets())));
+    return keys;
+  }
+
+  private interface BucketCall {
+    LookupResponse call(CoprocessorRpcChannel channel) throws ServiceException;
+  }
+
+  private List<LookupResponse> askAll(TableName indexTable, List<byte[]> buckets, BucketCall call)
+      throws IOException {
+    try (Table table = connection.getTable(indexTable)) {
+      List<Future<LookupResponse>> futures = new ArrayList<>(buckets.size());
+      for (byte[] startKey : buckets) {
+        futures.add(pool.submit(() -> call.call(table.coprocessorService(startKey))));
+      }
+      List<LookupResponse> out = new ArrayList<>(buckets.size());
+      for (Future<LookupResponse> f : futures) out.add(f.get());
+      return out;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("index lookup interrupted");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof ServiceException se) throw unwrap(se);
+      throw new IOException("index lookup on " + indexTable + " failed", e.getCause());
+    }
+  }
+
+  private static IOException unwrap(ServiceException e) {
+    return e.getCause() instanceof IOException io ? io : new IOException(e);
+  }
+
+  private static List<byte[]> rowsOf(List<LookupResponse> responses) {
+    TreeSet<byte[]> rows = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    for (LookupResponse r : responses) {
+      r.getHitsList().forEach(h -> rows.add(h.getRow().toByteArray()));
+    }
+    return new ArrayList<>(rows);
+  }
+
+  /** Reads the data rows and keeps those whose current value satisfies the predicate. */
+  private List<Result> recheck(List<byte[]> rows, byte[] family, byte[] qualifier,
+      Predicate<byte[]> predicate) throws IOException {
+    List<Get> gets = new ArrayList<>(rows.size());
+    for (byte[] row : rows) gets.add(new Get(row));
+    List<Result> out = new ArrayList<>(rows.size());
+    try (Table table = connection.getTable(dataTable)) {
+      for (Result r : table.get(gets)) {
+        byte[] v = r.getValue(family, qualifier);
+        if (v != null && predicate.test(v)) out.add(r);
+      }
+    }
+    return out;
+  }
+
+  private static long micros(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1000;
+  }
+
+  @Override
+  public void close() throws IOException {
+    pool.shutdownNow();
+    admin.close();
+  }
+}

@@ -1,0 +1,33 @@
+package io.scbf.hbase;
+
+/**
+ * What the last query of an {@link IndexedTable} did.
+ *
+ * @param kind "point", "point-strict" or "range"
+ * @param bucketsTotal buckets (index regions) of the index
+ * @param bucketsAsked buckets that received a lookup
+ * @param unsureBuckets buckets routed only because the master was unsure about them
+ * @param cacheHits lookups answered from a region server's hot cache
+ * @param indexHits index entries returned (before any re-check)
+ * @param routed false if routing was skipped (strict, range) or the master was unreachable
+ * @param routeMicros time asking the master
+ * @param lookupMicros time of the parallel bucket lookups
+ * @param totalMicros whole query, including the data re-check if any
+ */
+public record QueryTrace(String kind, int bucketsTotal, int bucketsAsked, int unsureBuckets,
+    int cacheHits, int indexHits, boolean routed, long routeMicros, long lookupMicros,
+    long totalMicros) {
+
+  QueryTrace withTotalMicros(long micros) {
+    return new QueryTrace(kind, bucketsTotal, bucketsAsked, unsureBuckets, cacheHits, indexHits,
+        routed, routeMicros, lookupMicros, micros);
+  }
+
+  @Override
+  public String toString() {
+    return String.format("%s: buckets asked %d/%d (unsure %d), cache hits %d, index hits %d,"
+        + " route %d us, lookups %d us, total %d us%s", kind, bucketsAsked, bucketsTotal,
+        unsureBuckets, cacheHits, indexHits, routeMicros, lookupMicros, totalMicros,
+        routed ? "" : " (not routed)");
+  }
+}
