@@ -1,0 +1,403 @@
+package io.scbf.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.hbase.proto.IndexProtos.RegionStats;
+import io.scbf.hbase.proto.IndexProtos.StatsResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * End to end on one mini cluster (one region server): indexed writes from concurrent writers
+ * checked against a brute-force scan, routing, covered columns, backfill, bad input, and an
+ * unavailable index table. The tests share the cluster and run in order.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class IndexClusterTest {
+  static final TableName TABLE = TableName.valueOf("people");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] X = Bytes.toBytes("x");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] NAME = Bytes.toBytes("name");
+  static final byte[] SCORE = Bytes.toBytes("score");
+  static final int CITY_BUCKETS = 8;
+  static final double CITY_FPP = 0.01;
+  static final long PUBLISH_WAIT_MS = 2000; // 4 publish intervals of 500 ms
+
+  HBaseTestingUtility util;
+  Connection connection;
+  IndexedTable people;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    util = MiniCluster.start(1);
+    connection = util.getConnection();
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(TableDescriptorBuilder.newBuilder(TABLE)
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(X)).build(),
+          new byte[][] {Bytes.toBytes("row-1"), Bytes.toBytes("row-2"), Bytes.toBytes("row-3")});
+    }
+    new IndexAdmin(connection).createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city")
+        .buckets(CITY_BUCKETS).fpp(CITY_FPP).covered(D, NAME).build());
+    people = new IndexedTable(connection, TABLE);
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (people != null) people.close();
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  static String city(int i) {
+    return "city-" + i;
+  }
+
+  static byte[] row(int i) {
+    return Bytes.toBytes(String.format("row-%04d", i));
+  }
+
+  @Test
+  @Order(1)
+  void randomizedConcurrentWorkloadMatchesTheScanOracle() throws Exception {
+    int rows = 600, writers = 4, opsPerWriter = 400;
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    List<Future<?>> done = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      long seed = 42 + w;
+      done.add(pool.submit(() -> {
+        randomWrites(new Random(seed), rows, opsPerWriter);
+        return null;
+      }));
+    }
+    for (Future<?> f : done) f.get(5, TimeUnit.MINUTES);
+    pool.shutdown();
+
+    Oracle oracle = new Oracle(connection, TABLE, D, CITY);
+    assertTrue(oracle.values().size() > 20, "workload produced values");
+    List<byte[]> probes = new ArrayList<>(oracle.values());
+    probes.add(Bytes.toBytes("no-such-city"));
+
+    // find() re-checks the data rows and equals the oracle. findRowKeys() is the raw index: it
+    // must hold every oracle row (no false negatives); it may hold stale rows only for puts that
+    // HBase itself masked (written in the same millisecond as an earlier delete of the row).
+    people.setStrict(true); // strict: equal at once, no publication needed
+    for (byte[] v : probes) {
+      assertEquals(oracle.rows(v), Oracle.resultRows(people.find(D, CITY, v)), "strict " + Bytes.toString(v)
+          + " raw index rows: " + rawIndexRows(v));
+      assertEquals(CITY_BUCKETS, people.lastTrace().bucketsAsked());
+    }
+    people.setStrict(false);
+    Thread.sleep(PUBLISH_WAIT_MS);
+    int stale = 0;
+    for (byte[] v : probes) {
+      assertEquals(oracle.rows(v), Oracle.resultRows(people.find(D, CITY, v)),
+          "routed " + Bytes.toString(v) + " " + people.lastTrace());
+      List<String> raw = Oracle.strings(people.findRowKeys(D, CITY, v));
+      assertTrue(raw.containsAll(oracle.rows(v)), "no false negative for " + Bytes.toString(v));
+      stale += raw.size() - oracle.rows(v).size();
+    }
+    System.out.println("randomized workload: " + stale + " stale index rows (HBase-masked puts)");
+    byte[][][] ranges = {{Bytes.toBytes("city-1"), Bytes.toBytes("city-2")},
+        {null, Bytes.toBytes("city-15")}, {Bytes.toBytes("city-3"), null}, {null, null},
+        {Bytes.toBytes("zzz"), null}};
+    for (byte[][] r : ranges) {
+      assertTrue(Oracle.strings(people.rangeRowKeys(D, CITY, r[0], r[1])).containsAll(oracle.range(r[0], r[1])));
+      assertEquals(oracle.range(r[0], r[1]), Oracle.resultRows(people.range(D, CITY, r[0], r[1])));
+      assertEquals(CITY_BUCKETS, people.lastTrace().bucketsAsked());
+    }
+  }
+
+  /** The index rows of a value, read directly from the index table (no endpoint, no cache). */
+  private List<String> rawIndexRows(byte[] value) throws IOException {
+    List<String> rows = new ArrayList<>();
+    try (Table t = connection.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
+      for (int b = 0; b < CITY_BUCKETS; b++) {
+        byte[] prefix = IndexKeyCodec.valuePrefix(b, Bytes.toBytes("city"), value);
+        try (var scanner = t.getScanner(new org.apache.hadoop.hbase.client.Scan().setStartStopRowForPrefixScan(prefix))) {
+          for (Result r : scanner) rows.add(Bytes.toStringBinary(IndexKeyCodec.parse(r.getRow()).userRow()));
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** Puts, value changes, multi-column puts, column/family/row deletes, batched and single. */
+  private void randomWrites(Random rnd, int rows, int ops) throws IOException {
+    try (Table t = connection.getTable(TABLE)) {
+      List<Mutation> batch = new ArrayList<>();
+      for (int i = 0; i < ops; i++) {
+        byte[] row = row(rnd.nextInt(rows));
+        int kind = rnd.nextInt(10);
+        Mutation m;
+        if (kind < 4) {
+          m = new Put(row).addColumn(D, CITY, Bytes.toBytes(city(rnd.nextInt(40))));
+        } else if (kind < 6) {
+          m = new Put(row).addColumn(D, CITY, Bytes.toBytes(city(rnd.nextInt(40))))
+              .addColumn(D, NAME, Bytes.toBytes("n" + rnd.nextInt(1000)))
+              .addColumn(X, SCORE, Bytes.toBytes(rnd.nextInt()));
+        } else if (kind == 6) {
+          m = new Delete(row).addColumns(D, CITY);
+        } else if (kind == 7) {
+          m = new Delete(row).addFamily(D);
+        } else if (kind == 8) {
+          m = new Delete(row);
+        } else {
+          m = new Put(row).addColumn(D, NAME, Bytes.toBytes("n" + rnd.nextInt(1000)));
+        }
+        if (rnd.nextBoolean()) {
+          batch.add(m);
+          if (batch.size() >= 20) {
+            batch(t, batch);
+          }
+        } else if (m instanceof Put p) {
+          t.put(p);
+        } else {
+          t.delete((Delete) m);
+        }
+      }
+      batch(t, batch);
+    }
+  }
+
+  private static void batch(Table t, List<Mutation> batch) throws IOException {
+    try {
+      t.batch(batch, new Object[batch.size()]);
+    } catch (InterruptedException e) {
+      throw new IOException(e);
+    }
+    batch.clear();
+  }
+
+  @Test
+  @Order(2)
+  void routingAsksNoBucketForAbsentValuesAndAboutOneForSingleBucketValues() throws Exception {
+    int values = 300;
+    try (Table t = connection.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < values; i++) {
+        puts.add(new Put(Bytes.toBytes("single-" + i)).addColumn(D, CITY, Bytes.toBytes("unique-" + i)));
+      }
+      t.put(puts);
+    }
+    Thread.sleep(PUBLISH_WAIT_MS);
+    people.setStrict(false);
+    long absentAsked = 0, zeroAsked = 0;
+    for (int i = 0; i < values; i++) {
+      assertTrue(people.findRowKeys(D, CITY, Bytes.toBytes("absent-" + i)).isEmpty());
+      QueryTrace trace = people.lastTrace();
+      assertTrue(trace.routed());
+      assertEquals(0, trace.unsureBuckets(), trace.toString());
+      absentAsked += trace.bucketsAsked();
+      if (trace.bucketsAsked() == 0) zeroAsked++;
+    }
+    long singleAsked = 0;
+    for (int i = 0; i < values; i++) {
+      assertEquals(List.of("single-" + i),
+          Oracle.strings(people.findRowKeys(D, CITY, Bytes.toBytes("unique-" + i))));
+      singleAsked += people.lastTrace().bucketsAsked();
+    }
+    double meanAbsent = (double) absentAsked / values;
+    double meanSingle = (double) singleAsked / values;
+    double expectedSingle = 1 + CITY_FPP * (CITY_BUCKETS - 1);
+    System.out.printf("routing: absent values ask %.3f buckets on average (%d of %d ask none);"
+        + " single-bucket values ask %.3f (model 1 + FPR*(B-1) = %.3f at the design FPR)%n",
+        meanAbsent, zeroAsked, values, meanSingle, expectedSingle);
+    assertTrue(zeroAsked >= values * 0.8, "absent values mostly ask no bucket");
+    assertTrue(meanAbsent <= 4 * CITY_FPP * CITY_BUCKETS, "absent mean " + meanAbsent);
+    assertTrue(meanSingle >= 1 && meanSingle <= 1 + 4 * CITY_FPP * (CITY_BUCKETS - 1),
+        "single mean " + meanSingle);
+  }
+
+  @Test
+  @Order(3)
+  void nativeFiltersLiveInTheRegionServerAndIndexWritesUseTheirOwnPool() throws Exception {
+    StatsResponse stats = people.routingStats(D, CITY);
+    assertEquals(CITY_BUCKETS, stats.getRegionsCount());
+    for (RegionStats r : stats.getRegionsList()) {
+      assertTrue(r.getReady(), r.toString());
+      assertTrue(r.getFilterBytes() > 0, "native filter published: " + r);
+    }
+    assertEquals(1, stats.getServersCount());
+    assertTrue(stats.getRoutesServed() > 0);
+    assertTrue(IndexRpcSchedulerFactory.INDEX_CALLS.get() > 0, "index writes ran on the index pool");
+  }
+
+  @Test
+  @Order(4)
+  void coveredColumnsAreStoredInTheIndexAndFollowUpdates() throws Exception {
+    byte[] row = Bytes.toBytes("covered-1");
+    try (Table t = connection.getTable(TABLE)) {
+      t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Nanjing")).addColumn(D, NAME, Bytes.toBytes("Li")));
+      people.setStrict(true);
+      List<IndexEntry> entries = people.findEntries(D, CITY, Bytes.toBytes("Nanjing"));
+      assertEquals(1, entries.size());
+      assertArrayEquals(Bytes.toBytes("Li"), entries.get(0).covered().get(new IndexSpec.Column(D, NAME)));
+      t.put(new Put(row).addColumn(D, NAME, Bytes.toBytes("Wang")));
+      entries = people.findEntries(D, CITY, Bytes.toBytes("Nanjing"));
+      assertArrayEquals(Bytes.toBytes("Wang"), entries.get(0).covered().get(new IndexSpec.Column(D, NAME)));
+      t.delete(new Delete(row).addColumns(D, NAME));
+      entries = people.findEntries(D, CITY, Bytes.toBytes("Nanjing"));
+      assertTrue(entries.get(0).covered().isEmpty());
+    } finally {
+      people.setStrict(false);
+    }
+  }
+
+  @Test
+  @Order(5)
+  void binaryEmptyAndLargeValuesAreExact() throws Exception {
+    byte[][] values = {new byte[0], {0}, {0, 0}, {0, (byte) 0xff}, {(byte) 0xff}, {(byte) 0xff, 0},
+        new byte[20_000]};
+    java.util.Arrays.fill(values[6], (byte) 'a');
+    try (Table t = connection.getTable(TABLE)) {
+      for (int i = 0; i < values.length; i++) {
+        t.put(new Put(Bytes.toBytes("bin-" + i)).addColumn(D, CITY, values[i]));
+      }
+    }
+    people.setStrict(true);
+    for (int i = 0; i < values.length; i++) {
+      assertEquals(List.of("bin-" + i), Oracle.strings(people.findRowKeys(D, CITY, values[i])),
+          "value #" + i);
+    }
+    people.setStrict(false);
+    Thread.sleep(PUBLISH_WAIT_MS);
+    for (int i = 0; i < values.length; i++) {
+      assertEquals(List.of("bin-" + i), Oracle.strings(people.findRowKeys(D, CITY, values[i])));
+    }
+    // Range over the binary values: [ {0}, {0,(byte)0xff} ) holds {0} and {0,0} only.
+    List<String> inRange = Oracle.strings(people.rangeRowKeys(D, CITY, new byte[] {0},
+        new byte[] {0, (byte) 0xff}));
+    assertEquals(List.of("bin-1", "bin-2"), inRange);
+
+    // An index row key holds the value, so HBase's 32767-byte row key limit bounds indexed values.
+    try (Table t = connection.getTable(TABLE)) {
+      byte[] row = Bytes.toBytes("bin-6");
+      IOException tooLarge = assertThrows(IOException.class,
+          () -> t.put(new Put(row).addColumn(D, CITY, new byte[40_000])));
+      assertTrue(tooLarge.getMessage().contains("too large for index 'city'"), tooLarge.getMessage());
+      assertArrayEquals(values[6], t.get(new Get(row)).getValue(D, CITY), "row unchanged");
+    }
+  }
+
+  @Test
+  @Order(6)
+  void badInputFailsClearly() throws Exception {
+    IllegalArgumentException unindexed = assertThrows(IllegalArgumentException.class,
+        () -> people.findRowKeys(D, NAME, Bytes.toBytes("x")));
+    assertTrue(unindexed.getMessage().contains("has no scbf index"), unindexed.getMessage());
+
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    IllegalArgumentException noFamily = assertThrows(IllegalArgumentException.class,
+        () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(Bytes.toBytes("nope"), CITY).alias("n").build()));
+    assertTrue(noFamily.getMessage().contains("no column family 'nope'"), noFamily.getMessage());
+    IllegalArgumentException dupAlias = assertThrows(IllegalArgumentException.class,
+        () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(D, NAME).alias("city").build()));
+    assertTrue(dupAlias.getMessage().contains("already has an index with alias 'city'"), dupAlias.getMessage());
+    IllegalArgumentException dupColumn = assertThrows(IllegalArgumentException.class,
+        () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city2").build()));
+    assertTrue(dupColumn.getMessage().contains("already indexed"), dupColumn.getMessage());
+
+    try (Table t = connection.getTable(TABLE)) {
+      byte[] row = Bytes.toBytes("bad-1");
+      t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Suzhou")));
+      IOException inc = assertThrows(IOException.class,
+          () -> t.increment(new Increment(row).addColumn(D, CITY, 1)));
+      assertTrue(inc.getMessage().contains("Increment on an indexed or covered column"), inc.getMessage());
+      IOException single = assertThrows(IOException.class,
+          () -> t.delete(new Delete(row).addColumn(D, CITY)));
+      assertTrue(single.getMessage().contains("single version"), single.getMessage());
+      assertArrayEquals(Bytes.toBytes("Suzhou"), t.get(new Get(row)).getValue(D, CITY));
+      assertEquals(5L, Bytes.toLong(t.increment(new Increment(row).addColumn(X, SCORE, 5)).getValue(X, SCORE)),
+          "increments of unindexed columns still work");
+    }
+  }
+
+  @Test
+  @Order(7)
+  void createIndexBackfillsExistingRowsAndDropIndexRemovesIt() throws Exception {
+    try (Table t = connection.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        puts.add(new Put(Bytes.toBytes("scored-" + i)).addColumn(X, NAME, Bytes.toBytes(String.format("%03d", i % 50))));
+      }
+      t.put(puts);
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(TABLE, IndexSpec.builder(X, NAME).alias("xname").buckets(4).build());
+    assertEquals(List.of("city", "xname"), indexAdmin.listIndexes(TABLE).stream().map(IndexSpec::alias).toList());
+    try (IndexedTable t = new IndexedTable(connection, TABLE)) {
+      t.setStrict(true);
+      Oracle oracle = new Oracle(connection, TABLE, X, NAME);
+      assertEquals(oracle.rows(Bytes.toBytes("007")), Oracle.strings(t.findRowKeys(X, NAME, Bytes.toBytes("007"))));
+      assertEquals(4, oracle.rows(Bytes.toBytes("007")).size());
+      assertEquals(oracle.range(Bytes.toBytes("010"), Bytes.toBytes("020")),
+          Oracle.strings(t.rangeRowKeys(X, NAME, Bytes.toBytes("010"), Bytes.toBytes("020"))));
+    }
+    indexAdmin.dropIndex(TABLE, "xname");
+    assertEquals(List.of("city"), indexAdmin.listIndexes(TABLE).stream().map(IndexSpec::alias).toList());
+    try (Admin admin = connection.getAdmin()) {
+      assertFalse(admin.tableExists(IndexCatalog.indexTableName(TABLE, "xname")));
+    }
+  }
+
+  @Test
+  @Order(8)
+  void unavailableIndexTableFailsTheDataWriteAndLeavesTheRowUnchanged() throws Exception {
+    byte[] row = Bytes.toBytes("avail-1");
+    TableName indexTable = IndexCatalog.indexTableName(TABLE, "city");
+    try (Table t = connection.getTable(TABLE); Admin admin = connection.getAdmin()) {
+      t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Hangzhou")));
+      admin.disableTable(indexTable);
+      try {
+        IOException e = assertThrows(IOException.class,
+            () -> t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Xiamen"))));
+        String message = String.valueOf(e.getMessage());
+        assertTrue(message.contains("scbf: writing") && message.contains("was not applied"), message);
+        Result r = t.get(new Get(row));
+        assertArrayEquals(Bytes.toBytes("Hangzhou"), r.getValue(D, CITY), "data row unchanged");
+        t.put(new Put(row).addColumn(X, SCORE, Bytes.toBytes(1))); // unindexed columns still write
+      } finally {
+        admin.enableTable(indexTable);
+      }
+      t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Xiamen")));
+    }
+    Thread.sleep(PUBLISH_WAIT_MS); // the reopened buckets rebuild their filters and publish
+    assertEquals(List.of("avail-1"), Oracle.strings(people.findRowKeys(D, CITY, Bytes.toBytes("Xiamen"))));
+    assertTrue(people.findRowKeys(D, CITY, Bytes.toBytes("Hangzhou")).isEmpty());
+    assertNotNull(people.lastTrace());
+  }
+}
