@@ -14,10 +14,11 @@ import org.apache.hadoop.hbase.regionserver.RSRpcServices;
  * their own RPC handler pool. Tests, the demo and operators use this one call; the README shows
  * the equivalent hbase-site.xml.
  *
- * <p>Loading the coprocessors as table attributes from a jar on HDFS instead would give each table
- * its own class loader: the first one would load libscbfjni.so and the others would fail with
- * "already loaded in another classloader" (io.scbf.Native then reports it clearly), and the master
- * endpoint and the index RPC pool cannot be loaded that way at all.
+ * <p>Loading the coprocessors as table attributes from a jar on HDFS instead gives each table its
+ * own class loader. io.scbf.Native then extracts and loads a private copy of libscbfjni.so per
+ * loader (the JDK binds one library file to one loader), so it works, but every table gets its own
+ * copy of the native code and of the "per region server" hot cache, whose capacity then applies
+ * per table; and the master endpoint and the index RPC pool cannot be loaded that way at all.
  */
 public final class Coprocessors {
   private Coprocessors() {}
