@@ -121,8 +121,9 @@ static void join_and_check(worker_t **ws, pthread_t *th) {
     }
 }
 
-/* Recount fill and saturation from the words (via a snapshot) and compare
- * with the incrementally maintained counts: exact once threads are done. */
+/* The incrementally maintained non-zero count (scbf_fill) must equal a
+ * recount of the words once the threads are done, in the filter and in its
+ * snapshot-decoded copy. */
 static void assert_counts_exact(const scbf_t *f) {
     size_t len = scbf_snapshot_size(f), w;
     uint8_t *buf = malloc(len);
@@ -134,6 +135,8 @@ static void assert_counts_exact(const scbf_t *f) {
     scbf_stats(g, &b);
     ck_assert_uint_eq(a.nonzero, b.nonzero);
     ck_assert_uint_eq(a.saturated, b.saturated);
+    ck_assert_double_eq(scbf_fill(f), (double)a.nonzero / (double)a.positions);
+    ck_assert_double_eq(scbf_fill(g), (double)b.nonzero / (double)b.positions);
     scbf_free(g);
     free(buf);
 }

@@ -160,6 +160,14 @@ END_TEST
 START_TEST(saturation_sticky_8bit) { saturation_case(8); }
 END_TEST
 
+/* The non-zero count behind scbf_fill is maintained incrementally by every
+ * operation; it must equal a recount of the counters (scbf_stats scans). */
+static void assert_fill_matches_counters(const scbf_t *f) {
+    scbf_stats_t st;
+    scbf_stats(f, &st);
+    ck_assert_double_eq(scbf_fill(f), (double)st.nonzero / (double)st.positions);
+}
+
 /* Fill counts: maintained incrementally, they must equal a recount. */
 START_TEST(fill_counts_exact) {
     scbf_t *f = make(5000, 0.01, 4);
@@ -185,7 +193,7 @@ START_TEST(fill_counts_exact) {
         prod *= fills[i];
     }
     ck_assert_double_eq(mx, st.max_fill);
-    ck_assert_double_eq(mx, scbf_max_fill(f));
+    assert_fill_matches_counters(f);
     ck_assert_double_eq_tol(prod, st.estimated_fpr, 1e-15);
     /* Recount via the snapshot decoder, which recomputes fills from words. */
     size_t len = scbf_snapshot_size(f), w;
@@ -246,6 +254,7 @@ START_TEST(batch_matches_single) {
     scbf_stats_t st;
     scbf_stats(a, &st);
     ck_assert_uint_eq(st.nonzero, 0);
+    ck_assert_double_eq(scbf_fill(a), 0.0);
     /* Variable-length keys and an empty key. */
     const char *txt = "alphabetagammadelta";
     uint32_t vo[] = {0, 5, 9, 14, 14, 19};
@@ -294,11 +303,14 @@ START_TEST(merge_and_clear) {
     scbf_stats(a, &st);
     ck_assert_uint_eq(sg.nonzero, st.nonzero);
     ck_assert_uint_eq(sg.saturated, st.saturated);
+    assert_fill_matches_counters(a);
+    assert_fill_matches_counters(g);
     scbf_clear(a);
     scbf_stats(a, &st);
     ck_assert_uint_eq(st.nonzero, 0);
     ck_assert_uint_eq(st.saturated, 0);
     ck_assert_double_eq(st.max_fill, 0.0);
+    ck_assert_double_eq(scbf_fill(a), 0.0);
     ck_assert_int_eq(has64(a, 5000), 0);
     free(buf);
     scbf_free(g);

@@ -30,10 +30,12 @@ static int rm64(sscbf_t *s, uint64_t v) {
     tu_key64(v, k);
     return sscbf_remove(s, k, 8);
 }
+/* Called after every add in some tests, so not via sscbf_stats (which reads
+ * every counter). */
 static uint32_t nfilters(const sscbf_t *s) {
-    sscbf_stats_t st;
-    sscbf_stats(s, &st);
-    return st.filters;
+    uint32_t n = 0;
+    while (sscbf_filter(s, n)) n++;
+    return n;
 }
 
 START_TEST(config_validation) {
@@ -71,6 +73,32 @@ START_TEST(config_validation) {
 }
 END_TEST
 
+/* Growth is decided on the newest sub-filter's mean fill (scbf_fill, O(1)).
+ * Every sub-filter but the newest must have stopped taking keys as soon as
+ * that reached 1/2: single adds check after every key, batches after every
+ * chunk of at most capacity/64 keys, and each key moves the mean by at most
+ * k/M = 1/m. Its highest slice fill stays within a few standard deviations
+ * (0.28/sqrt(m) at fill 1/2) of the mean, and its false-positive rate (the
+ * product of the slice fills, at most mean^k) within its design rate. */
+static void check_full_subfilters(const sscbf_t *s, int batch) {
+    const uint32_t n = nfilters(s);
+    ck_assert_uint_ge(n, 2);
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        const scbf_t *sub = sscbf_filter(s, i);
+        const scbf_params_t *p = scbf_params(sub);
+        const double fill = scbf_fill(sub), m = (double)p->m;
+        const uint64_t step = batch && p->capacity / 64 > 1 ? p->capacity / 64 : 1;
+        scbf_stats_t fs;
+        scbf_stats(sub, &fs);
+        ck_assert_double_eq(fill, (double)fs.nonzero / (double)fs.positions);
+        ck_assert_double_ge(fill, 0.5);
+        ck_assert_double_lt(fill, 0.5 + (double)step / m);
+        ck_assert_double_lt(fs.max_fill, fill + 6.0 * 0.28 / sqrt(m));
+        ck_assert_double_le(fs.estimated_fpr, pow(fill, p->k) * (1.0 + 1e-12));
+        ck_assert_double_lt(fs.estimated_fpr, p->fpr);
+    }
+}
+
 START_TEST(growth_and_tightening) {
     sscbf_t *s = make(1000, 0.01);
     for (uint64_t i = 0; i < 20000; i++) ck_assert_int_eq(add64(s, i), SCBF_OK);
@@ -84,12 +112,32 @@ START_TEST(growth_and_tightening) {
         ck_assert_double_eq_tol(p->fpr, 0.005 * pow(0.5, i), 1e-15);
         ck_assert_uint_ge(p->capacity, 1000u << i);
         keep *= 1.0 - p->fpr;
-        /* Every full sub-filter stopped taking keys at fill 1/2. */
-        if (i + 1 < st.filters) ck_assert_double_lt(scbf_max_fill(sscbf_filter(s, i)), 0.52);
     }
+    check_full_subfilters(s, 0);
     ck_assert_double_eq_tol(st.design_fpr, 1.0 - keep, 1e-12);
     ck_assert_double_lt(st.design_fpr, 0.01);
     ck_assert_double_lt(st.newest_fill, 0.5);
+    for (uint64_t i = 0; i < 20000; i++) ck_assert_int_eq(has64(s, i), 1);
+    sscbf_free(s);
+}
+END_TEST
+
+/* As growth_and_tightening, through the batch path. */
+START_TEST(growth_at_half_fill_batch) {
+    sscbf_t *s = make(1000, 0.01);
+    enum { B = 1000 };
+    uint8_t data[B * 8];
+    uint32_t offs[B + 1];
+    for (uint64_t base = 0; base < 20000; base += B) {
+        for (uint32_t j = 0; j < B; j++) {
+            tu_key64(base + j, data + 8 * j);
+            offs[j] = 8 * j;
+        }
+        offs[B] = 8 * B;
+        ck_assert_int_eq(sscbf_add_batch(s, data, offs, B), SCBF_OK);
+    }
+    ck_assert_uint_ge(nfilters(s), 4);
+    check_full_subfilters(s, 1);
     for (uint64_t i = 0; i < 20000; i++) ck_assert_int_eq(has64(s, i), 1);
     sscbf_free(s);
 }
@@ -317,6 +365,7 @@ int main(void) {
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, config_validation);
     tcase_add_test(tc, growth_and_tightening);
+    tcase_add_test(tc, growth_at_half_fill_batch);
     tcase_add_test(tc, remove_rule_and_residue);
     tcase_add_test(tc, needs_compaction_at_max_filters);
     tcase_add_test(tc, compaction);

@@ -6,8 +6,8 @@
 #include <stdatomic.h>
 #include "scbf/scbf.h"
 
-/* Hash functions per filter are bounded so per-key scratch fits on the stack
- * and k = ceil(log2(1/P)) covers every P >= 2^-64. */
+/* Hash functions per filter are bounded; k = ceil(log2(1/P)) covers every
+ * P >= 2^-64. */
 #define SCBF_MAX_K 64u
 
 enum scbf_op { SCBF_OP_ADD, SCBF_OP_CONTAINS, SCBF_OP_REMOVE };
@@ -36,7 +36,7 @@ int scbf_batch_check(const uint8_t *data, const uint32_t *offsets, size_t n);
 uint64_t scbf_word_count(const scbf_t *f);
 uint64_t scbf_load_word(const scbf_t *f, uint64_t i);
 /* Only on a fresh filter no other thread can see yet (snapshot decoding):
- * installs all words from little-endian bytes and recounts fill and
- * saturation. */
+ * installs all words from little-endian bytes and recounts the non-zero
+ * count. */
 void scbf_init_words_le(scbf_t *f, const uint8_t *src);
 #endif

@@ -147,10 +147,12 @@ static void rdlock(const sscbf_t *s) { pthread_rwlock_rdlock((pthread_rwlock_t *
 static void wrlock(sscbf_t *s) { pthread_rwlock_wrlock(&s->lock); }
 static void unlock(const sscbf_t *s) { pthread_rwlock_unlock((pthread_rwlock_t *)&s->lock); }
 
-/* Caller holds the read lock: does the newest sub-filter want a successor? */
+/* Caller holds the read lock: does the newest sub-filter want a successor?
+ * Runs after every add, so it reads the O(1) mean fill (see sscbf.h for why
+ * the mean, not the highest slice, is the right test). */
 static int wants_growth(const sscbf_t *s) {
     return !s->growth_blocked && s->n < s->c.max_filters &&
-           scbf_max_fill(s->filters[s->n - 1]) >= 0.5;
+           scbf_fill(s->filters[s->n - 1]) >= 0.5;
 }
 
 /* Appends a sub-filter if `newest` is still the newest and still at fill 1/2

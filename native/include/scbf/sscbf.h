@@ -4,6 +4,11 @@
  * Inserts go to the newest sub-filter; when its fill reaches 1/2 a new one is
  * appended, `growth` times larger and with fpr multiplied by `tightening`, so
  * the compound rate 1 - prod(1 - P_i) stays under the configured target.
+ * The fill tested is the mean over the newest sub-filter's slices
+ * (scbf_fill, O(1), checked after every add and every batch chunk): its
+ * rate, the product of the slice fills, is at most mean^k, so at mean 1/2 it
+ * is at most 2^-k <= P_i (give or take the few keys added between two
+ * checks).
  *
  * remove: a sub-filter is decremented only when the key tests positive in
  * exactly one sub-filter (that one must be its home, since counters never
@@ -72,10 +77,12 @@ typedef struct {
     uint64_t bytes;
     uint64_t positions;         /* sum over sub-filters */
     uint64_t saturated;
-    double   newest_fill;
+    double   newest_fill;       /* highest slice fill of the newest sub-filter */
     uint64_t adds, removes;     /* successful operations since create/compact */
 } sscbf_stats_t;
 
+/* Reads every counter of every sub-filter (scbf_stats): O(positions), for
+ * monitoring rather than per-operation use. */
 int sscbf_stats(const sscbf_t *s, sscbf_stats_t *out);
 /* Borrowed pointer to sub-filter i (0 = oldest), valid until the next
  * growth/compact/clear/free; NULL if out of range. For stats and tests. */

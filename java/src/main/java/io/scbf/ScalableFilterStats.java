@@ -8,7 +8,8 @@ package io.scbf;
  *     raise the false-positive rate (never cause false negatives) until the next compaction
  * @param designFpr compound false-positive rate the sub-filters were sized for, 1 - prod(1 - P_i)
  * @param estimatedFpr compound false-positive rate now, from the sub-filters' fill
- * @param newestFill highest slice fill of the newest sub-filter (a new one is added at 1/2)
+ * @param newestFill highest slice fill of the newest sub-filter (a new one is added when its mean
+ *     fill reaches 1/2)
  * @param bytes native memory owned by the filter
  * @param positions counters over all sub-filters
  * @param saturatedCounters counters stuck at their maximum
