@@ -1,0 +1,57 @@
+package io.scbf.mapreduce;
+
+import io.scbf.hbase.IndexCatalog;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.proto.IndexProtos.RegionStats;
+import io.scbf.hbase.proto.IndexProtos.StatsResponse;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+
+/**
+ * Waits until the master's routing holds, for every bucket of an index, a ready filter published
+ * after the build's rows were counted: the build is then acknowledged like a write whose bucket
+ * has published. The index regions count loaded rows before the load returns (puts: in prePut;
+ * HFiles: the rebuild inside the bulk-load call), so any publication received after this wait
+ * started carries them. Durations only (the master's "age" against our elapsed time), so clock
+ * skew between this client and the master does not matter.
+ */
+final class RoutingWait {
+  private static final long POLL_MS = 200;
+
+  private RoutingWait() {}
+
+  /** True once routing reflects the build, false if {@code timeoutMs} passed first. */
+  static boolean await(Connection connection, TableName dataTable, IndexSpec spec, long timeoutMs)
+      throws IOException {
+    String indexTable = IndexCatalog.indexTableName(dataTable, spec.alias()).getNameAsString();
+    long start = System.nanoTime();
+    try (IndexedTable table = new IndexedTable(connection, dataTable)) {
+      while (true) {
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        StatsResponse stats = table.routingStats(spec.family(), spec.qualifier());
+        if (reflectsBuild(stats, indexTable, spec.buckets(), elapsedMs)) return true;
+        if (elapsedMs >= timeoutMs) return false;
+        try {
+          Thread.sleep(POLL_MS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while waiting for the scbf routing");
+        }
+      }
+    }
+  }
+
+  /** Every bucket ready, and last heard from after the wait started (age below elapsed time). */
+  static boolean reflectsBuild(StatsResponse stats, String indexTable, int buckets, long elapsedMs) {
+    int fresh = 0;
+    for (RegionStats r : stats.getRegionsList()) {
+      if (!r.getIndexTable().equals(indexTable)) continue;
+      if (!r.getReady() || r.getAgeMs() >= elapsedMs) return false;
+      fresh++;
+    }
+    return fresh == buckets;
+  }
+}
