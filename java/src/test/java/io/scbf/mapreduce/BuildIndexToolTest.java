@@ -1,0 +1,280 @@
+package io.scbf.mapreduce;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexCatalog;
+import io.scbf.hbase.IndexProbe;
+import io.scbf.hbase.IndexProbe.Answers;
+import io.scbf.hbase.IndexProbe.BucketFilterState;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexedTable;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.util.ToolRunner;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The bulk build on one mini cluster with the local job runner. Table "bulk" is loaded without
+ * indexes, then its indexes are defined and built by the tool; table "streamed" gets the same
+ * rows through streaming writes with the same indexes defined first. The built index must answer
+ * like a full scan, and every bulk-built bucket filter must equal, byte for byte, the filter the
+ * same bucket of "streamed" rebuilds from its rows on reopen. Tests share the cluster, in order.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class BuildIndexToolTest {
+  static final TableName BULK = TableName.valueOf("bulk");
+  static final TableName STREAMED = TableName.valueOf("streamed");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] NAME = Bytes.toBytes("name");
+  static final int ROWS = 3000;
+  /** City: few keys per bucket before growth, so the filters grow several sub-filters. */
+  static final IndexSpec CITY_INDEX = IndexSpec.builder(D, CITY).alias("city").buckets(4)
+      .fpp(0.01).initialCapacity(64).covered(D, NAME).build();
+  static final IndexSpec NAME_INDEX = IndexSpec.builder(D, NAME).alias("name").buckets(3).build();
+
+  HBaseTestingUtility util;
+  Connection connection;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    util = IndexProbe.startCluster(1);
+    connection = util.getConnection();
+    createTable(BULK);
+    createTable(STREAMED);
+    write(BULK);
+    IndexAdmin admin = new IndexAdmin(connection);
+    for (IndexSpec spec : List.of(CITY_INDEX, NAME_INDEX)) {
+      admin.createIndex(STREAMED, spec); // on an empty table: nothing to backfill
+      admin.defineIndex(BULK, spec);
+    }
+    write(STREAMED);
+    // The reference: the filters the streamed buckets rebuild from their rows on open.
+    try (Admin a = connection.getAdmin()) {
+      for (IndexSpec spec : List.of(CITY_INDEX, NAME_INDEX)) {
+        TableName index = IndexCatalog.indexTableName(STREAMED, spec.alias());
+        a.disableTable(index);
+        a.enableTable(index);
+      }
+    }
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  private void createTable(TableName name) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(TableDescriptorBuilder.newBuilder(name)
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D)).build(),
+          new byte[][] {row(ROWS / 3), row(2 * ROWS / 3)});
+    }
+  }
+
+  static byte[] row(int i) {
+    return Bytes.toBytes(String.format("r%05d", i));
+  }
+
+  /** Every 10th row lacks the city; a few cities are binary with 0x00 bytes; names repeat. */
+  static byte[] city(int i) {
+    if (i % 250 == 7) return new byte[] {0, (byte) (i / 250), 0};
+    return Bytes.toBytes("city-" + (i % 97));
+  }
+
+  private void write(TableName table) throws IOException {
+    try (Table t = connection.getTable(table)) {
+      List<Put> batch = new ArrayList<>();
+      for (int i = 0; i < ROWS; i++) {
+        Put p = new Put(row(i)).addColumn(D, NAME, Bytes.toBytes("n" + (i % 700)));
+        if (i % 10 != 0) p.addColumn(D, CITY, city(i));
+        batch.add(p);
+        if (batch.size() == 500) {
+          t.put(batch);
+          batch.clear();
+        }
+      }
+      t.put(batch);
+    }
+  }
+
+  /** Runs the tool as `hbase jar` would; returns exit status, stdout and stderr. */
+  private Run run(String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Configuration conf = new Configuration(util.getConfiguration());
+    int status = ToolRunner.run(conf, new BuildIndexTool(new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
+    return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  record Run(int status, String out, String err) {}
+
+  @Test
+  @Order(1)
+  void badArgumentsMissingTablesAndUnknownIndexesFailClearly() throws Exception {
+    Run r = run();
+    assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
+    assertTrue(r.err().contains("no table given") && r.err().contains("usage: BuildIndexTool"), r.err());
+    r = run("bulk", "--mode", "fast");
+    assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
+    assertTrue(r.err().contains("--mode must be hfiles or puts, got 'fast'"), r.err());
+    r = run("no_such_table");
+    assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
+    assertTrue(r.err().contains("table no_such_table does not exist"), r.err());
+    r = run("bulk", "--index", "zip");
+    assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
+    assertTrue(r.err().contains("table bulk has no index 'zip'; its indexes: city, name"), r.err());
+    r = run("bulk__idx_city"); // an index table is not a data table with indexes
+    assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
+    assertTrue(r.err().contains("has no scbf index"), r.err());
+  }
+
+  @Test
+  @Order(2)
+  void hfileBuildAnswersLikeAScanAndEqualsTheStreamedFilters() throws Exception {
+    // Before the build the index is empty: strict lookups ask every bucket and cache "no rows",
+    // which the bulk load must invalidate.
+    try (IndexedTable t = new IndexedTable(connection, BULK)) {
+      t.setStrict(true);
+      for (byte[] v : new Answers(connection, BULK, D, CITY).values()) {
+        assertEquals(List.of(), t.findRowKeys(D, CITY, v));
+      }
+    }
+    Run r = run("bulk", "--index", "city");
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().contains("3000 rows read, 300 without the column, 2700 index rows"), r.out());
+    assertQueriesMatchOracle(CITY, CITY_INDEX);
+    assertFiltersEqualStreamed(CITY_INDEX);
+  }
+
+  @Test
+  @Order(3)
+  void putsBuildAnswersLikeAScanAndEqualsTheStreamedFilters() throws Exception {
+    Run r = run("bulk", "--index", "name", "--mode", "puts");
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().contains("3000 rows read, 0 without the column, 3000 index rows"), r.out());
+    assertQueriesMatchOracle(NAME, NAME_INDEX);
+    // Puts count in arrival order; with no sub-filter growth (default capacity) order is irrelevant.
+    assertFiltersEqualStreamed(NAME_INDEX);
+  }
+
+  @Test
+  @Order(4)
+  void rerunningEveryIndexLeavesTheSameIndexAndFilters() throws Exception {
+    Map<Integer, BucketFilterState> city = IndexProbe.filters(util, indexTable(BULK, CITY_INDEX));
+    Run r = run("bulk"); // all indexes, HFiles: the same rows loaded again
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().contains("index 'city'") && r.out().contains("index 'name'"), r.out());
+    assertSameFilters(city, IndexProbe.filters(util, indexTable(BULK, CITY_INDEX)));
+    assertFiltersEqualStreamed(CITY_INDEX);
+    assertFiltersEqualStreamed(NAME_INDEX); // now rebuilt after a bulk load: still equal
+    assertQueriesMatchOracle(CITY, CITY_INDEX);
+    assertQueriesMatchOracle(NAME, NAME_INDEX);
+  }
+
+  /** Concurrent writes are safe: no false negatives; stale index rows are re-checked away. */
+  @Test
+  @Order(5)
+  void buildingWhileTheTableIsWrittenLosesNothing() throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    CompletableFuture<Integer> writer = CompletableFuture.supplyAsync(() -> {
+      Random rnd = new Random(7);
+      int writes = 0;
+      try (Table t = connection.getTable(BULK)) {
+        while (!stop.get() || writes < 200) {
+          int i = rnd.nextInt(ROWS);
+          t.put(new Put(row(i)).addColumn(D, CITY, Bytes.toBytes("moved-" + rnd.nextInt(20))));
+          writes++;
+        }
+      } catch (IOException e) {
+        throw new RuntimeException(e);
+      }
+      return writes;
+    });
+    Run r = run("bulk", "--index", "city");
+    stop.set(true);
+    int writes = writer.get();
+    assertEquals(0, r.status(), r.err());
+    Answers oracle = new Answers(connection, BULK, D, CITY);
+    Thread.sleep(2000); // the writer's last index rows: 4 publish intervals
+    try (IndexedTable t = new IndexedTable(connection, BULK)) {
+      for (byte[] v : oracle.values()) {
+        assertEquals(oracle.rows(v), IndexProbe.resultRows(t.find(D, CITY, v)), Bytes.toStringBinary(v));
+        assertTrue(IndexProbe.strings(t.findRowKeys(D, CITY, v)).containsAll(oracle.rows(v)),
+            "no false negative for " + Bytes.toStringBinary(v));
+      }
+    }
+    System.out.println("bulk build during " + writes + " concurrent writes: index complete");
+  }
+
+  private void assertQueriesMatchOracle(byte[] qualifier, IndexSpec spec) throws Exception {
+    Answers oracle = new Answers(connection, BULK, D, qualifier);
+    List<byte[]> probes = new ArrayList<>(oracle.values());
+    probes.add(Bytes.toBytes("absent"));
+    try (IndexedTable t = new IndexedTable(connection, BULK)) {
+      // Routed (not strict): the tool returned once routing reflected every bucket's filter.
+      for (byte[] v : probes) {
+        assertEquals(oracle.rows(v), IndexProbe.strings(t.findRowKeys(D, qualifier, v)),
+            "point " + Bytes.toStringBinary(v));
+        assertEquals(0, t.lastTrace().unsureBuckets(), t.lastTrace().toString());
+      }
+      byte[][][] ranges = {{null, null}, {Bytes.toBytes("city-1"), Bytes.toBytes("city-3")},
+          {null, Bytes.toBytes("city-")}, {Bytes.toBytes("n5"), null}, {Bytes.toBytes("zzz"), null}};
+      for (byte[][] range : ranges) {
+        assertEquals(oracle.range(range[0], range[1]),
+            IndexProbe.strings(t.rangeRowKeys(D, qualifier, range[0], range[1])));
+      }
+    }
+    TreeMap<Integer, Long> adds = new TreeMap<>();
+    IndexProbe.filters(util, indexTable(BULK, spec)).forEach((b, f) -> adds.put(b, f.adds()));
+    assertEquals(oracle.rowsPerBucket(spec.buckets()), adds, "index rows counted per bucket");
+  }
+
+  private void assertFiltersEqualStreamed(IndexSpec spec) throws InterruptedException {
+    assertSameFilters(IndexProbe.filters(util, indexTable(STREAMED, spec)),
+        IndexProbe.filters(util, indexTable(BULK, spec)));
+  }
+
+  private static void assertSameFilters(Map<Integer, BucketFilterState> expected,
+      Map<Integer, BucketFilterState> actual) {
+    assertEquals(expected.keySet(), actual.keySet());
+    expected.forEach((bucket, f) -> {
+      assertEquals(f.adds(), actual.get(bucket).adds(), "rows counted, bucket " + bucket);
+      assertArrayEquals(f.snapshot(), actual.get(bucket).snapshot(), "filter bytes, bucket " + bucket);
+    });
+  }
+
+  private static TableName indexTable(TableName data, IndexSpec spec) {
+    return IndexCatalog.indexTableName(data, spec.alias());
+  }
+}
