@@ -148,8 +148,11 @@ public final class Native {
 
     /** Copies the library to an owner-only temporary file, loads it, and unlinks it. */
     private static String loadPrivateCopy(InputStream library) throws IOException {
-        String dirName = System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir"));
-        Path file = Files.createTempFile(Path.of(dirName), "libscbfjni-", ".so",
+        Path dir = Path.of(System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir")));
+        // A long-running server's temp directory may have been cleaned away (tmpwatch, or HBase's
+        // test utility deleting the java.io.tmpdir it set): recreate it rather than fail the load.
+        Files.createDirectories(dir);
+        Path file = Files.createTempFile(dir, "libscbfjni-", ".so",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         String path = file.toString();
         try {
