@@ -28,6 +28,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcChannel;
@@ -46,6 +47,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <p>Thread-safe except that {@link #lastTrace()} reports the last query of any thread.
  */
 public final class IndexedTable implements AutoCloseable {
+  /** Gets per multi-get of the re-check (see {@link #recheck}). */
+  private static final int RECHECK_CHUNK = 1000;
+
   private final Connection connection;
   private final TableName dataTable;
   private final List<IndexSpec> specs;
@@ -60,6 +64,14 @@ public final class IndexedTable implements AutoCloseable {
     this.admin = connection.getAdmin();
     this.specs = IndexCatalog.specsOf(admin.getDescriptor(dataTable));
     int maxBuckets = specs.stream().mapToInt(IndexSpec::buckets).max().orElse(1);
+    // The first query would otherwise look up every bucket's region in hbase:meta, one bucket
+    // at a time (tens of ms); one scan of meta here fills the connection's location cache.
+    for (IndexSpec s : specs) {
+      try (RegionLocator locator = connection.getRegionLocator(
+          IndexCatalog.indexTableName(dataTable, s.alias()))) {
+        locator.getAllRegionLocations();
+      }
+    }
     this.pool = Executors.newFixedThreadPool(Math.min(16, maxBuckets), r -> {
       Thread t = new Thread(r, "scbf-lookup-" + dataTable.getQualifierAsString());
       t.setDaemon(true);
@@ -225,14 +237,20 @@ public final class IndexedTable implements AutoCloseable {
 
   private List<LookupResponse> askAll(TableName indexTable, List<byte[]> buckets, BucketCall call)
       throws IOException {
+    if (buckets.isEmpty()) return List.of();
     try (Table table = connection.getTable(indexTable)) {
-      List<Future<LookupResponse>> futures = new ArrayList<>(buckets.size());
-      for (byte[] startKey : buckets) {
+      // The calling thread asks the first bucket itself rather than idle: one thread hand-off
+      // less per query, and none at all for a value routed to a single bucket.
+      List<Future<LookupResponse>> futures = new ArrayList<>(buckets.size() - 1);
+      for (byte[] startKey : buckets.subList(1, buckets.size())) {
         futures.add(pool.submit(() -> call.call(table.coprocessorService(startKey))));
       }
       List<LookupResponse> out = new ArrayList<>(buckets.size());
+      out.add(call.call(table.coprocessorService(buckets.get(0))));
       for (Future<LookupResponse> f : futures) out.add(f.get());
       return out;
+    } catch (ServiceException e) {
+      throw unwrap(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("index lookup interrupted");
@@ -254,17 +272,41 @@ public final class IndexedTable implements AutoCloseable {
     return new ArrayList<>(rows);
   }
 
-  /** Reads the data rows and keeps those whose current value satisfies the predicate. */
+  /**
+   * Reads the data rows and keeps those whose current value satisfies the predicate. The Gets go
+   * in chunks of {@link #RECHECK_CHUNK}, in parallel: a region server stops answering a multi-get
+   * once it has read hbase.server.scanner.max.result.size (100 MB) of blocks and the client
+   * retries the rest after back-off pauses; one multi-get of a popular value's 100,000 rows took
+   * over 30 s, in chunks 2-4 s (docs/benchmarks-hbase.md).
+   */
   private List<Result> recheck(List<byte[]> rows, byte[] family, byte[] qualifier,
       Predicate<byte[]> predicate) throws IOException {
-    List<Get> gets = new ArrayList<>(rows.size());
-    for (byte[] row : rows) gets.add(new Get(row));
-    List<Result> out = new ArrayList<>(rows.size());
-    try (Table table = connection.getTable(dataTable)) {
-      for (Result r : table.get(gets)) {
-        byte[] v = r.getValue(family, qualifier);
-        if (v != null && predicate.test(v)) out.add(r);
+    List<Future<Result[]>> chunks = new ArrayList<>();
+    for (int from = 0; from < rows.size(); from += RECHECK_CHUNK) {
+      List<Get> gets = new ArrayList<>(RECHECK_CHUNK);
+      for (byte[] row : rows.subList(from, Math.min(rows.size(), from + RECHECK_CHUNK))) {
+        gets.add(new Get(row));
       }
+      chunks.add(pool.submit(() -> {
+        try (Table table = connection.getTable(dataTable)) {
+          return table.get(gets);
+        }
+      }));
+    }
+    List<Result> out = new ArrayList<>(rows.size());
+    try {
+      for (Future<Result[]> chunk : chunks) {
+        for (Result r : chunk.get()) {
+          byte[] v = r.getValue(family, qualifier);
+          if (v != null && predicate.test(v)) out.add(r);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("re-check of " + dataTable + " rows interrupted");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) throw io;
+      throw new IOException("re-check of " + dataTable + " rows failed", e.getCause());
     }
     return out;
   }
