@@ -44,7 +44,7 @@ public final class BulkBuildBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    int rows = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+    int rows = args.length > 0 ? Integer.parseInt(args[0]) : Integer.getInteger("bench.rows", 200_000);
     HBaseTestingUtility util = IndexProbe.startCluster(1);
     try {
       new BulkBuildBenchmark(util, rows).run();
