@@ -19,8 +19,10 @@ import org.apache.hadoop.hbase.regionserver.RpcSchedulerFactory;
  * <p>A data-table handler that writes index rows blocks until the index region server answers.
  * If index writes queued behind ordinary requests on the same handlers, a burst of indexed writes
  * could occupy every handler of every server with calls waiting on index RPCs that no free
- * handler can serve. Here index writes carry {@link #INDEX_QOS} (set on each index mutation by
- * {@link IndexWriter}) and run on their own pool. Index-table handlers never make remote calls
+ * handler can serve. Here index writes carry {@link #INDEX_QOS} and run on their own pool. The
+ * priority is set on every call of the index-write connection by {@link IndexRpcControllerFactory}:
+ * a per-mutation priority alone is dropped for Deletes by HTable.batch, and index deletes then
+ * deadlocked the general handlers (IndexWriteLoadTest shows both the stall and its absence). Index-table handlers never make remote calls
  * (the index-table observer only touches its region's native filter and the local cache), so the
  * index pool always drains and the data handlers waiting on it always progress: there is no cycle.
  * All other calls are scheduled exactly as by HBase's SimpleRpcScheduler.

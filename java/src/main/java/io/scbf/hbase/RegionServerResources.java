@@ -126,6 +126,9 @@ final class RegionServerResources {
       c.setLong(HConstants.HBASE_CLIENT_PAUSE, 100);
       c.setInt(HConstants.HBASE_RPC_TIMEOUT_KEY, 10_000);
       c.setInt(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 20_000);
+      // Index priority on every index-table call, Deletes included (see IndexRpcControllerFactory).
+      c.set(org.apache.hadoop.hbase.ipc.RpcControllerFactory.CUSTOM_CONTROLLER_CONF_KEY,
+          IndexRpcControllerFactory.class.getName());
       connection = ConnectionFactory.createConnection(c);
     }
     return connection;
