@@ -99,6 +99,22 @@ static void check_full_subfilters(const sscbf_t *s, int batch) {
     }
 }
 
+/* A nearly empty filter's estimated rate is tiny but not zero: monitoring
+ * must tell "almost no keys" from "no keys". */
+START_TEST(tiny_estimated_fpr_is_not_rounded_to_zero) {
+    sscbf_t *s = make(100000, 0.001);
+    sscbf_stats_t st;
+    ck_assert_int_eq(sscbf_stats(s, &st), SCBF_OK);
+    ck_assert(st.estimated_fpr == 0.0);
+    for (uint64_t i = 0; i < 3; i++) ck_assert_int_eq(add64(s, i), SCBF_OK);
+    ck_assert_int_eq(sscbf_stats(s, &st), SCBF_OK);
+    ck_assert_msg(st.estimated_fpr > 0.0 && st.estimated_fpr < 1e-20,
+                  "estimated_fpr=%g", st.estimated_fpr);
+    ck_assert(st.design_fpr > 0.0 && st.design_fpr <= 0.001);
+    sscbf_free(s);
+}
+END_TEST
+
 START_TEST(growth_and_tightening) {
     sscbf_t *s = make(1000, 0.01);
     for (uint64_t i = 0; i < 20000; i++) ck_assert_int_eq(add64(s, i), SCBF_OK);
@@ -365,6 +381,7 @@ int main(void) {
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, config_validation);
     tcase_add_test(tc, growth_and_tightening);
+    tcase_add_test(tc, tiny_estimated_fpr_is_not_rounded_to_zero);
     tcase_add_test(tc, growth_at_half_fill_batch);
     tcase_add_test(tc, remove_rule_and_residue);
     tcase_add_test(tc, needs_compaction_at_max_filters);

@@ -399,14 +399,16 @@ void sscbf_clear(sscbf_t *s) {
 int sscbf_stats(const sscbf_t *s, sscbf_stats_t *out) {
     if (!s || !out) return SCBF_E_INVALID_ARG;
     memset(out, 0, sizeof *out);
-    double keep_design = 1.0, keep_est = 1.0;
+    /* 1 - prod(1 - P_i) as -expm1(sum log1p(-P_i)): the plain product
+     * rounds rates below ~1e-16 to exactly 0. */
+    double log_keep_design = 0.0, log_keep_est = 0.0;
     rdlock(s);
     out->filters = s->n;
     for (uint32_t i = 0; i < s->n; i++) {
         scbf_stats_t fs;
         scbf_stats(s->filters[i], &fs);
-        keep_design *= 1.0 - scbf_params(s->filters[i])->fpr;
-        keep_est *= 1.0 - fs.estimated_fpr;
+        log_keep_design += log1p(-scbf_params(s->filters[i])->fpr);
+        log_keep_est += log1p(-fs.estimated_fpr);
         out->bytes += fs.bytes;
         out->positions += fs.positions;
         out->saturated += fs.saturated;
@@ -417,8 +419,8 @@ int sscbf_stats(const sscbf_t *s, sscbf_stats_t *out) {
     out->adds = atomic_load_explicit(&s->adds, memory_order_relaxed);
     out->removes = atomic_load_explicit(&s->removes, memory_order_relaxed);
     unlock(s);
-    out->design_fpr = 1.0 - keep_design;
-    out->estimated_fpr = 1.0 - keep_est;
+    out->design_fpr = -expm1(log_keep_design);
+    out->estimated_fpr = -expm1(log_keep_est);
     return SCBF_OK;
 }
 
