@@ -15,6 +15,7 @@
 #include <string.h>
 #include "bench.h"
 #include "hash.h"
+#include "probe.h"
 #include "scbf/scbf.h"
 
 #define KEY_LEN 8
@@ -37,24 +38,6 @@ static int cbf_init(cbf_t *c, uint64_t positions, uint32_t k) {
     return c->words ? 0 : -1;
 }
 
-typedef struct { uint64_t pos, step, c; } probe_t;
-
-static inline probe_t probe_start(uint64_t h1, uint64_t h2, uint64_t m) {
-    probe_t p;
-    uint64_t q = h1 / m;
-    p.pos = h1 - q * m;
-    p.step = h2 % m;
-    p.c = q % m;
-    return p;
-}
-static inline uint64_t add_mod(uint64_t x, uint64_t y, uint64_t m) {
-    x += y;
-    return x >= m ? x - m : x;
-}
-static inline void probe_next(probe_t *p, uint64_t m) {
-    p->pos = add_mod(p->pos, p->step, m);
-    p->step = add_mod(p->step, p->c, m);
-}
 
 enum op { OP_ADD, OP_CONTAINS, OP_REMOVE };
 
