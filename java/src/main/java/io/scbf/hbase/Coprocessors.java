@@ -36,6 +36,12 @@ public final class Coprocessors {
   public static final String CACHE_DECAY = "scbf.cache.decay";
   /** Client retries of an index write before the data write fails (default 5). */
   public static final String INDEX_WRITE_RETRIES = "scbf.index.write.retries";
+  /**
+   * Threads per region server that send the per-index-region batches of data writes in parallel
+   * with the data handlers' own (default 16).
+   */
+  public static final String INDEX_WRITE_THREADS = "scbf.index.write.threads";
+  public static final int DEFAULT_INDEX_WRITE_THREADS = 16;
 
   static final String[] REGION_COPROCESSORS = {
       DataTableObserver.class.getName(), IndexRegionCoprocessor.class.getName()};

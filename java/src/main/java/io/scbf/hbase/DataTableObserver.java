@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
@@ -14,10 +15,10 @@ import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.Delete;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -118,14 +119,11 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
     // may the next writer of the row read its current values.
     heldLocks.set(rowLocks.lock(indexed.stream().map(Mutation::getRow).toList(), rowLockWaitMs));
 
+    Map<byte[], RowState> current = read(indexed);
     Map<Bytes, RowStates> rows = new LinkedHashMap<>();
     for (Mutation m : indexed) {
-      RowStates states = rows.get(new Bytes(m.getRow()));
-      if (states == null) {
-        RowState current = read(m.getRow());
-        states = new RowStates(current);
-        rows.put(new Bytes(m.getRow()), states);
-      }
+      RowStates states = rows.computeIfAbsent(new Bytes(m.getRow()),
+          r -> new RowStates(current.getOrDefault(r.get(), RowState.EMPTY)));
       states.after = planner.apply(states.after, m);
     }
 
@@ -188,19 +186,26 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
     }
   }
 
-  /** Latest visible version of every watched column of the row. */
-  private RowState read(byte[] row) throws IOException {
-    Get get = new Get(row).readVersions(1);
-    for (IndexSpec.Column col : planner.watchedColumns()) get.addColumn(col.family(), col.qualifier());
-    Result r = region.get(get);
-    RowState.Builder b = RowState.builder();
-    if (r.isEmpty()) return b.build();
-    for (Cell cell : r.rawCells()) {
-      IndexSpec.Column col = new IndexSpec.Column(CellUtil.cloneFamily(cell),
-          CellUtil.cloneQualifier(cell));
-      b.put(col, CellUtil.cloneValue(cell), cell.getTimestamp());
+  /**
+   * Latest visible version of every watched column of the mutations' rows, read together (one
+   * region scanner for the mini-batch, not a Get per row); rows without any are absent.
+   */
+  private Map<byte[], RowState> read(List<Mutation> mutations) throws IOException {
+    Scan scan = new Scan().readVersions(1);
+    for (IndexSpec.Column col : planner.watchedColumns()) scan.addColumn(col.family(), col.qualifier());
+    Map<byte[], List<Cell>> cells = RowBatchReader.read(region,
+        mutations.stream().map(Mutation::getRow).toList(), scan);
+    Map<byte[], RowState> states = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+    for (Map.Entry<byte[], List<Cell>> row : cells.entrySet()) {
+      RowState.Builder b = RowState.builder();
+      for (Cell cell : row.getValue()) {
+        IndexSpec.Column col = new IndexSpec.Column(CellUtil.cloneFamily(cell),
+            CellUtil.cloneQualifier(cell));
+        b.put(col, CellUtil.cloneValue(cell), cell.getTimestamp());
+      }
+      states.put(row.getKey(), b.build());
     }
-    return b.build();
+    return states;
   }
 
   /** A row's state before the mini-batch and after the batch's mutations so far. */

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -24,7 +25,6 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.client.Delete;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Scan;
@@ -174,10 +174,15 @@ final class IndexRegion {
     List<byte[]> added = new ArrayList<>();
     List<byte[]> deleted = new ArrayList<>();
     List<byte[]> touched = new ArrayList<>(mutations.size());
+    for (Mutation m : mutations) checkIsIndexRow(m.getRow());
+    // Which rows exist, read exactly (as a Get per row would, but with one scanner for the batch):
+    // only a put of an absent row is counted, only a delete of a present row uncounted.
+    Map<byte[], List<Cell>> existing = RowBatchReader.read(region,
+        mutations.stream().map(Mutation::getRow).toList(),
+        new Scan().addFamily(IndexCatalog.INDEX_FAMILY));
     for (Mutation m : mutations) {
       byte[] row = m.getRow();
-      checkIsIndexRow(row);
-      boolean exists = !region.get(new Get(row).addFamily(IndexCatalog.INDEX_FAMILY)).isEmpty();
+      boolean exists = existing.containsKey(row);
       if (m instanceof Put && !exists) {
         counted.add(row);
         added.add(row);

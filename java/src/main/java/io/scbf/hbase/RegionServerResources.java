@@ -35,6 +35,7 @@ final class RegionServerResources {
   private Connection connection;
   private final ScheduledExecutorService scheduler;
   private final ExecutorService builder;
+  private final ExecutorService indexWriters;
   private final FilterPublisher publisher;
 
   private RegionServerResources(RegionCoprocessorEnvironment env) {
@@ -43,6 +44,12 @@ final class RegionServerResources {
     this.scheduler = Executors.newSingleThreadScheduledExecutor(
         daemon("scbf-publisher-" + server.getPort()));
     this.builder = Executors.newSingleThreadExecutor(daemon("scbf-filter-builder-" + server.getPort()));
+    // Fixed size, unbounded queue: a task only waits on an index RPC, which the index handler pool
+    // serves without waiting on anything remote, never on a data handler or on another task; so
+    // queued tasks always get to run (the deadlock argument of IndexRpcSchedulerFactory holds).
+    this.indexWriters = Executors.newFixedThreadPool(
+        conf.getInt(Coprocessors.INDEX_WRITE_THREADS, Coprocessors.DEFAULT_INDEX_WRITE_THREADS),
+        daemon("scbf-index-writer-" + server.getPort()));
     this.publisher = new FilterPublisher(this, scheduler, Coprocessors.publishIntervalMs(conf));
   }
 
@@ -63,6 +70,7 @@ final class RegionServerResources {
     publisher.stop();
     scheduler.shutdownNow();
     builder.shutdownNow();
+    indexWriters.shutdown(); // the last region is closed: no data handler waits on a task any more
     synchronized (this) {
       if (cache != null) cache.close();
       if (connection != null) {
@@ -92,6 +100,11 @@ final class RegionServerResources {
 
   ExecutorService builder() {
     return builder;
+  }
+
+  /** Threads that send the per-index-region batches of a data write in parallel ({@link IndexWriter}). */
+  ExecutorService indexWriters() {
+    return indexWriters;
   }
 
   synchronized HotscoreCache cache() {
