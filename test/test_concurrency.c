@@ -386,9 +386,5 @@ int main(void) {
     tcase_add_test(tc, concurrency_sscbf_compaction);
     tcase_add_test(tc, concurrency_sscbf_cross_merge);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run(s);
 }

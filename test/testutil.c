@@ -12,3 +12,11 @@ uint64_t tu_scaled(uint64_t ops, uint64_t floor_ops) {
 void tu_key64(uint64_t v, uint8_t out[8]) {
     for (int i = 0; i < 8; i++) out[i] = (uint8_t)(v >> (8 * i));
 }
+
+int tu_run(Suite *s) {
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -5,6 +5,7 @@
 #define SCBF_TESTUTIL_H
 #include <stdint.h>
 #include <stddef.h>
+#include <check.h>
 
 typedef struct { uint64_t s; } tu_rng;
 
@@ -18,6 +19,8 @@ static inline uint64_t tu_below(tu_rng *r, uint64_t n) { return tu_next(r) % n; 
 
 /* Scaled operation count, never below `floor_ops`. */
 uint64_t tu_scaled(uint64_t ops, uint64_t floor_ops);
+/* Runs a suite and returns the process exit status (Check prints its summary line). */
+int tu_run(Suite *s);
 /* Writes an 8-byte little-endian encoding of v into out (key material). */
 void tu_key64(uint64_t v, uint8_t out[8]);
 #endif
