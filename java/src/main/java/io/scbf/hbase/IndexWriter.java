@@ -45,7 +45,6 @@ final class IndexWriter {
         Map<String, List<Mutation>> byRegion = new LinkedHashMap<>();
         try (RegionLocator locator = connection.getRegionLocator(e.getKey())) {
           for (Mutation m : e.getValue()) {
-            m.setPriority(IndexRpcSchedulerFactory.INDEX_QOS);
             byRegion.computeIfAbsent(locator.getRegionLocation(m.getRow()).getRegion().getEncodedName(),
                 r -> new ArrayList<>()).add(m);
           }
