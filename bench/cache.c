@@ -12,9 +12,11 @@
 #include "bench.h"
 #include "cache_sim.h"
 
-typedef struct { uint64_t s; } rng_t;
+typedef struct {
+    uint64_t s;
+} rng_t;
 
-static uint64_t rng_next(rng_t *r) {        /* splitmix64 */
+static uint64_t rng_next(rng_t *r) { /* splitmix64 */
     uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
@@ -38,8 +40,10 @@ static uint64_t *zipf_trace(size_t keys, size_t n, double alpha, uint64_t seed) 
         size_t lo = 0, hi = keys - 1;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
-            if (cdf[mid] < u) lo = mid + 1;
-            else hi = mid;
+            if (cdf[mid] < u)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         t[i] = lo;
     }
@@ -63,7 +67,10 @@ static size_t distinct(const uint64_t *t, size_t n) {
     return d;
 }
 
-typedef struct { double gap_sum, worst_vs_lru; int rows; } summary_t;
+typedef struct {
+    double gap_sum, worst_vs_lru;
+    int rows;
+} summary_t;
 
 static int hit_ratio_rows(const char *name, const uint64_t *t, size_t n, summary_t *sum) {
     static const double fractions[] = {0.05, 0.10, 0.20};
@@ -81,7 +88,8 @@ static int hit_ratio_rows(const char *name, const uint64_t *t, size_t n, summary
             fprintf(stderr, "scbf-bench cache: %s: %s\n", name, scbf_strerror(rc));
             return 1;
         }
-        double H = (double)hot / (double)n, L = (double)lru / (double)n, O = (double)opt / (double)n;
+        double H = (double)hot / (double)n, L = (double)lru / (double)n,
+               O = (double)opt / (double)n;
         printf("%-14s %4.0f%% %7llu  %.4f  %.4f  %.4f  %+.4f  %+.4f\n", name, fractions[f] * 100,
                (unsigned long long)entries, H, L, O, H - L, H - O);
         sum->gap_sum += O - H;
@@ -146,8 +154,10 @@ static void *run_job(void *p) {
         unsigned char k[8];
         memcpy(k, &j->keys[i], 8);
         size_t vlen;
-        if (j->put) hotcache_put(j->h, k, 8, v, sizeof v, NULL);
-        else hotcache_get(j->h, k, 8, buf, sizeof buf, &vlen);
+        if (j->put)
+            hotcache_put(j->h, k, 8, v, sizeof v, NULL);
+        else
+            hotcache_get(j->h, k, 8, buf, sizeof buf, &vlen);
     }
     return NULL;
 }
@@ -160,8 +170,10 @@ static double timed(hotcache_t *h, const uint64_t *keys, size_t n, int threads, 
     uint64_t t0 = bench_now_ns();
     for (int i = 0; i < threads; i++) {
         j[i] = (job_t){h, keys + (size_t)i * per, per, put};
-        if (threads == 1) run_job(&j[i]);
-        else pthread_create(&t[i], NULL, run_job, &j[i]);
+        if (threads == 1)
+            run_job(&j[i]);
+        else
+            pthread_create(&t[i], NULL, run_job, &j[i]);
     }
     if (threads > 1)
         for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
@@ -194,8 +206,8 @@ static int cost_rows(int quick) {
             double get_ns = timed(h, keys, n, threads, 0);
             hotcache_stats_t st;
             hotcache_stats(h, &st);
-            printf("%-9s %7d  %8.0f  %8.0f  %9llu\n", p ? "lru" : "hotscore", threads,
-                   put_ns, get_ns, (unsigned long long)st.entries);
+            printf("%-9s %7d  %8.0f  %8.0f  %9llu\n", p ? "lru" : "hotscore", threads, put_ns,
+                   get_ns, (unsigned long long)st.entries);
             hotcache_free(h);
         }
     }
@@ -207,8 +219,10 @@ int bench_cache(int argc, char **argv) {
     int quick = 0;
     const char *traces = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--traces") && i + 1 < argc) traces = argv[++i];
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--traces") && i + 1 < argc)
+            traces = argv[++i];
         else {
             fprintf(stderr, "usage: scbf-bench cache [--quick] [--traces DIR]\n");
             return 2;
@@ -217,9 +231,10 @@ int bench_cache(int argc, char **argv) {
     size_t accesses = quick ? 200000 : 1000000;
     printf("cache hit ratios: Zipf = 100k keys, %zu accesses, fixed seeds; cache = 5/10/20%%\n"
            "of the distinct keys; unit-size entries; hotscore defaults (period 8 x entries,\n"
-           "a = 0.2, 2 ghosts per entry)\n\n", accesses);
-    printf("%-14s %5s %7s  %-6s  %-6s  %-6s  %-7s  %-7s\n", "workload", "cache", "entries",
-           "hot", "lru", "opt", "hot-lru", "hot-opt");
+           "a = 0.2, 2 ghosts per entry)\n\n",
+           accesses);
+    printf("%-14s %5s %7s  %-6s  %-6s  %-6s  %-7s  %-7s\n", "workload", "cache", "entries", "hot",
+           "lru", "opt", "hot-lru", "hot-opt");
     summary_t sum = {0, 0, 0};
     static const double alphas[] = {0.8, 0.99};
     for (int a = 0; a < 2; a++) {

@@ -18,15 +18,15 @@
 #include "probe.h"
 #include "scbf/scbf.h"
 
-#define KEY_LEN 8
-#define BATCH 1024
-#define FPR 0.001
+#define KEY_LEN        8
+#define BATCH          1024
+#define FPR            0.001
 #define PREFETCH_LINES 40 /* as in scbf.c */
 
 /* ---------- plain counting Bloom filter (baseline) ---------- */
 
 typedef struct {
-    uint64_t m;       /* counters */
+    uint64_t m; /* counters */
     uint32_t k;
     _Atomic uint64_t *words;
 } cbf_t;
@@ -38,7 +38,6 @@ static int cbf_init(cbf_t *c, uint64_t positions, uint32_t k) {
     return c->words ? 0 : -1;
 }
 
-
 enum op { OP_ADD, OP_CONTAINS, OP_REMOVE };
 
 static inline int cbf_key(cbf_t *c, enum op op, probe_t p) {
@@ -46,7 +45,8 @@ static inline int cbf_key(cbf_t *c, enum op op, probe_t p) {
     if (op != OP_ADD) {
         for (uint32_t i = 0; i < c->k; i++, probe_next(&p, c->m))
             if (!((atomic_load_explicit(&c->words[p.pos >> 4], memory_order_relaxed) >>
-                   ((p.pos & 15) << 2)) & 15))
+                   ((p.pos & 15) << 2)) &
+                  15))
                 return 0;
         if (op == OP_CONTAINS) return 1;
         p = start;
@@ -69,8 +69,10 @@ static inline int cbf_key(cbf_t *c, enum op op, probe_t p) {
 
 static void cbf_prefetch(const cbf_t *c, probe_t p, int write) {
     for (uint32_t i = 0; i < c->k; i++, probe_next(&p, c->m)) {
-        if (write) __builtin_prefetch((const void *)&c->words[p.pos >> 4], 1, 3);
-        else __builtin_prefetch((const void *)&c->words[p.pos >> 4], 0, 3);
+        if (write)
+            __builtin_prefetch((const void *)&c->words[p.pos >> 4], 1, 3);
+        else
+            __builtin_prefetch((const void *)&c->words[p.pos >> 4], 0, 3);
     }
 }
 
@@ -112,7 +114,10 @@ typedef struct {
  * index: no hashing cost worth counting), prefetched like the filters. */
 static uint64_t bound_run(const bound_t *b, uint64_t first, uint64_t n) {
     uint64_t sum = 0, ahead = PREFETCH_LINES / b->k ? PREFETCH_LINES / b->k : 1;
-#define LINE(key, i) (((((key) + 1) * UINT64_C(0x9E3779B97F4A7C15)) ^ ((uint64_t)(i) * UINT64_C(0xD6E8FEB86659FD93))) % b->nlines)
+#define LINE(key, i)                                                                               \
+    (((((key) + 1) * UINT64_C(0x9E3779B97F4A7C15)) ^                                               \
+      ((uint64_t)(i)*UINT64_C(0xD6E8FEB86659FD93))) %                                              \
+     b->nlines)
     for (uint64_t t = 0; t < ahead && t < n; t++)
         for (uint32_t i = 0; i < b->k; i++) __builtin_prefetch(&b->lines[LINE(first + t, i) * 8]);
     for (uint64_t t = 0; t < n; t++) {
@@ -166,10 +171,14 @@ static void *job_run(void *arg) {
         for (uint64_t i = 0; i < j->n; i++) {
             const uint8_t *k = keys + i * KEY_LEN;
             int r;
-            if (j->c) r = cbf_single(j->c, j->op, k);
-            else if (j->op == OP_ADD) r = scbf_add(j->f, k, KEY_LEN);
-            else if (j->op == OP_CONTAINS) r = scbf_contains(j->f, k, KEY_LEN);
-            else r = scbf_remove(j->f, k, KEY_LEN);
+            if (j->c)
+                r = cbf_single(j->c, j->op, k);
+            else if (j->op == OP_ADD)
+                r = scbf_add(j->f, k, KEY_LEN);
+            else if (j->op == OP_CONTAINS)
+                r = scbf_contains(j->f, k, KEY_LEN);
+            else
+                r = scbf_remove(j->f, k, KEY_LEN);
             j->sink += (uint64_t)r;
         }
     }
@@ -184,8 +193,10 @@ static double timed(scbf_t *f, cbf_t *c, const bound_t *b, enum op op, int batch
     uint64_t t0 = bench_now_ns();
     for (int t = 0; t < threads; t++) {
         jobs[t] = (job_t){f, c, b, op, batch, keys, n / threads * t, n / threads, 0};
-        if (threads == 1) job_run(&jobs[t]);
-        else pthread_create(&th[t], NULL, job_run, &jobs[t]);
+        if (threads == 1)
+            job_run(&jobs[t]);
+        else
+            pthread_create(&th[t], NULL, job_run, &jobs[t]);
     }
     if (threads > 1)
         for (int t = 0; t < threads; t++) pthread_join(th[t], NULL);
@@ -268,9 +279,9 @@ static int run_size(const char *label, uint64_t counter_bytes, uint64_t max_keys
     c.words = NULL;
 
     printf("\n%s: %.1f MiB of counters, k=%u, m=%llu, capacity=%llu, %llu keys timed "
-           "(+%llu resident)\n", label, (double)scbf_params_counter_bytes(&p) / 1048576.0, p.k,
-           (unsigned long long)p.m, (unsigned long long)p.capacity, (unsigned long long)n,
-           (unsigned long long)warm);
+           "(+%llu resident)\n",
+           label, (double)scbf_params_counter_bytes(&p) / 1048576.0, p.k, (unsigned long long)p.m,
+           (unsigned long long)p.capacity, (unsigned long long)n, (unsigned long long)warm);
     printf("  ns/op           single:1thr single:2thr  batch:1thr  batch:2thr"
            "   (ratio split/plain)\n");
     print_table("plain", &tc, NULL);
@@ -291,8 +302,8 @@ static int run_size(const char *label, uint64_t counter_bytes, uint64_t max_keys
         b1 = again < b1 ? again : b1;
         again = timed(NULL, NULL, &b, OP_CONTAINS, 1, keys, n, 2);
         b2 = again < b2 ? again : b2;
-        printf("  bound  %u random 64-byte reads/key: %.1f ns (1 thr), %.1f ns (2 thr)\n", p.k,
-               b1, b2);
+        printf("  bound  %u random 64-byte reads/key: %.1f ns (1 thr), %.1f ns (2 thr)\n", p.k, b1,
+               b2);
         printf("  split batch contains / bound: %.2fx (1 thr), %.2fx (2 thr)\n",
                ts.v[OP_CONTAINS][1][0] / b1, ts.v[OP_CONTAINS][1][1] / b2);
         free(arr);
@@ -306,7 +317,8 @@ static int run_size(const char *label, uint64_t counter_bytes, uint64_t max_keys
 int bench_filters(int argc, char **argv) {
     int quick = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
         else {
             fprintf(stderr, "usage: scbf-bench filters [--quick]\n");
             return 2;

@@ -3,7 +3,7 @@
 # missing. Sourced-safe: run it, it exits 0 when everything is present.
 set -euo pipefail
 
-packages=(cmake gcc make pkg-config check libxxhash-dev clang libclang-rt-14-dev
+packages=(cmake gcc make pkg-config check libxxhash-dev clang clang-format libclang-rt-14-dev
           openjdk-17-jdk-headless maven)
 missing=()
 for p in "${packages[@]}"; do

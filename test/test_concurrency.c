@@ -13,7 +13,7 @@
 #include "scbf/sscbf.h"
 #include "testutil.h"
 
-#define THREADS 2
+#define THREADS         2
 #define KEYS_PER_THREAD 20000
 
 typedef struct {
@@ -21,8 +21,8 @@ typedef struct {
     sscbf_t *s;
     uint32_t id;
     uint64_t ops;
-    _Atomic int *stop;       /* optional: run until set instead of `ops` */
-    uint64_t failures;       /* false negatives and unexpected codes */
+    _Atomic int *stop; /* optional: run until set instead of `ops` */
+    uint64_t failures; /* false negatives and unexpected codes */
     uint32_t cnt[KEYS_PER_THREAD];
 } worker_t;
 
@@ -74,8 +74,8 @@ static void *worker(void *arg) {
                 offs[j] = (uint32_t)(8 * j);
             }
             offs[n] = (uint32_t)(8 * n);
-            int rc = w->f ? scbf_add_batch(w->f, data, offs, n)
-                          : sscbf_add_batch(w->s, data, offs, n);
+            int rc =
+                w->f ? scbf_add_batch(w->f, data, offs, n) : sscbf_add_batch(w->s, data, offs, n);
             if (rc) w->failures++;
             for (size_t j = 0; j < n; j++) w->cnt[ids[j]]++;
             rc = w->f ? scbf_contains_batch(w->f, data, offs, n, res)
@@ -99,8 +99,8 @@ static uint64_t final_check(worker_t *w) {
     return bad;
 }
 
-static void run_workers(scbf_t *f, sscbf_t *s, uint64_t ops, _Atomic int *stop,
-                        worker_t **ws, pthread_t *th) {
+static void run_workers(scbf_t *f, sscbf_t *s, uint64_t ops, _Atomic int *stop, worker_t **ws,
+                        pthread_t *th) {
     for (uint32_t t = 0; t < THREADS; t++) {
         ws[t] = calloc(1, sizeof *ws[t]);
         ws[t]->f = f;

@@ -8,7 +8,7 @@
  * Tcase "concurrency" is the one to run under ThreadSanitizer
  * (CK_RUN_CASE=concurrency).
  */
-#define _POSIX_C_SOURCE 200809L   /* nanosleep */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <check.h>
 #include <math.h>
 #include <pthread.h>
@@ -78,7 +78,7 @@ START_TEST(score_formula_exact) {
     get_u64(h, 2);
     ck_assert_int_eq(peek_u64(h, 1, &s, &v, NULL), SCBF_OK);
     ck_assert(s == 0 && v == 3);
-    ck_assert_uint_eq(stats(h).periods, 0);       /* closes at the next lookup */
+    ck_assert_uint_eq(stats(h).periods, 0); /* closes at the next lookup */
     /* Period 1: K once, Y three times. */
     get_u64(h, 1);
     ck_assert_uint_eq(stats(h).periods, 1);
@@ -89,7 +89,7 @@ START_TEST(score_formula_exact) {
     for (int i = 0; i < 3; i++) get_u64(h, 3);
     /* Periods 2 and 3: Y only. */
     for (int i = 0; i < 8; i++) get_u64(h, 3);
-    get_u64(h, 3);                                  /* opens period 4 */
+    get_u64(h, 3); /* opens period 4 */
     ck_assert_uint_eq(stats(h).periods, 4);
     double s2 = a * 1 / P + (1 - a) * s1;
     double s4 = (1 - a) * (1 - a) * s2;
@@ -122,7 +122,7 @@ START_TEST(score_memoryless) {
     ck_assert_int_eq(peek_u64(h, 1, &s, NULL, NULL), SCBF_OK);
     ck_assert(s == 0);
     ck_assert_int_eq(peek_u64(h, 2, &s, NULL, NULL), SCBF_OK);
-    ck_assert_double_eq_tol(s, 5.0 / P, 1e-15);    /* all 5 lookups of period 1 */
+    ck_assert_double_eq_tol(s, 5.0 / P, 1e-15); /* all 5 lookups of period 1 */
     hotcache_free(h);
 }
 END_TEST
@@ -162,7 +162,12 @@ END_TEST
 /* ---- eager reference ---------------------------------------------------- */
 
 enum { R_NONE, R_GHOST, R_ENTRY };
-typedef struct { int state; double score; uint32_t visits; uint64_t seq; } ref_key;
+typedef struct {
+    int state;
+    double score;
+    uint32_t visits;
+    uint64_t seq;
+} ref_key;
 typedef struct {
     ref_key *k;
     size_t nkeys, cap, gcap, entries, ghosts;
@@ -212,7 +217,7 @@ static int ref_get(ref_cache *r, size_t i) {
     int state = k->state;
     if (state == R_NONE) memset(k, 0, sizeof *k);
     k->visits++;
-    if (state != R_ENTRY) k->seq = ++r->seq;     /* hits keep their put order */
+    if (state != R_ENTRY) k->seq = ++r->seq; /* hits keep their put order */
     if (state == R_NONE) ref_ghost_offer(r, i);
     return state == R_ENTRY;
 }
@@ -251,8 +256,8 @@ static void ref_invalidate(ref_cache *r, size_t i) {
     ref_ghost_offer(r, i);
 }
 
-static void lazy_vs_eager(uint64_t seed, size_t nkeys, size_t cap, size_t gcap,
-                          uint32_t P, double a, uint64_t ops) {
+static void lazy_vs_eager(uint64_t seed, size_t nkeys, size_t cap, size_t gcap, uint32_t P,
+                          double a, uint64_t ops) {
     ref_cache r = {.nkeys = nkeys, .cap = cap, .gcap = gcap, .P = P, .a = a};
     r.k = calloc(nkeys, sizeof *r.k);
     hotcache_t *h = make(HOTCACHE_HOTSCORE, UINT64_MAX, cap, P, a, gcap);
@@ -338,10 +343,10 @@ START_TEST(hotscore_eviction_order) {
     for (int i = 0; i < 4; i++) get_u64(h, 1);
     for (int i = 0; i < 3; i++) get_u64(h, 2);
     for (int i = 0; i < 2; i++) get_u64(h, 3);
-    close_period(h);                         /* scores 0.2, 0.15, 0.1 */
-    ck_assert_int_eq(put_u64(h, 4), 0);      /* score 0 outscores nobody */
+    close_period(h);                    /* scores 0.2, 0.15, 0.1 */
+    ck_assert_int_eq(put_u64(h, 4), 0); /* score 0 outscores nobody */
     for (int i = 0; i < 5; i++) get_u64(h, 4);
-    close_period(h);                         /* 4: 0.25; 1, 2, 3: 0.1, 0.075, 0.05 */
+    close_period(h); /* 4: 0.25; 1, 2, 3: 0.1, 0.075, 0.05 */
     double s1, s2, s3, s4;
     peek_u64(h, 3, &s3, NULL, NULL);
     peek_u64(h, 4, &s4, NULL, NULL);
@@ -378,10 +383,10 @@ START_TEST(lru_order) {
     put_u64(h, 2);
     put_u64(h, 3);
     ck_assert_int_eq(get_u64(h, 1), SCBF_OK);
-    ck_assert_int_eq(put_u64(h, 4), 1);       /* evicts 2 */
+    ck_assert_int_eq(put_u64(h, 4), 1); /* evicts 2 */
     ck_assert(!is_cached(h, 2) && is_cached(h, 1) && is_cached(h, 3));
     ck_assert_int_eq(get_u64(h, 3), SCBF_OK);
-    ck_assert_int_eq(put_u64(h, 5), 1);       /* evicts 1 */
+    ck_assert_int_eq(put_u64(h, 5), 1); /* evicts 1 */
     ck_assert(!is_cached(h, 1) && is_cached(h, 3) && is_cached(h, 4) && is_cached(h, 5));
     ck_assert_int_eq(get_u64(h, 1), SCBF_E_NOT_FOUND);
     hotcache_stats_t s = stats(h);
@@ -404,7 +409,7 @@ static void random_bytes_workload(hotcache_policy p, uint64_t seed) {
     const uint64_t cap = 64 * 1024;
     const size_t nkeys = 400, maxv = 3000;
     hotcache_t *h = make(p, cap, 0, 300, 0.4, 0);
-    uint64_t *version = calloc(nkeys, sizeof *version);   /* 0 = must miss */
+    uint64_t *version = calloc(nkeys, sizeof *version); /* 0 = must miss */
     size_t *len = calloc(nkeys, sizeof *len);
     uint8_t *v = malloc(maxv), *expect = malloc(maxv);
     tu_rng rng = {seed};
@@ -424,7 +429,7 @@ static void random_bytes_workload(hotcache_policy p, uint64_t seed) {
                 ck_assert(memcmp(v, expect, vlen) == 0);
             } else {
                 ck_assert_int_eq(rc, SCBF_E_NOT_FOUND);
-                version[i] = 0;                 /* evicted */
+                version[i] = 0; /* evicted */
             }
         } else if (dice < 95) {
             size_t vlen = (size_t)tu_below(&rng, maxv);
@@ -471,7 +476,7 @@ START_TEST(bytes_accounted) {
     for (int p = 0; p < 2; p++) {
         hotcache_t *h = make((hotcache_policy)p, 1 << 20, 0, 0, 0, 0);
         uint64_t empty = stats(h).bytes_used;
-        ck_assert_uint_gt(empty, 0);            /* struct, index, ghost arena */
+        ck_assert_uint_gt(empty, 0); /* struct, index, ghost arena */
         uint8_t kb[8], v[1000] = {0};
         tu_key64(7, kb);
         ck_assert_int_eq(hotcache_put(h, kb, 8, v, sizeof v, NULL), SCBF_OK);
@@ -492,7 +497,7 @@ START_TEST(invalidate_keeps_history) {
     put_u64(h, 1);
     get_u64(h, 1);
     get_u64(h, 1);
-    get_u64(h, 2);                               /* closes period 0 */
+    get_u64(h, 2); /* closes period 0 */
     uint8_t kb[8];
     tu_key64(1, kb);
     ck_assert_int_eq(hotcache_invalidate(h, kb, 8), SCBF_OK);
@@ -520,8 +525,8 @@ START_TEST(replace_value) {
         ck_assert_int_eq(hotcache_put(h, kb, 8, "first", 5, &admitted), SCBF_OK);
         ck_assert_int_eq(admitted, 1);
         uint64_t b1 = stats(h).bytes_used;
-        ck_assert_int_eq(hotcache_put(h, kb, 8, "second value, longer than the first", 36,
-                                      &admitted), SCBF_OK);
+        ck_assert_int_eq(
+            hotcache_put(h, kb, 8, "second value, longer than the first", 36, &admitted), SCBF_OK);
         ck_assert_int_eq(admitted, 1);
         ck_assert_int_eq(hotcache_get(h, kb, 8, buf, sizeof buf, &vlen), SCBF_OK);
         ck_assert_uint_eq(vlen, 36);
@@ -559,7 +564,7 @@ START_TEST(value_larger_than_capacity) {
         ck_assert_int_eq(hotcache_put(h, kb, 8, big, 16384 - 100, &admitted), SCBF_OK);
         ck_assert_int_eq(admitted, 0);
         hotcache_stats_t after = stats(h);
-        ck_assert_uint_eq(after.entries, before.entries);     /* nothing evicted */
+        ck_assert_uint_eq(after.entries, before.entries); /* nothing evicted */
         ck_assert_uint_eq(after.evictions, 0);
         ck_assert_uint_eq(after.rejections, before.rejections + 2);
         free(big);
@@ -596,7 +601,7 @@ START_TEST(bad_arguments) {
     c.decay = 0.5;
     c.period = 0;
     ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
-    hotcache_config_default(&c, HOTCACHE_HOTSCORE, 100);   /* below the fixed overhead */
+    hotcache_config_default(&c, HOTCACHE_HOTSCORE, 100); /* below the fixed overhead */
     ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
     ck_assert_ptr_null(h);
     ck_assert_int_eq(hotcache_create(NULL, &h), SCBF_E_INVALID_ARG);
@@ -605,7 +610,10 @@ END_TEST
 
 /* ---- concurrency -------------------------------------------------------- */
 
-typedef struct { hotcache_t *h; uint64_t seed, gets; } worker_arg;
+typedef struct {
+    hotcache_t *h;
+    uint64_t seed, gets;
+} worker_arg;
 
 static void *worker(void *p) {
     worker_arg *w = p;
@@ -676,7 +684,7 @@ static unsigned brute(const uint64_t *t, size_t n, size_t i, unsigned cached, un
     if (i == n) return 0;
     unsigned bit = 1u << t[i];
     if (cached & bit) return 1 + brute(t, n, i + 1, cached, cap);
-    unsigned best = brute(t, n, i + 1, cached, cap);          /* bypass */
+    unsigned best = brute(t, n, i + 1, cached, cap); /* bypass */
     if ((unsigned)__builtin_popcount(cached) < cap) {
         unsigned r = brute(t, n, i + 1, cached | bit, cap);
         if (r > best) best = r;
@@ -767,6 +775,4 @@ static Suite *suite(void) {
     return s;
 }
 
-int main(void) {
-    return tu_run(suite());
-}
+int main(void) { return tu_run(suite()); }

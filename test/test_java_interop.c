@@ -59,7 +59,8 @@ static void golden_path(const char *name, char *out, size_t cap) {
     const char *file = __FILE__;
     const char *slash = strrchr(file, '/');
     int dir_len = slash ? (int)(slash - file) : 1;
-    snprintf(out, cap, "%.*s/../java/src/test/resources/io/scbf/interop/%s", dir_len, slash ? file : ".", name);
+    snprintf(out, cap, "%.*s/../java/src/test/resources/io/scbf/interop/%s", dir_len,
+             slash ? file : ".", name);
 }
 
 static uint8_t *read_file(const char *path, size_t *len) {
@@ -89,7 +90,8 @@ static void check_golden(const char *name, const uint8_t *bytes, size_t len) {
     size_t glen;
     uint8_t *golden = read_file(path, &glen);
     ck_assert_msg(glen == len && memcmp(golden, bytes, len) == 0,
-                  "%s: C now writes different bytes than the golden snapshot (%zu vs %zu bytes)", name, len, glen);
+                  "%s: C now writes different bytes than the golden snapshot (%zu vs %zu bytes)",
+                  name, len, glen);
     free(golden);
 }
 

@@ -173,7 +173,7 @@ static int model_next(void *ctx, const uint8_t **key, size_t *len) {
 typedef struct {
     uint64_t ops;
     uint32_t universe;
-    uint64_t target_total;  /* final population; ramps up from 1/20 of it */
+    uint64_t target_total; /* final population; ramps up from 1/20 of it */
     int batch;
     uint64_t seed;
 } workload_t;
@@ -198,7 +198,8 @@ static void run(target_t *t, const workload_t *w) {
                 for (size_t i = 0; i < b.n; i++) b.ids[i] = id;
                 batch_pack(t, &b);
                 ck_assert_int_eq(t->f ? scbf_add_batch(t->f, b.data, b.offs, b.n)
-                                      : sscbf_add_batch(t->s, b.data, b.offs, b.n), SCBF_OK);
+                                      : sscbf_add_batch(t->s, b.data, b.offs, b.n),
+                                 SCBF_OK);
             } else {
                 b.n = 1;
                 t_add(t, id);
@@ -212,7 +213,8 @@ static void run(target_t *t, const workload_t *w) {
                 for (size_t i = 0; i < b.n; i++) b.ids[i] = (uint32_t)tu_below(&r, w->universe);
                 batch_pack(t, &b);
                 ck_assert_int_eq(t->f ? scbf_add_batch(t->f, b.data, b.offs, b.n)
-                                      : sscbf_add_batch(t->s, b.data, b.offs, b.n), SCBF_OK);
+                                      : sscbf_add_batch(t->s, b.data, b.offs, b.n),
+                                 SCBF_OK);
                 for (size_t i = 0; i < b.n; i++) model_add(&m, b.ids[i]);
                 op += b.n;
             } else {

@@ -34,7 +34,11 @@ static int rm64(scbf_t *f, uint64_t v) {
 
 /* Table 1 of the SCBF paper: M = 45 KB = 368,640 positions. */
 START_TEST(sizing_paper_table) {
-    static const struct { double p; uint32_t k; uint64_t m, n; } rows[] = {
+    static const struct {
+        double p;
+        uint32_t k;
+        uint64_t m, n;
+    } rows[] = {
         {0.001, 10, 36864, 25639},
         {0.0001, 14, 26331, 19229},
         {0.00001, 17, 21684, 15383},
@@ -265,8 +269,7 @@ START_TEST(batch_matches_single) {
     for (int i = 0; i < 5; i++) ck_assert_int_eq(res[i], 1);
     uint32_t bad[] = {0, 5, 3};
     ck_assert_int_eq(scbf_add_batch(b, (const uint8_t *)txt, bad, 2), SCBF_E_INVALID_ARG);
-    ck_assert_int_eq(scbf_contains_batch(b, (const uint8_t *)txt, vo, 5, NULL),
-                     SCBF_E_INVALID_ARG);
+    ck_assert_int_eq(scbf_contains_batch(b, (const uint8_t *)txt, vo, 5, NULL), SCBF_E_INVALID_ARG);
     ck_assert_int_eq(scbf_add_batch(b, NULL, NULL, 0), SCBF_OK);
     free(sa);
     free(sb);
@@ -282,7 +285,10 @@ START_TEST(merge_and_clear) {
     scbf_t *a = make(2000, 0.01, 4), *b = make(2000, 0.01, 4), *c = make(2000, 0.001, 4);
     for (uint64_t i = 0; i < 500; i++) add64(a, i);
     for (uint64_t i = 500; i < 1000; i++) add64(b, i);
-    for (int i = 0; i < 10; i++) { add64(a, 5000); add64(b, 5000); } /* 20 > 15: saturates */
+    for (int i = 0; i < 10; i++) {
+        add64(a, 5000);
+        add64(b, 5000);
+    } /* 20 > 15: saturates */
     ck_assert_int_eq(scbf_merge(a, c), SCBF_E_PARAM_MISMATCH);
     ck_assert_int_eq(scbf_merge(a, a), SCBF_E_INVALID_ARG);
     ck_assert_int_eq(scbf_merge(a, b), SCBF_OK);

@@ -14,9 +14,7 @@ static void put32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 /* Re-seal a hand-edited snapshot so only the edited field is wrong. */
-static void reseal(uint8_t *buf, size_t len) {
-    put64(buf + len - 8, XXH64(buf, len - 8, 0));
-}
+static void reseal(uint8_t *buf, size_t len) { put64(buf + len - 8, XXH64(buf, len - 8, 0)); }
 
 static scbf_t *sample_scbf(uint32_t bits, uint64_t cap, uint64_t keys) {
     scbf_params_t p;
@@ -210,23 +208,23 @@ START_TEST(scbf_bad_headers) {
     size_t len;
     uint8_t *buf = encode(f, &len);
     uint8_t *e = malloc(len + 8);
-#define EDIT(stmt, want)                                           \
-    do {                                                           \
-        memcpy(e, buf, len);                                       \
-        stmt;                                                      \
-        reseal(e, len);                                            \
-        ck_assert_int_eq(scbf_snapshot_read(e, len, &g), (want));  \
+#define EDIT(stmt, want)                                                                           \
+    do {                                                                                           \
+        memcpy(e, buf, len);                                                                       \
+        stmt;                                                                                      \
+        reseal(e, len);                                                                            \
+        ck_assert_int_eq(scbf_snapshot_read(e, len, &g), (want));                                  \
     } while (0)
     EDIT(e[0] = 'X', SCBF_E_BAD_MAGIC);
     EDIT(e[4] = 2, SCBF_E_BAD_VERSION);
-    EDIT(e[6] = 1, SCBF_E_CORRUPT);                        /* flags */
-    EDIT(put32(e + 8, 0), SCBF_E_CORRUPT);                 /* k = 0 */
-    EDIT(put32(e + 8, 65), SCBF_E_CORRUPT);                /* k > 64 */
-    EDIT(put32(e + 12, 5), SCBF_E_CORRUPT);                /* counter bits */
-    EDIT(put64(e + 16, 0), SCBF_E_CORRUPT);                /* m = 0 */
-    EDIT(put64(e + 16, UINT64_C(1) << 40), SCBF_E_CORRUPT); /* k*m too large */
-    EDIT(put64(e + 32, 0), SCBF_E_CORRUPT);                /* fpr 0.0 */
-    EDIT(put64(e + 48, 3), SCBF_E_CORRUPT);                /* word count */
+    EDIT(e[6] = 1, SCBF_E_CORRUPT);                                    /* flags */
+    EDIT(put32(e + 8, 0), SCBF_E_CORRUPT);                             /* k = 0 */
+    EDIT(put32(e + 8, 65), SCBF_E_CORRUPT);                            /* k > 64 */
+    EDIT(put32(e + 12, 5), SCBF_E_CORRUPT);                            /* counter bits */
+    EDIT(put64(e + 16, 0), SCBF_E_CORRUPT);                            /* m = 0 */
+    EDIT(put64(e + 16, UINT64_C(1) << 40), SCBF_E_CORRUPT);            /* k*m too large */
+    EDIT(put64(e + 32, 0), SCBF_E_CORRUPT);                            /* fpr 0.0 */
+    EDIT(put64(e + 48, 3), SCBF_E_CORRUPT);                            /* word count */
     EDIT(put64(e + 32, UINT64_C(0x3ff0000000000000)), SCBF_E_CORRUPT); /* fpr 1.0 */
     /* A plausible huge m (consistent word count) in a short buffer: the
      * decoder must say TRUNCATED without allocating it. */
@@ -281,25 +279,25 @@ START_TEST(sscbf_bad_headers) {
     sscbf_stats(s, &st);
     uint32_t n = st.filters;
     ck_assert_uint_ge(n, 2);
-#define EDIT(stmt, want)                                            \
-    do {                                                            \
-        memcpy(e, buf, len);                                        \
-        stmt;                                                       \
-        reseal(e, len);                                             \
-        ck_assert_int_eq(sscbf_snapshot_read(e, len, &t), (want));  \
+#define EDIT(stmt, want)                                                                           \
+    do {                                                                                           \
+        memcpy(e, buf, len);                                                                       \
+        stmt;                                                                                      \
+        reseal(e, len);                                                                            \
+        ck_assert_int_eq(sscbf_snapshot_read(e, len, &t), (want));                                 \
     } while (0)
     EDIT(e[1] = 'X', SCBF_E_BAD_MAGIC);
     EDIT(e[5] = 1, SCBF_E_BAD_VERSION);
-    EDIT(put32(e + 44, 0), SCBF_E_CORRUPT);           /* no sub-filters */
-    EDIT(put32(e + 44, 33), SCBF_E_CORRUPT);          /* more than max_filters */
-    EDIT(put32(e + 40, 100), SCBF_E_CORRUPT);         /* max_filters absurd */
-    EDIT(put32(e + 32, 0), SCBF_E_CORRUPT);           /* growth 0 */
-    EDIT(put64(e + 24, 0), SCBF_E_CORRUPT);           /* tightening 0 */
-    EDIT(put32(e + 44, n - 1), SCBF_E_CORRUPT);       /* fewer filters: trailing bytes */
-    EDIT(put32(e + 44, n + 1), SCBF_E_TRUNCATED);     /* more filters than bytes */
+    EDIT(put32(e + 44, 0), SCBF_E_CORRUPT);            /* no sub-filters */
+    EDIT(put32(e + 44, 33), SCBF_E_CORRUPT);           /* more than max_filters */
+    EDIT(put32(e + 40, 100), SCBF_E_CORRUPT);          /* max_filters absurd */
+    EDIT(put32(e + 32, 0), SCBF_E_CORRUPT);            /* growth 0 */
+    EDIT(put64(e + 24, 0), SCBF_E_CORRUPT);            /* tightening 0 */
+    EDIT(put32(e + 44, n - 1), SCBF_E_CORRUPT);        /* fewer filters: trailing bytes */
+    EDIT(put32(e + 44, n + 1), SCBF_E_TRUNCATED);      /* more filters than bytes */
     EDIT(put64(e + 88, UINT64_MAX), SCBF_E_TRUNCATED); /* sub-filter length absurd */
-    EDIT(put32(e + 36, 8), SCBF_E_CORRUPT);           /* sub-filters are 4-bit */
-    EDIT(put64(e + 56, 1), SCBF_E_CORRUPT);           /* seed differs from sub-filters */
+    EDIT(put32(e + 36, 8), SCBF_E_CORRUPT);            /* sub-filters are 4-bit */
+    EDIT(put64(e + 56, 1), SCBF_E_CORRUPT);            /* seed differs from sub-filters */
     /* A sub-filter's own checksum is checked too. */
     memcpy(e, buf, len);
     e[88 + 8 + 60] ^= 1;

@@ -108,8 +108,8 @@ START_TEST(tiny_estimated_fpr_is_not_rounded_to_zero) {
     ck_assert(st.estimated_fpr == 0.0);
     for (uint64_t i = 0; i < 3; i++) ck_assert_int_eq(add64(s, i), SCBF_OK);
     ck_assert_int_eq(sscbf_stats(s, &st), SCBF_OK);
-    ck_assert_msg(st.estimated_fpr > 0.0 && st.estimated_fpr < 1e-20,
-                  "estimated_fpr=%g", st.estimated_fpr);
+    ck_assert_msg(st.estimated_fpr > 0.0 && st.estimated_fpr < 1e-20, "estimated_fpr=%g",
+                  st.estimated_fpr);
     ck_assert(st.design_fpr > 0.0 && st.design_fpr <= 0.001);
     sscbf_free(s);
 }
@@ -175,7 +175,7 @@ START_TEST(remove_rule_and_residue) {
     add64(s, X);
     add64(s, Y);
     for (uint64_t i = 0; nfilters(s) < 2; i++) add64(s, i);
-    add64(s, Y); /* Y now has a copy in both sub-filters */
+    add64(s, Y);                           /* Y now has a copy in both sub-filters */
     ck_assert_int_eq(rm64(s, X), SCBF_OK); /* only in the oldest: decremented */
     ck_assert_int_eq(has64(s, X), 0);
     sscbf_stats_t st;
@@ -235,8 +235,10 @@ START_TEST(compaction) {
     size_t nlive = 0;
     for (uint64_t i = 0; i < N; i++) add64(s, i);
     for (uint64_t i = 0; i < N; i++) {
-        if (i % 3 == 0) ck_assert_int_eq(rm64(s, i), SCBF_OK);
-        else live[nlive++] = i;
+        if (i % 3 == 0)
+            ck_assert_int_eq(rm64(s, i), SCBF_OK);
+        else
+            live[nlive++] = i;
     }
     sscbf_stats_t before;
     sscbf_stats(s, &before);

@@ -7,9 +7,11 @@
 #include <stddef.h>
 #include <check.h>
 
-typedef struct { uint64_t s; } tu_rng;
+typedef struct {
+    uint64_t s;
+} tu_rng;
 
-static inline uint64_t tu_next(tu_rng *r) {       /* splitmix64 */
+static inline uint64_t tu_next(tu_rng *r) { /* splitmix64 */
     uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);

@@ -15,9 +15,7 @@ static const char USAGE[] =
     "  --period, --decay, --ghosts tune hotscore (defaults: 8 x ENTRIES, 0.2,\n"
     "  2 x ENTRIES).";
 
-static int usage_error(const char *msg) {
-    return cli_usage_error("cache-sim", USAGE, msg);
-}
+static int usage_error(const char *msg) { return cli_usage_error("cache-sim", USAGE, msg); }
 
 int cmd_cache_sim(int argc, char **argv) {
     const char *policy = NULL, *path = NULL;
@@ -107,8 +105,8 @@ int cmd_cache_sim(int argc, char **argv) {
         fprintf(stderr, "scbf cache-sim: %s\n", scbf_strerror(rc));
         return 1;
     }
-    printf("policy=%s capacity=%llu accesses=%zu hits=%llu\n", policy,
-           (unsigned long long)entries, n, (unsigned long long)hits);
+    printf("policy=%s capacity=%llu accesses=%zu hits=%llu\n", policy, (unsigned long long)entries,
+           n, (unsigned long long)hits);
     printf("hit_ratio=%.4f\n", (double)hits / (double)n);
     return 0;
 }

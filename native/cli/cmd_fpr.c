@@ -10,7 +10,7 @@
 
 static const char *USAGE = "--capacity N --fpr P [--scalable] [--seed S] [--probes Q]";
 
-#define BATCH 4096
+#define BATCH   4096
 #define KEY_LEN 9
 
 /* Inserted keys are tag 0 + LE64(i), probes tag 1 + LE64(i): disjoint sets. */
@@ -30,8 +30,8 @@ typedef struct {
     sscbf_t *s;
 } filter_t;
 
-static int run_with(filter_t *fl, uint64_t capacity, uint64_t probes, uint64_t *fp,
-                    uint8_t *data, uint32_t *offs, uint8_t *res) {
+static int run_with(filter_t *fl, uint64_t capacity, uint64_t probes, uint64_t *fp, uint8_t *data,
+                    uint32_t *offs, uint8_t *res) {
     int rc;
     if (!data || !offs) return SCBF_E_NOMEM;
     for (uint64_t i = 0; i < capacity; i += BATCH) {

@@ -15,10 +15,12 @@ int cmd_sizing(int argc, char **argv) {
         if (i + 1 >= argc) return cli_usage_error("sizing", USAGE, "missing option value");
         const char *val = argv[++i];
         if (!strcmp(opt, "--positions")) {
-            if (cli_parse_u64(val, &positions)) return cli_usage_error("sizing", USAGE, "bad --positions");
+            if (cli_parse_u64(val, &positions))
+                return cli_usage_error("sizing", USAGE, "bad --positions");
             have_positions = 1;
         } else if (!strcmp(opt, "--capacity")) {
-            if (cli_parse_u64(val, &capacity)) return cli_usage_error("sizing", USAGE, "bad --capacity");
+            if (cli_parse_u64(val, &capacity))
+                return cli_usage_error("sizing", USAGE, "bad --capacity");
             have_capacity = 1;
         } else if (!strcmp(opt, "--fpr")) {
             if (cli_parse_double(val, &fpr)) return cli_usage_error("sizing", USAGE, "bad --fpr");
@@ -40,8 +42,7 @@ int cmd_sizing(int argc, char **argv) {
         printf("k=%u m=%llu n=%llu\n", p.k, (unsigned long long)p.m,
                (unsigned long long)p.capacity);
     else
-        printf("positions=%llu k=%u m=%llu bytes=%llu\n", (unsigned long long)p.positions,
-               p.k, (unsigned long long)p.m,
-               (unsigned long long)scbf_params_counter_bytes(&p));
+        printf("positions=%llu k=%u m=%llu bytes=%llu\n", (unsigned long long)p.positions, p.k,
+               (unsigned long long)p.m, (unsigned long long)scbf_params_counter_bytes(&p));
     return 0;
 }

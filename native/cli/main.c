@@ -23,14 +23,16 @@ static void usage(FILE *out) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) { usage(stderr); return 2; }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "scbf: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

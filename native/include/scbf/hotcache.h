@@ -49,29 +49,27 @@ typedef struct {
     uint64_t capacity_bytes; /* > 0 */
     uint64_t max_entries;    /* 0 = no entry cap */
     uint32_t period;         /* lookups per period (hotscore), > 0 */
-    double   decay;          /* a in (0, 1] */
+    double decay;            /* a in (0, 1] */
     uint64_t period_ns;      /* also close a period every this many ns; 0 = off */
     uint64_t ghost_entries;  /* max ghost records; 0 = derived from capacity */
 } hotcache_config_t;
 
 /* Sensible defaults for a given policy and capacity. */
-void hotcache_config_default(hotcache_config_t *c, hotcache_policy policy,
-                             uint64_t capacity_bytes);
+void hotcache_config_default(hotcache_config_t *c, hotcache_policy policy, uint64_t capacity_bytes);
 
-int  hotcache_create(const hotcache_config_t *c, hotcache_t **out);
+int hotcache_create(const hotcache_config_t *c, hotcache_t **out);
 void hotcache_free(hotcache_t *h);
 
 /* Lookup; counts a visit for the key whether cached or not.
  * Hit: SCBF_OK, value copied to buf, *vlen = its length; if cap is too small,
  * SCBF_E_BUFFER_TOO_SMALL with *vlen = needed length (counted as a hit).
  * Miss: SCBF_E_NOT_FOUND. */
-int hotcache_get(hotcache_t *h, const void *key, size_t klen,
-                 void *buf, size_t cap, size_t *vlen);
+int hotcache_get(hotcache_t *h, const void *key, size_t klen, void *buf, size_t cap, size_t *vlen);
 /* Offer a value (typically after a miss). *admitted (nullable) = 1 if now
  * cached. Replaces an existing value for the key. A value larger than the
  * whole capacity is not admitted (SCBF_OK, *admitted = 0). */
-int hotcache_put(hotcache_t *h, const void *key, size_t klen,
-                 const void *val, size_t vlen, int *admitted);
+int hotcache_put(hotcache_t *h, const void *key, size_t klen, const void *val, size_t vlen,
+                 int *admitted);
 /* Drop the cached value (its score history is kept). SCBF_E_NOT_FOUND if not cached. */
 int hotcache_invalidate(hotcache_t *h, const void *key, size_t klen);
 /* Drop every entry and ghost (all score history); counters are kept. */
@@ -91,8 +89,8 @@ int hotcache_stats(const hotcache_t *h, hotcache_stats_t *out);
  * one, and whether its value is cached; SCBF_E_NOT_FOUND if the key is
  * neither cached nor a ghost. LRU: score 0, visits 0, cached 1 for cached
  * keys, SCBF_E_NOT_FOUND otherwise. Out-pointers are nullable. */
-int hotcache_peek(const hotcache_t *h, const void *key, size_t klen,
-                  double *score, uint32_t *visits, int *cached);
+int hotcache_peek(const hotcache_t *h, const void *key, size_t klen, double *score,
+                  uint32_t *visits, int *cached);
 
 #ifdef __cplusplus
 }

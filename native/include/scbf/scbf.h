@@ -41,7 +41,7 @@ typedef struct {
     uint32_t k;            /* slices = hash functions */
     uint64_t m;            /* counters per slice */
     uint64_t capacity;     /* n: design capacity in keys */
-    double   fpr;          /* P: target false-positive rate */
+    double fpr;            /* P: target false-positive rate */
     uint32_t counter_bits; /* 4 or 8 */
     uint64_t seed;         /* hash seed (XXH3 seed); 0 by default */
 } scbf_params_t;
@@ -58,7 +58,7 @@ int scbf_params_from_capacity(uint64_t capacity, double fpr, scbf_params_t *out)
 /* Bytes of counter memory the params imply. */
 uint64_t scbf_params_counter_bytes(const scbf_params_t *p);
 
-int  scbf_create(const scbf_params_t *params, scbf_t **out);
+int scbf_create(const scbf_params_t *params, scbf_t **out);
 void scbf_free(scbf_t *f); /* NULL is a no-op */
 const scbf_params_t *scbf_params(const scbf_t *f);
 
@@ -73,10 +73,10 @@ int scbf_remove(scbf_t *f, const void *key, size_t len);
  * are pipelined across keys. results (n bytes, may be NULL for add):
  * contains -> 1/0, remove -> 1 removed / 0 not present. */
 int scbf_add_batch(scbf_t *f, const uint8_t *data, const uint32_t *offsets, size_t n);
-int scbf_contains_batch(const scbf_t *f, const uint8_t *data, const uint32_t *offsets,
-                        size_t n, uint8_t *results);
-int scbf_remove_batch(scbf_t *f, const uint8_t *data, const uint32_t *offsets,
-                      size_t n, uint8_t *results);
+int scbf_contains_batch(const scbf_t *f, const uint8_t *data, const uint32_t *offsets, size_t n,
+                        uint8_t *results);
+int scbf_remove_batch(scbf_t *f, const uint8_t *data, const uint32_t *offsets, size_t n,
+                      uint8_t *results);
 
 /* Counter-wise saturating add of src into dst (equal params required). */
 int scbf_merge(scbf_t *dst, const scbf_t *src);
@@ -87,11 +87,11 @@ void scbf_clear(scbf_t *f);
 typedef struct {
     uint64_t positions, m, capacity;
     uint32_t k, counter_bits;
-    uint64_t nonzero;        /* non-zero counters, all slices */
-    uint64_t saturated;      /* counters at their maximum */
-    double   max_fill;       /* highest per-slice fill (non-zero / m) */
-    double   estimated_fpr;  /* product over slices of fill */
-    uint64_t bytes;          /* memory owned by the filter */
+    uint64_t nonzero;     /* non-zero counters, all slices */
+    uint64_t saturated;   /* counters at their maximum */
+    double max_fill;      /* highest per-slice fill (non-zero / m) */
+    double estimated_fpr; /* product over slices of fill */
+    uint64_t bytes;       /* memory owned by the filter */
 } scbf_stats_t;
 
 /* Reads every counter word once: O(M), about 0.4 ms per MiB of counters on

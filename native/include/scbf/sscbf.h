@@ -37,8 +37,8 @@ typedef struct sscbf sscbf_t;
 
 typedef struct {
     uint64_t initial_capacity;  /* keys of the first sub-filter (>= 1) */
-    double   fpr;               /* target compound false-positive rate */
-    double   tightening;        /* r in (0,1): P_i = P_0 * r^i; default 0.5 */
+    double fpr;                 /* target compound false-positive rate */
+    double tightening;          /* r in (0,1): P_i = P_0 * r^i; default 0.5 */
     uint32_t growth;            /* capacity multiplier per sub-filter, >= 1; default 2 */
     uint32_t counter_bits;      /* 4 or 8; default 4 */
     uint32_t max_filters;       /* hard cap on sub-filters; default 32 */
@@ -48,7 +48,7 @@ typedef struct {
 
 void sscbf_config_default(sscbf_config_t *c, uint64_t initial_capacity, double fpr);
 
-int  sscbf_create(const sscbf_config_t *c, sscbf_t **out);
+int sscbf_create(const sscbf_config_t *c, sscbf_t **out);
 void sscbf_free(sscbf_t *s);
 const sscbf_config_t *sscbf_config(const sscbf_t *s);
 
@@ -59,10 +59,10 @@ int sscbf_contains(const sscbf_t *s, const void *key, size_t len); /* 1 / 0 / <0
 int sscbf_remove(sscbf_t *s, const void *key, size_t len);
 
 int sscbf_add_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets, size_t n);
-int sscbf_contains_batch(const sscbf_t *s, const uint8_t *data, const uint32_t *offsets,
-                         size_t n, uint8_t *results);
-int sscbf_remove_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets,
-                       size_t n, uint8_t *results);
+int sscbf_contains_batch(const sscbf_t *s, const uint8_t *data, const uint32_t *offsets, size_t n,
+                         uint8_t *results);
+int sscbf_remove_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets, size_t n,
+                       uint8_t *results);
 
 /* Sub-filter-wise merge; both must have the same config and sub-filter
  * shapes for the sub-filters src has (dst grows to match). */
@@ -71,14 +71,14 @@ void sscbf_clear(sscbf_t *s); /* back to one empty sub-filter */
 
 typedef struct {
     uint32_t filters;
-    uint64_t residue;           /* removes skipped because ambiguous */
-    double   design_fpr;        /* 1 - prod(1 - P_i) over sub-filters */
-    double   estimated_fpr;     /* 1 - prod(1 - est_i) from fills */
+    uint64_t residue;     /* removes skipped because ambiguous */
+    double design_fpr;    /* 1 - prod(1 - P_i) over sub-filters */
+    double estimated_fpr; /* 1 - prod(1 - est_i) from fills */
     uint64_t bytes;
-    uint64_t positions;         /* sum over sub-filters */
+    uint64_t positions; /* sum over sub-filters */
     uint64_t saturated;
-    double   newest_fill;       /* highest slice fill of the newest sub-filter */
-    uint64_t adds, removes;     /* successful operations since create/compact */
+    double newest_fill;     /* highest slice fill of the newest sub-filter */
+    uint64_t adds, removes; /* successful operations since create/compact */
 } sscbf_stats_t;
 
 /* Reads every counter of every sub-filter (scbf_stats): O(positions), for

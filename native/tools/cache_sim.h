@@ -18,8 +18,7 @@ int cache_sim_read_trace(FILE *f, uint64_t **keys, size_t *n);
 void cache_sim_config(hotcache_config_t *c, hotcache_policy policy, uint64_t entries);
 
 /* Replays keys through a hotcache built from c: get, and put on a miss. */
-int cache_sim_replay(const hotcache_config_t *c, const uint64_t *keys, size_t n,
-                     uint64_t *hits);
+int cache_sim_replay(const hotcache_config_t *c, const uint64_t *keys, size_t n, uint64_t *hits);
 
 /* Belady's optimum for a cache of `entries` unit-size entries with demand
  * paging and bypass: the maximum number of hits any policy can achieve. */

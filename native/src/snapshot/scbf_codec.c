@@ -1,5 +1,5 @@
 /*
- * snapshot.c - SCBF snapshot codec (layout: docs/snapshot-format.md).
+ * scbf_codec.c - SCBF snapshot codec (layout: docs/snapshot-format.md).
  *
  * Decoding checks, in order: length against each field before reading it,
  * magic, version, header sanity (so the implied total size cannot overflow
@@ -7,9 +7,10 @@
  * is allocated only after the input is known to hold every counter, so a
  * hostile header cannot make the decoder allocate more than the input size.
  */
-#include "scbf_internal.h"
-#include "snapshot.h"
 #include "hash.h"
+#include "le_bytes.h"
+#include "scbf_internal.h"
+#include "snapshot_format.h"
 
 size_t scbf_snapshot_size(const scbf_t *f) {
     if (!f) return 0;
@@ -61,8 +62,7 @@ int scbf_snapshot_read(const uint8_t *buf, size_t len, scbf_t **out) {
     p.fpr = get_f64le(buf + 32);
     p.seed = get_u64le(buf + 40);
     /* Check k and m separately first so k*m cannot overflow. */
-    if (p.k < 1 || p.k > SCBF_MAX_K || p.m < 1 || p.m > SCBF_MAX_POSITIONS)
-        return SCBF_E_CORRUPT;
+    if (p.k < 1 || p.k > SCBF_MAX_K || p.m < 1 || p.m > SCBF_MAX_POSITIONS) return SCBF_E_CORRUPT;
     p.positions = (uint64_t)p.k * p.m;
     if (scbf_params_check(&p)) return SCBF_E_CORRUPT;
     uint64_t cpw = 64 / p.counter_bits;
@@ -86,7 +86,9 @@ int scbf_snapshot_read(const uint8_t *buf, size_t len, scbf_t **out) {
     scbf_t *f;
     int rc = scbf_create(&p, &f);
     if (rc) return rc;
-    scbf_init_words_le(f, buf + SCBF_SNAP_HEADER);
+    for (uint64_t i = 0; i < nw; i++)
+        scbf_store_word(f, i, get_u64le(buf + SCBF_SNAP_HEADER + i * 8));
+    scbf_recount(f);
     *out = f;
     return SCBF_OK;
 }

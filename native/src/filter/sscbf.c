@@ -22,25 +22,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include "scbf/sscbf.h"
-#include "scbf_internal.h"
-#include "snapshot.h"
 #include "hash.h"
+#include "scbf_internal.h"
+#include "sscbf_internal.h"
 
-#define SSCBF_MAX_FILTERS 64u
 #define CHUNK 256
-
-struct sscbf {
-    sscbf_config_t c;
-    pthread_rwlock_t lock;
-    pthread_mutex_t admin;
-    scbf_t *filters[SSCBF_MAX_FILTERS]; /* [0, n) in use, oldest first */
-    uint32_t n;
-    scbf_t *shadow;          /* compaction target while a compaction runs */
-    int growth_blocked;      /* next sub-filter could not be sized/allocated */
-    _Atomic uint64_t residue, shadow_residue;
-    _Atomic uint64_t adds, removes, shadow_adds;
-};
 
 void sscbf_config_default(sscbf_config_t *c, uint64_t initial_capacity, double fpr) {
     if (!c) return;
@@ -59,8 +45,7 @@ void sscbf_config_default(sscbf_config_t *c, uint64_t initial_capacity, double f
  * less than P, and 1 - prod(1 - P_i) <= sum P_i. */
 static double first_fpr(const sscbf_config_t *c) { return c->fpr * (1.0 - c->tightening); }
 
-static int sized_params(const sscbf_config_t *c, uint64_t capacity, double fpr,
-                        scbf_params_t *p) {
+static int sized_params(const sscbf_config_t *c, uint64_t capacity, double fpr, scbf_params_t *p) {
     int rc = scbf_params_from_capacity(capacity, fpr, p);
     if (rc) return rc;
     p->counter_bits = c->counter_bits;
@@ -68,7 +53,7 @@ static int sized_params(const sscbf_config_t *c, uint64_t capacity, double fpr,
     return scbf_params_check(p);
 }
 
-static int config_check(const sscbf_config_t *c) {
+int sscbf_config_check(const sscbf_config_t *c) {
     scbf_params_t p;
     if (!c || c->initial_capacity < 1) return SCBF_E_INVALID_ARG;
     if (!(c->fpr > 0.0 && c->fpr < 1.0)) return SCBF_E_INVALID_ARG;
@@ -87,7 +72,7 @@ static int config_equal(const sscbf_config_t *a, const sscbf_config_t *b) {
 }
 
 /* A filter with no sub-filters yet; the caller installs filters[0]. */
-static int sscbf_alloc(const sscbf_config_t *c, sscbf_t **out) {
+int sscbf_alloc(const sscbf_config_t *c, sscbf_t **out) {
     pthread_rwlockattr_t attr;
     sscbf_t *s = calloc(1, sizeof *s);
     if (!s) return SCBF_E_NOMEM;
@@ -119,7 +104,7 @@ int sscbf_create(const sscbf_config_t *c, sscbf_t **out) {
     scbf_params_t p;
     if (!out) return SCBF_E_INVALID_ARG;
     *out = NULL;
-    int rc = config_check(c);
+    int rc = sscbf_config_check(c);
     if (rc) return rc;
     sized_params(c, c->initial_capacity, first_fpr(c), &p);
     sscbf_t *s;
@@ -143,16 +128,15 @@ void sscbf_free(sscbf_t *s) {
 
 const sscbf_config_t *sscbf_config(const sscbf_t *s) { return s ? &s->c : NULL; }
 
-static void rdlock(const sscbf_t *s) { pthread_rwlock_rdlock((pthread_rwlock_t *)&s->lock); }
+void sscbf_rdlock(const sscbf_t *s) { pthread_rwlock_rdlock((pthread_rwlock_t *)&s->lock); }
 static void wrlock(sscbf_t *s) { pthread_rwlock_wrlock(&s->lock); }
-static void unlock(const sscbf_t *s) { pthread_rwlock_unlock((pthread_rwlock_t *)&s->lock); }
+void sscbf_unlock(const sscbf_t *s) { pthread_rwlock_unlock((pthread_rwlock_t *)&s->lock); }
 
 /* Caller holds the read lock: does the newest sub-filter want a successor?
  * Runs after every add, so it reads the O(1) mean fill (see sscbf.h for why
  * the mean, not the highest slice, is the right test). */
 static int wants_growth(const sscbf_t *s) {
-    return !s->growth_blocked && s->n < s->c.max_filters &&
-           scbf_fill(s->filters[s->n - 1]) >= 0.5;
+    return !s->growth_blocked && s->n < s->c.max_filters && scbf_fill(s->filters[s->n - 1]) >= 0.5;
 }
 
 /* Appends a sub-filter if `newest` is still the newest and still at fill 1/2
@@ -170,14 +154,14 @@ static void grow(sscbf_t *s, const scbf_t *newest) {
         else
             s->filters[s->n++] = f;
     }
-    unlock(s);
+    sscbf_unlock(s);
 }
 
 int sscbf_add(sscbf_t *s, const void *key, size_t len) {
     uint64_t h1, h2;
     if (!s || (!key && len)) return SCBF_E_INVALID_ARG;
     scbf_hash_pair(key, len, s->c.seed, &h1, &h2);
-    rdlock(s);
+    sscbf_rdlock(s);
     scbf_t *newest = s->filters[s->n - 1];
     scbf_add_hashed(newest, h1, h2);
     if (s->shadow) {
@@ -186,7 +170,7 @@ int sscbf_add(sscbf_t *s, const void *key, size_t len) {
     }
     atomic_fetch_add_explicit(&s->adds, 1, memory_order_relaxed);
     int grow_now = wants_growth(s);
-    unlock(s);
+    sscbf_unlock(s);
     if (grow_now) grow(s, newest);
     return SCBF_OK;
 }
@@ -196,10 +180,9 @@ int sscbf_contains(const sscbf_t *s, const void *key, size_t len) {
     if (!s || (!key && len)) return SCBF_E_INVALID_ARG;
     scbf_hash_pair(key, len, s->c.seed, &h1, &h2);
     int found = 0;
-    rdlock(s);
-    for (uint32_t i = s->n; i-- > 0 && !found;)
-        found = scbf_contains_hashed(s->filters[i], h1, h2);
-    unlock(s);
+    sscbf_rdlock(s);
+    for (uint32_t i = s->n; i-- > 0 && !found;) found = scbf_contains_hashed(s->filters[i], h1, h2);
+    sscbf_unlock(s);
     return found;
 }
 
@@ -214,7 +197,7 @@ int sscbf_remove(sscbf_t *s, const void *key, size_t len) {
     uint64_t h1, h2;
     if (!s || (!key && len)) return SCBF_E_INVALID_ARG;
     scbf_hash_pair(key, len, s->c.seed, &h1, &h2);
-    rdlock(s);
+    sscbf_rdlock(s);
     uint32_t hits = 0, home = 0;
     for (uint32_t i = 0; i < s->n; i++)
         if (scbf_contains_hashed(s->filters[i], h1, h2)) {
@@ -226,12 +209,12 @@ int sscbf_remove(sscbf_t *s, const void *key, size_t len) {
         count_residue(s, hits > 1);
         atomic_fetch_add_explicit(&s->removes, 1, memory_order_relaxed);
     }
-    unlock(s);
+    sscbf_unlock(s);
     return hits ? SCBF_OK : SCBF_E_NOT_FOUND;
 }
 
-static void hash_chunk(const sscbf_t *s, const uint8_t *data, const uint32_t *offsets,
-                       size_t base, size_t cn, uint64_t *hashes) {
+static void hash_chunk(const sscbf_t *s, const uint8_t *data, const uint32_t *offsets, size_t base,
+                       size_t cn, uint64_t *hashes) {
     for (size_t t = 0; t < cn; t++)
         scbf_hash_pair(data + offsets[base + t], offsets[base + t + 1] - offsets[base + t],
                        s->c.seed, &hashes[2 * t], &hashes[2 * t + 1]);
@@ -243,7 +226,7 @@ int sscbf_add_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets, si
     int rc = scbf_batch_check(data, offsets, n);
     if (rc) return rc;
     for (size_t base = 0; base < n;) {
-        rdlock(s);
+        sscbf_rdlock(s);
         scbf_t *newest = s->filters[s->n - 1];
         /* Growth is checked between chunks, so a chunk may overshoot fill 1/2;
          * bounding it by 1/64 of the capacity keeps that overshoot small. */
@@ -259,15 +242,15 @@ int sscbf_add_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets, si
         }
         atomic_fetch_add_explicit(&s->adds, cn, memory_order_relaxed);
         int grow_now = wants_growth(s);
-        unlock(s);
+        sscbf_unlock(s);
         if (grow_now) grow(s, newest);
         base += cn;
     }
     return SCBF_OK;
 }
 
-int sscbf_contains_batch(const sscbf_t *s, const uint8_t *data, const uint32_t *offsets,
-                         size_t n, uint8_t *results) {
+int sscbf_contains_batch(const sscbf_t *s, const uint8_t *data, const uint32_t *offsets, size_t n,
+                         uint8_t *results) {
     uint64_t hashes[2 * CHUNK];
     uint32_t sel[CHUNK];
     if (!s || (n && !results)) return SCBF_E_INVALID_ARG;
@@ -278,7 +261,7 @@ int sscbf_contains_batch(const sscbf_t *s, const uint8_t *data, const uint32_t *
         uint8_t *res = results + base;
         hash_chunk(s, data, offsets, base, cn, hashes);
         memset(res, 0, cn);
-        rdlock(s);
+        sscbf_rdlock(s);
         /* Newest first (it holds the most recent keys); each older filter
          * only sees the keys still undecided. */
         for (uint32_t i = s->n; i-- > 0;) {
@@ -288,13 +271,13 @@ int sscbf_contains_batch(const sscbf_t *s, const uint8_t *data, const uint32_t *
             if (!ns) break;
             scbf_hashed_batch(s->filters[i], SCBF_OP_CONTAINS, hashes, sel, ns, res);
         }
-        unlock(s);
+        sscbf_unlock(s);
     }
     return SCBF_OK;
 }
 
-int sscbf_remove_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets,
-                       size_t n, uint8_t *results) {
+int sscbf_remove_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets, size_t n,
+                       uint8_t *results) {
     uint64_t hashes[2 * CHUNK];
     uint32_t sel[CHUNK];
     uint8_t hit[CHUNK], hits[CHUNK], home[CHUNK];
@@ -305,7 +288,7 @@ int sscbf_remove_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets,
         size_t cn = n - base < CHUNK ? n - base : CHUNK;
         hash_chunk(s, data, offsets, base, cn, hashes);
         memset(hits, 0, cn);
-        rdlock(s);
+        sscbf_rdlock(s);
         for (uint32_t i = 0; i < s->n; i++) {
             scbf_hashed_batch(s->filters[i], SCBF_OP_CONTAINS, hashes, NULL, cn, hit);
             for (size_t t = 0; t < cn; t++)
@@ -330,7 +313,7 @@ int sscbf_remove_batch(sscbf_t *s, const uint8_t *data, const uint32_t *offsets,
             if (results) results[base + t] = hits[t] != 0;
         }
         atomic_fetch_add_explicit(&s->removes, removed, memory_order_relaxed);
-        unlock(s);
+        sscbf_unlock(s);
     }
     return SCBF_OK;
 }
@@ -342,9 +325,9 @@ static void lock_pair(sscbf_t *dst, const sscbf_t *src) {
     pthread_mutex_lock(&dst->admin);
     if ((uintptr_t)dst < (uintptr_t)src) {
         wrlock(dst);
-        rdlock(src);
+        sscbf_rdlock(src);
     } else {
-        rdlock(src);
+        sscbf_rdlock(src);
         wrlock(dst);
     }
 }
@@ -373,8 +356,8 @@ int sscbf_merge(sscbf_t *dst, const sscbf_t *src) {
         atomic_fetch_add(&dst->removes, atomic_load(&src->removes));
         dst->growth_blocked = 0;
     }
-    unlock(src);
-    unlock(dst);
+    sscbf_unlock(src);
+    sscbf_unlock(dst);
     pthread_mutex_unlock(&dst->admin);
     return rc;
 }
@@ -392,7 +375,7 @@ void sscbf_clear(sscbf_t *s) {
     atomic_store(&s->residue, 0);
     atomic_store(&s->adds, 0);
     atomic_store(&s->removes, 0);
-    unlock(s);
+    sscbf_unlock(s);
     pthread_mutex_unlock(&s->admin);
 }
 
@@ -402,7 +385,7 @@ int sscbf_stats(const sscbf_t *s, sscbf_stats_t *out) {
     /* 1 - prod(1 - P_i) as -expm1(sum log1p(-P_i)): the plain product
      * rounds rates below ~1e-16 to exactly 0. */
     double log_keep_design = 0.0, log_keep_est = 0.0;
-    rdlock(s);
+    sscbf_rdlock(s);
     out->filters = s->n;
     for (uint32_t i = 0; i < s->n; i++) {
         scbf_stats_t fs;
@@ -418,7 +401,7 @@ int sscbf_stats(const sscbf_t *s, sscbf_stats_t *out) {
     out->residue = atomic_load_explicit(&s->residue, memory_order_relaxed);
     out->adds = atomic_load_explicit(&s->adds, memory_order_relaxed);
     out->removes = atomic_load_explicit(&s->removes, memory_order_relaxed);
-    unlock(s);
+    sscbf_unlock(s);
     out->design_fpr = -expm1(log_keep_design);
     out->estimated_fpr = -expm1(log_keep_est);
     return SCBF_OK;
@@ -426,18 +409,18 @@ int sscbf_stats(const sscbf_t *s, sscbf_stats_t *out) {
 
 const scbf_t *sscbf_filter(const sscbf_t *s, uint32_t i) {
     if (!s) return NULL;
-    rdlock(s);
+    sscbf_rdlock(s);
     const scbf_t *f = i < s->n ? s->filters[i] : NULL;
-    unlock(s);
+    sscbf_unlock(s);
     return f;
 }
 
 int sscbf_needs_compaction(const sscbf_t *s) {
     if (!s) return 0;
-    rdlock(s);
+    sscbf_rdlock(s);
     int need = atomic_load_explicit(&s->residue, memory_order_relaxed) > s->c.residue_threshold ||
                s->n >= s->c.max_filters || s->growth_blocked;
-    unlock(s);
+    sscbf_unlock(s);
     return need;
 }
 
@@ -465,7 +448,7 @@ int sscbf_compact(sscbf_t *s, uint64_t expected_keys, scbf_key_source next, void
     s->shadow = f;
     atomic_store(&s->shadow_residue, 0);
     atomic_store(&s->shadow_adds, 0);
-    unlock(s);
+    sscbf_unlock(s);
 
     uint64_t fed = 0;
     for (;;) {
@@ -497,122 +480,10 @@ int sscbf_compact(sscbf_t *s, uint64_t expected_keys, scbf_key_source next, void
         atomic_store(&s->removes, 0);
     }
     int grow_now = !rc && wants_growth(s);
-    unlock(s);
+    sscbf_unlock(s);
     if (rc) scbf_free(f);
     for (uint32_t i = 0; i < n_old; i++) scbf_free(old[i]);
     if (grow_now) grow(s, f);
     pthread_mutex_unlock(&s->admin);
     return rc;
-}
-
-/* ---------- snapshot (layout: docs/snapshot-format.md) ---------- */
-
-size_t sscbf_snapshot_size(const sscbf_t *s) {
-    if (!s) return 0;
-    size_t size = SSCBF_SNAP_HEADER + SNAP_CHECKSUM_BYTES;
-    rdlock(s);
-    for (uint32_t i = 0; i < s->n; i++) size += 8 + scbf_snapshot_size(s->filters[i]);
-    unlock(s);
-    return size;
-}
-
-int sscbf_snapshot_write(const sscbf_t *s, uint8_t *buf, size_t cap, size_t *written) {
-    if (!s || !written || (!buf && cap)) return SCBF_E_INVALID_ARG;
-    rdlock(s);
-    size_t need = SSCBF_SNAP_HEADER + SNAP_CHECKSUM_BYTES;
-    for (uint32_t i = 0; i < s->n; i++) need += 8 + scbf_snapshot_size(s->filters[i]);
-    *written = need;
-    if (cap < need) {
-        /* The list may have grown since sscbf_snapshot_size: *written says
-         * how much to allocate for the retry. */
-        unlock(s);
-        return SCBF_E_BUFFER_TOO_SMALL;
-    }
-    memcpy(buf, SSCBF_SNAP_MAGIC, 4);
-    put_u16le(buf + 4, SNAP_VERSION);
-    put_u16le(buf + 6, 0);
-    put_u64le(buf + 8, s->c.initial_capacity);
-    put_f64le(buf + 16, s->c.fpr);
-    put_f64le(buf + 24, s->c.tightening);
-    put_u32le(buf + 32, s->c.growth);
-    put_u32le(buf + 36, s->c.counter_bits);
-    put_u32le(buf + 40, s->c.max_filters);
-    put_u32le(buf + 44, s->n);
-    put_u64le(buf + 48, s->c.residue_threshold);
-    put_u64le(buf + 56, s->c.seed);
-    put_u64le(buf + 64, atomic_load_explicit(&s->residue, memory_order_relaxed));
-    put_u64le(buf + 72, atomic_load_explicit(&s->adds, memory_order_relaxed));
-    put_u64le(buf + 80, atomic_load_explicit(&s->removes, memory_order_relaxed));
-    size_t off = SSCBF_SNAP_HEADER;
-    for (uint32_t i = 0; i < s->n; i++) {
-        size_t w;
-        scbf_snapshot_write(s->filters[i], buf + off + 8, need - off - 8, &w);
-        put_u64le(buf + off, w);
-        off += 8 + w;
-    }
-    unlock(s);
-    put_u64le(buf + off, scbf_checksum(buf, off));
-    return SCBF_OK;
-}
-
-int sscbf_snapshot_read(const uint8_t *buf, size_t len, sscbf_t **out) {
-    if (!out) return SCBF_E_INVALID_ARG;
-    *out = NULL;
-    if (!buf && len) return SCBF_E_INVALID_ARG;
-    if (len < 4) return SCBF_E_TRUNCATED;
-    if (memcmp(buf, SSCBF_SNAP_MAGIC, 4)) return SCBF_E_BAD_MAGIC;
-    if (len < 6) return SCBF_E_TRUNCATED;
-    if (get_u16le(buf + 4) != SNAP_VERSION) return SCBF_E_BAD_VERSION;
-    if (len < SSCBF_SNAP_HEADER) return SCBF_E_TRUNCATED;
-    if (get_u16le(buf + 6) != 0) return SCBF_E_CORRUPT;
-    sscbf_config_t c;
-    memset(&c, 0, sizeof c);
-    c.initial_capacity = get_u64le(buf + 8);
-    c.fpr = get_f64le(buf + 16);
-    c.tightening = get_f64le(buf + 24);
-    c.growth = get_u32le(buf + 32);
-    c.counter_bits = get_u32le(buf + 36);
-    c.max_filters = get_u32le(buf + 40);
-    uint32_t n = get_u32le(buf + 44);
-    c.residue_threshold = get_u64le(buf + 48);
-    c.seed = get_u64le(buf + 56);
-    if (config_check(&c) || n < 1 || n > c.max_filters) return SCBF_E_CORRUPT;
-
-    /* Walk the sub-filter lengths first: the total must be exact and the
-     * checksum right before anything is decoded or allocated. */
-    size_t off = SSCBF_SNAP_HEADER;
-    for (uint32_t i = 0; i < n; i++) {
-        if (len - off < 8) return SCBF_E_TRUNCATED;
-        uint64_t sub = get_u64le(buf + off);
-        off += 8;
-        if (sub > len - off) return SCBF_E_TRUNCATED;
-        off += (size_t)sub;
-    }
-    if (len - off < SNAP_CHECKSUM_BYTES) return SCBF_E_TRUNCATED;
-    if (len - off > SNAP_CHECKSUM_BYTES) return SCBF_E_CORRUPT;
-    if (get_u64le(buf + off) != scbf_checksum(buf, off)) return SCBF_E_CHECKSUM;
-
-    sscbf_t *s;
-    int rc = sscbf_alloc(&c, &s);
-    if (rc) return rc;
-    off = SSCBF_SNAP_HEADER;
-    for (uint32_t i = 0; i < n && !rc; i++) {
-        size_t sub = (size_t)get_u64le(buf + off);
-        rc = scbf_snapshot_read(buf + off + 8, sub, &s->filters[i]);
-        if (!rc) {
-            s->n = i + 1;
-            const scbf_params_t *p = scbf_params(s->filters[i]);
-            if (p->counter_bits != c.counter_bits || p->seed != c.seed) rc = SCBF_E_CORRUPT;
-        }
-        off += 8 + sub;
-    }
-    if (rc) {
-        sscbf_free(s);
-        return rc;
-    }
-    atomic_store(&s->residue, get_u64le(buf + 64));
-    atomic_store(&s->adds, get_u64le(buf + 72));
-    atomic_store(&s->removes, get_u64le(buf + 80));
-    *out = s;
-    return SCBF_OK;
 }

@@ -29,7 +29,6 @@
 #include "scbf_internal.h"
 #include "hash.h"
 #include "probe.h"
-#include "snapshot.h"
 
 /* Keys hashed per chunk of a batch (the hash pairs live on the stack). */
 #define BATCH_CHUNK 256
@@ -40,11 +39,11 @@
 
 struct scbf {
     scbf_params_t p;
-    uint64_t cmax;       /* counter maximum (15 or 255), the sticky value */
-    uint64_t wps;        /* words per slice */
-    uint32_t pf_keys;    /* batch prefetch distance in keys */
+    uint64_t cmax;    /* counter maximum (15 or 255), the sticky value */
+    uint64_t wps;     /* words per slice */
+    uint32_t pf_keys; /* batch prefetch distance in keys */
     _Atomic uint64_t *words;
-    void *words_mem;     /* allocation backing `words` (aligned inside) */
+    void *words_mem; /* allocation backing `words` (aligned inside) */
     /* Non-zero counters, all slices; may dip below 0 transiently (a remove's
      * change published before the add it undoes). Written by nearly every
      * add and remove, so it gets a cache line of its own: otherwise each
@@ -136,8 +135,8 @@ int scbf_params_check(const scbf_params_t *p) {
 
 int scbf_params_equal(const scbf_params_t *a, const scbf_params_t *b) {
     return a->positions == b->positions && a->k == b->k && a->m == b->m &&
-           a->capacity == b->capacity && a->fpr == b->fpr &&
-           a->counter_bits == b->counter_bits && a->seed == b->seed;
+           a->capacity == b->capacity && a->fpr == b->fpr && a->counter_bits == b->counter_bits &&
+           a->seed == b->seed;
 }
 
 /* ---------- lifecycle ---------- */
@@ -215,17 +214,17 @@ uint64_t scbf_load_word(const scbf_t *f, uint64_t i) {
     return atomic_load_explicit(&f->words[i], memory_order_relaxed);
 }
 
-void scbf_init_words_le(scbf_t *f, const uint8_t *src) {
-    const uint32_t bits = f->p.counter_bits;
-    int64_t nz = 0;
-    for (uint64_t j = 0; j < scbf_word_count(f); j++, src += 8) {
-        uint64_t w = get_u64le(src);
-        atomic_store_explicit(&f->words[j], w, memory_order_relaxed);
-        nz += count_nonzero(w, bits);
-    }
-    atomic_store_explicit(&f->nonzero, nz, memory_order_relaxed);
+void scbf_store_word(scbf_t *f, uint64_t i, uint64_t w) {
+    atomic_store_explicit(&f->words[i], w, memory_order_relaxed);
 }
 
+void scbf_recount(scbf_t *f) {
+    const uint32_t bits = f->p.counter_bits;
+    int64_t nz = 0;
+    for (uint64_t j = 0; j < scbf_word_count(f); j++)
+        nz += count_nonzero(atomic_load_explicit(&f->words[j], memory_order_relaxed), bits);
+    atomic_store_explicit(&f->nonzero, nz, memory_order_relaxed);
+}
 
 /* Forced inlining for the per-key functions: each is instantiated with
  * constant counter width and operation, which only pays off when inlined
@@ -252,15 +251,15 @@ static inline geom_t geom_of(const scbf_t *f) {
 }
 
 /* Runs `stmt` with the constant `bits` equal to the filter's counter width. */
-#define WITH_BITS(f, stmt)                                        \
-    do {                                                          \
-        if ((f)->p.counter_bits == 4) {                           \
-            const uint32_t bits = 4;                              \
-            stmt;                                                 \
-        } else {                                                  \
-            const uint32_t bits = 8;                              \
-            stmt;                                                 \
-        }                                                         \
+#define WITH_BITS(f, stmt)                                                                         \
+    do {                                                                                           \
+        if ((f)->p.counter_bits == 4) {                                                            \
+            const uint32_t bits = 4;                                                               \
+            stmt;                                                                                  \
+        } else {                                                                                   \
+            const uint32_t bits = 8;                                                               \
+            stmt;                                                                                  \
+        }                                                                                          \
     } while (0)
 
 /* The word holding position pos of the slice starting at `slice`; *shift
@@ -352,8 +351,10 @@ HOT void prefetch_key(geom_t g, probe_t pr, uint32_t bits, int write) {
     for (uint32_t i = 0; i < g.k; i++, slice += g.wps) {
         uint32_t sh;
         const _Atomic uint64_t *w = counter_word(slice, pr.pos, bits, &sh);
-        if (write) __builtin_prefetch((const void *)w, 1, 3);
-        else __builtin_prefetch((const void *)w, 0, 3);
+        if (write)
+            __builtin_prefetch((const void *)w, 1, 3);
+        else
+            __builtin_prefetch((const void *)w, 0, 3);
         probe_next(&pr, g.m);
     }
 }
@@ -445,8 +446,8 @@ HOT int64_t chunk_run(geom_t g, uint32_t pf_keys, enum scbf_op op, uint32_t bits
     return delta;
 }
 
-void scbf_hashed_batch(scbf_t *f, enum scbf_op op, const uint64_t *hashes,
-                       const uint32_t *sel, size_t n, uint8_t *results) {
+void scbf_hashed_batch(scbf_t *f, enum scbf_op op, const uint64_t *hashes, const uint32_t *sel,
+                       size_t n, uint8_t *results) {
     const geom_t g = geom_of(f);
     for (size_t base = 0; base < n; base += BATCH_CHUNK) {
         size_t cn = n - base < BATCH_CHUNK ? n - base : BATCH_CHUNK;
@@ -477,8 +478,8 @@ int scbf_batch_check(const uint8_t *data, const uint32_t *offsets, size_t n) {
     return SCBF_OK;
 }
 
-static int keys_batch(scbf_t *f, enum scbf_op op, const uint8_t *data,
-                      const uint32_t *offsets, size_t n, uint8_t *results) {
+static int keys_batch(scbf_t *f, enum scbf_op op, const uint8_t *data, const uint32_t *offsets,
+                      size_t n, uint8_t *results) {
     uint64_t hashes[2 * BATCH_CHUNK];
     if (!f) return SCBF_E_INVALID_ARG;
     int rc = scbf_batch_check(data, offsets, n);
@@ -499,16 +500,16 @@ int scbf_add_batch(scbf_t *f, const uint8_t *data, const uint32_t *offsets, size
     return keys_batch(f, SCBF_OP_ADD, data, offsets, n, NULL);
 }
 
-int scbf_contains_batch(const scbf_t *f, const uint8_t *data, const uint32_t *offsets,
-                        size_t n, uint8_t *results) {
+int scbf_contains_batch(const scbf_t *f, const uint8_t *data, const uint32_t *offsets, size_t n,
+                        uint8_t *results) {
     if (n && !results) return SCBF_E_INVALID_ARG;
     /* Contains never writes the filter; the shared batch driver is just not
      * const-qualified. */
     return keys_batch((scbf_t *)f, SCBF_OP_CONTAINS, data, offsets, n, results);
 }
 
-int scbf_remove_batch(scbf_t *f, const uint8_t *data, const uint32_t *offsets,
-                      size_t n, uint8_t *results) {
+int scbf_remove_batch(scbf_t *f, const uint8_t *data, const uint32_t *offsets, size_t n,
+                      uint8_t *results) {
     return keys_batch(f, SCBF_OP_REMOVE, data, offsets, n, results);
 }
 
@@ -537,9 +538,8 @@ int scbf_merge(scbf_t *dst, const scbf_t *src) {
         uint64_t old = atomic_load_explicit(&dst->words[j], memory_order_relaxed), nw;
         do {
             nw = saturating_add(old, s, bits, dst->cmax);
-        } while (!atomic_compare_exchange_weak_explicit(&dst->words[j], &old, nw,
-                                                        memory_order_relaxed,
-                                                        memory_order_relaxed));
+        } while (!atomic_compare_exchange_weak_explicit(
+            &dst->words[j], &old, nw, memory_order_relaxed, memory_order_relaxed));
         nz += (int64_t)count_nonzero(nw, bits) - count_nonzero(old, bits);
     }
     publish_nonzero(dst, nz);

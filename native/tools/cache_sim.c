@@ -9,7 +9,7 @@
  * use; a hit pushes a fresh (next use, key) pair and leaves the old one to be
  * discarded lazily when it reaches the top.
  */
-#define _POSIX_C_SOURCE 200809L   /* getline */
+#define _POSIX_C_SOURCE 200809L /* getline */
 #include "cache_sim.h"
 
 #include <ctype.h>
@@ -50,7 +50,10 @@ int cache_sim_read_trace(FILE *f, uint64_t **keys, size_t *n) {
         if (parse_key(line, &k)) continue;
         if (len == cap) {
             uint64_t *b = realloc(a, 2 * cap * sizeof *a);
-            if (!b) { rc = SCBF_E_NOMEM; break; }
+            if (!b) {
+                rc = SCBF_E_NOMEM;
+                break;
+            }
             a = b;
             cap *= 2;
         }
@@ -76,8 +79,7 @@ void cache_sim_config(hotcache_config_t *c, hotcache_policy policy, uint64_t ent
     c->decay = SIM_DECAY;
 }
 
-int cache_sim_replay(const hotcache_config_t *c, const uint64_t *keys, size_t n,
-                     uint64_t *hits) {
+int cache_sim_replay(const hotcache_config_t *c, const uint64_t *keys, size_t n, uint64_t *hits) {
     if (!c || (!keys && n) || !hits) return SCBF_E_INVALID_ARG;
     hotcache_t *h;
     int rc = hotcache_create(c, &h);
@@ -99,7 +101,10 @@ int cache_sim_replay(const hotcache_config_t *c, const uint64_t *keys, size_t n,
 
 /* ---- OPT ---------------------------------------------------------------- */
 
-typedef struct { uint64_t next; uint32_t id; } use_t;
+typedef struct {
+    uint64_t next;
+    uint32_t id;
+} use_t;
 
 static void heap_up(use_t *a, size_t i) {
     use_t x = a[i];
@@ -128,7 +133,7 @@ static int dense_ids(const uint64_t *keys, size_t n, uint32_t *ids, size_t *dist
     size_t slots = 16;
     while (slots < 2 * n) slots *= 2;
     uint64_t *tk = malloc(slots * sizeof *tk);
-    uint32_t *tv = calloc(slots, sizeof *tv);        /* id + 1, 0 = empty */
+    uint32_t *tv = calloc(slots, sizeof *tv); /* id + 1, 0 = empty */
     if (!tk || !tv) {
         free(tk);
         free(tv);
@@ -158,7 +163,7 @@ int cache_sim_opt(const uint64_t *keys, size_t n, uint64_t entries, uint64_t *hi
     uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
     uint64_t *next = malloc((n ? n : 1) * sizeof *next);
     use_t *heap = malloc((n ? n : 1) * sizeof *heap);
-    uint64_t *cur = NULL;      /* per id: next use while cached, or `never` */
+    uint64_t *cur = NULL; /* per id: next use while cached, or `never` */
     unsigned char *cached = NULL;
     size_t distinct = 0;
     int rc = ids && next && heap ? dense_ids(keys, n, ids, &distinct) : SCBF_E_NOMEM;
@@ -169,7 +174,7 @@ int cache_sim_opt(const uint64_t *keys, size_t n, uint64_t entries, uint64_t *hi
     }
     if (rc == SCBF_OK) {
         for (size_t d = 0; d < distinct; d++) cur[d] = never;
-        for (size_t i = n; i-- > 0;) {          /* cur doubles as "last seen" here */
+        for (size_t i = n; i-- > 0;) { /* cur doubles as "last seen" here */
             next[i] = cur[ids[i]];
             cur[ids[i]] = i;
         }
@@ -189,7 +194,7 @@ int cache_sim_opt(const uint64_t *keys, size_t n, uint64_t entries, uint64_t *hi
                     heap[0] = heap[--hn];
                     heap_down(heap, hn, 0);
                 }
-                if (next[i] >= heap[0].next) continue;   /* bypass */
+                if (next[i] >= heap[0].next) continue; /* bypass */
                 cached[heap[0].id] = 0;
                 heap[0] = heap[--hn];
                 heap_down(heap, hn, 0);

@@ -7,7 +7,9 @@
 
 /* A key's probe sequence: pos_i = (a + i*b + c*i*(i-1)/2) mod m, walked
  * with two modular additions per slice. */
-typedef struct { uint64_t pos, step, c; } probe_t;
+typedef struct {
+    uint64_t pos, step, c;
+} probe_t;
 
 static inline uint64_t add_mod(uint64_t x, uint64_t y, uint64_t m) {
     x += y;

@@ -1,16 +1,9 @@
-/* Internal: little-endian field helpers and constants shared by the SCBF and
- * scalable SCBF snapshot codecs (byte layout in docs/snapshot-format.md). */
-#ifndef SCBF_SNAPSHOT_H
-#define SCBF_SNAPSHOT_H
+/* Internal: little-endian field access, independent of the host's byte
+ * order, for the snapshot codecs. */
+#ifndef SCBF_LE_BYTES_H
+#define SCBF_LE_BYTES_H
 #include <stdint.h>
 #include <string.h>
-
-#define SNAP_VERSION 1u
-#define SCBF_SNAP_MAGIC "SCBF"
-#define SCBF_SNAP_HEADER 56u   /* bytes before the counter words */
-#define SSCBF_SNAP_MAGIC "SSCB"
-#define SSCBF_SNAP_HEADER 88u  /* bytes before the first sub-filter */
-#define SNAP_CHECKSUM_BYTES 8u
 
 static inline void put_u16le(uint8_t *p, uint16_t v) {
     p[0] = (uint8_t)v;
@@ -27,9 +20,7 @@ static inline void put_f64le(uint8_t *p, double d) {
     memcpy(&v, &d, sizeof v);
     put_u64le(p, v);
 }
-static inline uint16_t get_u16le(const uint8_t *p) {
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
+static inline uint16_t get_u16le(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t get_u32le(const uint8_t *p) {
     uint32_t v = 0;
     for (int i = 3; i >= 0; i--) v = (v << 8) | p[i];

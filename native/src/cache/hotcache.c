@@ -24,7 +24,7 @@
  * node with its key and value.  Growing the bucket array or the heap is
  * charged before it happens, so bytes_used never exceeds capacity_bytes.
  */
-#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "scbf/hotcache.h"
 #include "hash.h"
 
@@ -34,21 +34,21 @@
 #include <string.h>
 #include <time.h>
 
-#define HASH_SEED        UINT64_C(0x5CBFCAC4E5EED001)
-#define INITIAL_BUCKETS  16
-#define INITIAL_HEAP     16
+#define HASH_SEED       UINT64_C(0x5CBFCAC4E5EED001)
+#define INITIAL_BUCKETS 16
+#define INITIAL_HEAP    16
 /* Defaults, tuned on Zipf and the LIRS traces (docs/benchmarks-cache.md):
  * a period of about 8 lookups per cached entry, a = 0.2, and about two
  * ghosts per entry. In byte mode the entry count is unknown at config time,
  * so the period assumes ~256-byte entries and ghosts get a quarter of the
  * capacity (about one ghost per 100-byte-value entry). */
-#define GHOST_BYTES_DIV  4
-#define GHOSTS_PER_ENTRY 2
-#define PERIOD_PER_ENTRY 8
+#define GHOST_BYTES_DIV     4
+#define GHOSTS_PER_ENTRY    2
+#define PERIOD_PER_ENTRY    8
 #define ASSUMED_ENTRY_BYTES 256
-#define MIN_PERIOD       1024
-#define MAX_PERIOD       (UINT32_C(1) << 24)
-#define DEFAULT_DECAY    0.2
+#define MIN_PERIOD          1024
+#define MAX_PERIOD          (UINT32_C(1) << 24)
+#define DEFAULT_DECAY       0.2
 
 /* Scoring state of one tracked key (cached entry or ghost). The closed
  * history is one number, S = the score when period p closed (p = the last
@@ -57,29 +57,31 @@
  * parts are pure functions of the key's visit history, however often the
  * record was touched, so equal histories give bit-identical scores. */
 typedef struct {
-    double   S;
+    double S;
     uint64_t p;
     uint64_t vstamp;
     uint32_t visits; /* in period vstamp */
     uint32_t slot;   /* position in its heap */
     uint64_t seq;    /* last touch, breaks rank ties */
-    double   kv;     /* heap key: a score the record had when period kp */
+    double kv;       /* heap key: a score the record had when period kp */
     uint64_t kp;     /*   closed; see rank_less */
 } rec_t;
 
 struct entry {
-    union {                      /* first, so a heap's rec_t * is the entry */
-        rec_t r;                 /* hotscore */
-        struct { struct entry *prev, *next; } lru;
+    union {      /* first, so a heap's rec_t * is the entry */
+        rec_t r; /* hotscore */
+        struct {
+            struct entry *prev, *next;
+        } lru;
     } u;
-    struct entry *chain;         /* bucket chain */
+    struct entry *chain; /* bucket chain */
     uint64_t hash;
     uint32_t klen, vlen;
-    unsigned char data[];        /* key, then value */
+    unsigned char data[]; /* key, then value */
 };
 
 struct ghost {
-    rec_t    r;                  /* first, so a heap's rec_t * is the ghost */
+    rec_t r; /* first, so a heap's rec_t * is the ghost */
     uint64_t hash;
 };
 
@@ -87,28 +89,28 @@ struct hotcache {
     pthread_mutex_t lock;
     hotcache_config_t cfg;
     int lru;
-    int memoryless;              /* a == 1 */
-    double keep;                 /* 1 - a */
-    double keep_pow[64];         /* (1 - a)^k, the common decay gaps */
+    int memoryless;      /* a == 1 */
+    double keep;         /* 1 - a */
+    double keep_pow[64]; /* (1 - a)^k, the common decay gaps */
 
     struct entry **buckets;
     size_t nbuckets, nentries;
-    rec_t **heap;                /* hotscore: min-heap of entries */
+    rec_t **heap; /* hotscore: min-heap of entries */
     size_t heap_n, heap_cap;
-    struct entry *mru, *lru_tail;/* LRU list */
+    struct entry *mru, *lru_tail; /* LRU list */
 
-    struct ghost *ghosts;        /* arena, ghosts[0 .. nghosts) live */
-    rec_t **gheap;               /* min-heap of ghosts */
-    uint32_t *gindex;            /* linear probing, arena index + 1, 0 = empty */
+    struct ghost *ghosts; /* arena, ghosts[0 .. nghosts) live */
+    rec_t **gheap;        /* min-heap of ghosts */
+    uint32_t *gindex;     /* linear probing, arena index + 1, 0 = empty */
     size_t nghosts, ghost_cap, gmask;
 
-    uint64_t period;             /* periods closed so far */
-    uint32_t lookups;            /* lookups in the current period */
+    uint64_t period;  /* periods closed so far */
+    uint32_t lookups; /* lookups in the current period */
     uint64_t period_start_ns;
     uint64_t seq;
 
-    uint64_t fixed_bytes;        /* struct + ghost structures */
-    uint64_t entry_bytes;        /* entry nodes */
+    uint64_t fixed_bytes; /* struct + ghost structures */
+    uint64_t entry_bytes; /* entry nodes */
     uint64_t hits, misses, admissions, rejections, evictions, invalidations;
 };
 
@@ -125,8 +127,8 @@ static uint64_t entry_charge(size_t klen, size_t vlen) {
 }
 
 static uint64_t bytes_used(const struct hotcache *h) {
-    uint64_t b = h->fixed_bytes + h->entry_bytes
-               + alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
+    uint64_t b = h->fixed_bytes + h->entry_bytes +
+                 alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
     if (!h->lru) b += alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
     return b;
 }
@@ -197,16 +199,16 @@ static int rank_less(const struct hotcache *h, const rec_t *x, const rec_t *y) {
     double xv = x->kv, yv = y->kv;
     if (x->kp != y->kp) {
         if (h->memoryless) return x->kp < y->kp;
-        if (x->kp > y->kp) yv *= decay_by(h, x->kp - y->kp);
-        else xv *= decay_by(h, y->kp - x->kp);
+        if (x->kp > y->kp)
+            yv *= decay_by(h, x->kp - y->kp);
+        else
+            xv *= decay_by(h, y->kp - x->kp);
     }
     if (xv != yv) return xv < yv;
     return x->seq < y->seq;
 }
 
-static void rec_init(rec_t *r) {
-    memset(r, 0, sizeof *r);
-}
+static void rec_init(rec_t *r) { memset(r, 0, sizeof *r); }
 
 static void rec_visit(const struct hotcache *h, rec_t *r) {
     rec_close(h, r);
@@ -302,8 +304,7 @@ static rec_t *entry_min(struct hotcache *h) {
 
 static size_t ghost_slot(const struct hotcache *h, uint64_t hash) {
     size_t i = (size_t)hash & h->gmask;
-    while (h->gindex[i] && h->ghosts[h->gindex[i] - 1].hash != hash)
-        i = (i + 1) & h->gmask;
+    while (h->gindex[i] && h->ghosts[h->gindex[i] - 1].hash != hash) i = (i + 1) & h->gmask;
     return i;
 }
 
@@ -363,29 +364,34 @@ static void ghost_offer(struct hotcache *h, uint64_t hash, rec_t r) {
 
 /* ---- entries ----------------------------------------------------------- */
 
-static struct entry **chain_link(const struct hotcache *h, uint64_t hash,
-                                 const void *key, size_t klen) {
+static struct entry **chain_link(const struct hotcache *h, uint64_t hash, const void *key,
+                                 size_t klen) {
     struct entry **link = &h->buckets[hash & (h->nbuckets - 1)];
     for (; *link; link = &(*link)->chain) {
         struct entry *e = *link;
-        if (e->hash == hash && e->klen == klen && (klen == 0 || !memcmp(e->data, key, klen)))
-            break;
+        if (e->hash == hash && e->klen == klen && (klen == 0 || !memcmp(e->data, key, klen))) break;
     }
     return link;
 }
 
 static void lru_unlink(struct hotcache *h, struct entry *e) {
-    if (e->u.lru.prev) e->u.lru.prev->u.lru.next = e->u.lru.next;
-    else h->mru = e->u.lru.next;
-    if (e->u.lru.next) e->u.lru.next->u.lru.prev = e->u.lru.prev;
-    else h->lru_tail = e->u.lru.prev;
+    if (e->u.lru.prev)
+        e->u.lru.prev->u.lru.next = e->u.lru.next;
+    else
+        h->mru = e->u.lru.next;
+    if (e->u.lru.next)
+        e->u.lru.next->u.lru.prev = e->u.lru.prev;
+    else
+        h->lru_tail = e->u.lru.prev;
 }
 
 static void lru_push_front(struct hotcache *h, struct entry *e) {
     e->u.lru.prev = NULL;
     e->u.lru.next = h->mru;
-    if (h->mru) h->mru->u.lru.prev = e;
-    else h->lru_tail = e;
+    if (h->mru)
+        h->mru->u.lru.prev = e;
+    else
+        h->lru_tail = e;
     h->mru = e;
 }
 
@@ -418,14 +424,14 @@ static void entry_drop(struct hotcache *h, struct entry *e) {
 static int fits(const struct hotcache *h, size_t n, uint64_t freed, uint64_t charge) {
     uint64_t n1 = (uint64_t)n + 1;
     if (h->cfg.max_entries && n1 > h->cfg.max_entries) return 0;
-    if (n1 >= UINT32_MAX) return 0;                 /* heap slots are 32-bit */
+    if (n1 >= UINT32_MAX) return 0; /* heap slots are 32-bit */
     uint64_t need = charge;
     if (n1 > h->nbuckets)
-        need += alloc_bytes(2 * (uint64_t)h->nbuckets * sizeof(struct entry *))
-              - alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
+        need += alloc_bytes(2 * (uint64_t)h->nbuckets * sizeof(struct entry *)) -
+                alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
     if (!h->lru && n1 > h->heap_cap)
-        need += alloc_bytes(2 * (uint64_t)h->heap_cap * sizeof(rec_t *))
-              - alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
+        need += alloc_bytes(2 * (uint64_t)h->heap_cap * sizeof(rec_t *)) -
+                alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
     return bytes_used(h) - freed + need <= h->cfg.capacity_bytes;
 }
 
@@ -440,7 +446,7 @@ static int hotscore_make_room(struct hotcache *h, const rec_t *cand, uint64_t ch
     while (!fits(h, n - k, freed, charge)) {
         rec_t *min = entry_min(h);
         if (!min || !(score_now(h, min) < cs)) {
-            while (k > 0) {              /* rejected: restore the victims */
+            while (k > 0) { /* rejected: restore the victims */
                 size_t m = h->heap_n;
                 heap_push(h, h->heap, &m, h->heap[h->heap_n]);
                 h->heap_n = m;
@@ -530,7 +536,9 @@ void hotcache_config_default(hotcache_config_t *c, hotcache_policy policy,
     c->policy = policy;
     c->capacity_bytes = capacity_bytes;
     uint64_t period = capacity_bytes / ASSUMED_ENTRY_BYTES * PERIOD_PER_ENTRY;
-    c->period = period < MIN_PERIOD ? MIN_PERIOD : period > MAX_PERIOD ? MAX_PERIOD : (uint32_t)period;
+    c->period = period < MIN_PERIOD   ? MIN_PERIOD
+                : period > MAX_PERIOD ? MAX_PERIOD
+                                      : (uint32_t)period;
     c->decay = DEFAULT_DECAY;
 }
 
@@ -551,8 +559,8 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
         ghosts = c->ghost_entries;
         if (!ghosts) {
             ghosts = c->capacity_bytes / GHOST_BYTES_DIV / ghost_record_bytes();
-            if (c->max_entries && c->max_entries <= UINT32_MAX / GHOSTS_PER_ENTRY
-                && c->max_entries * GHOSTS_PER_ENTRY < ghosts)
+            if (c->max_entries && c->max_entries <= UINT32_MAX / GHOSTS_PER_ENTRY &&
+                c->max_entries * GHOSTS_PER_ENTRY < ghosts)
                 ghosts = c->max_entries * GHOSTS_PER_ENTRY;
         }
         if (ghosts > UINT32_MAX / 4) return SCBF_E_TOO_LARGE;
@@ -573,13 +581,13 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
         size_t slots = 2;
         while (slots < 2 * h->ghost_cap) slots *= 2;
         h->gmask = slots - 1;
-        h->fixed_bytes += alloc_bytes(ghosts * sizeof(struct ghost))
-                        + alloc_bytes(ghosts * sizeof(rec_t *))
-                        + alloc_bytes(slots * sizeof(uint32_t));
+        h->fixed_bytes += alloc_bytes(ghosts * sizeof(struct ghost)) +
+                          alloc_bytes(ghosts * sizeof(rec_t *)) +
+                          alloc_bytes(slots * sizeof(uint32_t));
     }
     if (bytes_used(h) > c->capacity_bytes) {
         free(h);
-        return SCBF_E_INVALID_ARG;   /* capacity below the fixed overhead */
+        return SCBF_E_INVALID_ARG; /* capacity below the fixed overhead */
     }
     if (pthread_mutex_init(&h->lock, NULL)) {
         free(h);
@@ -592,8 +600,7 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
         h->gheap = malloc(ghosts * sizeof *h->gheap);
         h->gindex = calloc(h->gmask + 1, sizeof *h->gindex);
     }
-    if (!h->buckets || (!lru && !h->heap) ||
-        (ghosts && (!h->ghosts || !h->gheap || !h->gindex))) {
+    if (!h->buckets || (!lru && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex))) {
         hotcache_free(h);
         return SCBF_E_NOMEM;
     }
@@ -630,8 +637,7 @@ void hotcache_free(hotcache_t *h) {
     free(h);
 }
 
-int hotcache_get(hotcache_t *h, const void *key, size_t klen,
-                 void *buf, size_t cap, size_t *vlen) {
+int hotcache_get(hotcache_t *h, const void *key, size_t klen, void *buf, size_t cap, size_t *vlen) {
     if (!h || (!key && klen) || (!buf && cap)) return SCBF_E_INVALID_ARG;
     uint64_t hash = scbf_hash64(key, klen, HASH_SEED);
     int rc;
@@ -684,13 +690,13 @@ int hotcache_get(hotcache_t *h, const void *key, size_t klen,
     return rc;
 }
 
-int hotcache_put(hotcache_t *h, const void *key, size_t klen,
-                 const void *val, size_t vlen, int *admitted) {
+int hotcache_put(hotcache_t *h, const void *key, size_t klen, const void *val, size_t vlen,
+                 int *admitted) {
     if (admitted) *admitted = 0;
     if (!h || (!key && klen) || (!val && vlen)) return SCBF_E_INVALID_ARG;
     /* Values of 4 GiB or more are never admitted (lengths are 32-bit). */
-    int hopeless = klen > UINT32_MAX || vlen > UINT32_MAX ||
-                   entry_charge(klen, vlen) > h->cfg.capacity_bytes;
+    int hopeless =
+        klen > UINT32_MAX || vlen > UINT32_MAX || entry_charge(klen, vlen) > h->cfg.capacity_bytes;
     uint64_t charge = hopeless ? 0 : entry_charge(klen, vlen);
     uint64_t hash = scbf_hash64(key, klen, HASH_SEED);
     struct entry *node = NULL;
@@ -771,7 +777,7 @@ void hotcache_clear(hotcache_t *h) {
 
 int hotcache_stats(const hotcache_t *hc, hotcache_stats_t *out) {
     if (!hc || !out) return SCBF_E_INVALID_ARG;
-    struct hotcache *h = (struct hotcache *)hc;   /* the lock is not part of the value */
+    struct hotcache *h = (struct hotcache *)hc; /* the lock is not part of the value */
     pthread_mutex_lock(&h->lock);
     out->hits = h->hits;
     out->misses = h->misses;
@@ -788,8 +794,8 @@ int hotcache_stats(const hotcache_t *hc, hotcache_stats_t *out) {
     return SCBF_OK;
 }
 
-int hotcache_peek(const hotcache_t *hc, const void *key, size_t klen,
-                  double *score, uint32_t *visits, int *cached) {
+int hotcache_peek(const hotcache_t *hc, const void *key, size_t klen, double *score,
+                  uint32_t *visits, int *cached) {
     if (!hc || (!key && klen)) return SCBF_E_INVALID_ARG;
     struct hotcache *h = (struct hotcache *)hc;
     uint64_t hash = scbf_hash64(key, klen, HASH_SEED);
