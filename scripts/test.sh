@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The README's test command: every test of the project, on a fresh machine.
+#   0. format check (C: clang-format here; Java: Spotless inside `mvn verify`)
 #   1. C suite (Check, ctest) in a release build
 #   2. C suite again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. concurrency suites under ThreadSanitizer
 #   4. libFuzzer on the snapshot decoders for a bounded time
-#   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests) via Maven
+#   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven
 # Environment: FUZZ_SECONDS (default 60), SKIP_JAVA=1 to stop after the C parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,9 @@ bash scripts/prereqs.sh
 
 jobs=$(nproc)
 section() { printf '\n==== %s ====\n' "$*"; }
+
+section "Format"
+bash scripts/format.sh --check
 
 section "C suite (release)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -21,112 +21,129 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * HotscoreCache (hotscore and LRU) vs Caffeine on one Zipf workload: each operation looks a key
- * up and, on a miss, puts its value (what the index-region endpoint does). Same byte budget for
- * all: Caffeine weighs an entry by its key + value bytes, the native cache charges everything it
+ * HotscoreCache (hotscore and LRU) vs Caffeine on one Zipf workload: each operation looks a key up
+ * and, on a miss, puts its value (what the index-region endpoint does). Same byte budget for all:
+ * Caffeine weighs an entry by its key + value bytes, the native cache charges everything it
  * allocates (so it holds fewer entries for the same budget). Hits and lookups are reported as
  * auxiliary counters: hit ratio = hits / lookups.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx2g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xmx2g"})
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class CacheBenchmark {
-    static final int DISTINCT_KEYS = 1 << 17;
-    static final int TRACE = 1 << 22;
-    static final double ZIPF_S = 0.99;
-    static final int VALUE_BYTES = 100;
-    static final long CAPACITY_BYTES = 4L << 20; // about 10% of the working set
+  static final int DISTINCT_KEYS = 1 << 17;
+  static final int TRACE = 1 << 22;
+  static final double ZIPF_S = 0.99;
+  static final int VALUE_BYTES = 100;
+  static final long CAPACITY_BYTES = 4L << 20; // about 10% of the working set
 
-    @Param({"hotscore", "lru", "caffeine"})
-    public String cache;
+  @Param({"hotscore", "lru", "caffeine"})
+  public String cache;
 
-    private byte[][] keys;
-    private byte[] value;
-    private int[] trace;
-    private int next;
-    private HotscoreCache nativeCache;
-    private Cache<ByteKey, byte[]> caffeine;
+  private byte[][] keys;
+  private byte[] value;
+  private int[] trace;
+  private int next;
+  private HotscoreCache nativeCache;
+  private Cache<ByteKey, byte[]> caffeine;
 
-    /** byte[] keys with value equality, for Caffeine. */
-    record ByteKey(byte[] bytes) {
-        @Override public boolean equals(Object o) {
-            return o instanceof ByteKey k && Arrays.equals(bytes, k.bytes);
-        }
-        @Override public int hashCode() {
-            return Arrays.hashCode(bytes);
-        }
+  /** byte[] keys with value equality, for Caffeine. */
+  record ByteKey(byte[] bytes) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof ByteKey k && Arrays.equals(bytes, k.bytes);
     }
 
-    @AuxCounters(AuxCounters.Type.EVENTS)
-    @State(Scope.Thread)
-    public static class Hits {
-        public long hits;
-        public long lookups;
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(bytes);
     }
+  }
 
-    @Setup(Level.Trial)
-    public void setUp() {
-        SplittableRandom rnd = new SplittableRandom(5);
-        keys = new byte[DISTINCT_KEYS][];
-        for (int i = 0; i < DISTINCT_KEYS; i++) {
-            keys[i] = ("idx|city|" + i).getBytes();
-        }
-        value = new byte[VALUE_BYTES];
-        trace = zipfTrace(rnd);
-        switch (cache) {
-            case "hotscore", "lru" -> nativeCache = HotscoreCache.builder().capacityBytes(CAPACITY_BYTES)
-                    .policy(cache.equals("lru") ? HotscoreCache.Policy.LRU : HotscoreCache.Policy.HOTSCORE).build();
-            default -> caffeine = Caffeine.newBuilder().maximumWeight(CAPACITY_BYTES)
-                    .weigher((ByteKey k, byte[] v) -> k.bytes().length + v.length).executor(Runnable::run).build();
-        }
-    }
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  @State(Scope.Thread)
+  public static class Hits {
+    public long hits;
+    public long lookups;
+  }
 
-    /** Key ranks drawn from a Zipf(s) law by inverting its CDF. */
-    private static int[] zipfTrace(SplittableRandom rnd) {
-        double[] cdf = new double[DISTINCT_KEYS];
-        double sum = 0;
-        for (int i = 0; i < DISTINCT_KEYS; i++) {
-            sum += 1.0 / Math.pow(i + 1, ZIPF_S);
-            cdf[i] = sum;
-        }
-        int[] t = new int[TRACE];
-        for (int i = 0; i < TRACE; i++) {
-            int at = Arrays.binarySearch(cdf, rnd.nextDouble() * sum);
-            t[i] = Math.min(at >= 0 ? at : -at - 1, DISTINCT_KEYS - 1);
-        }
-        return t;
+  @Setup(Level.Trial)
+  public void setUp() {
+    SplittableRandom rnd = new SplittableRandom(5);
+    keys = new byte[DISTINCT_KEYS][];
+    for (int i = 0; i < DISTINCT_KEYS; i++) {
+      keys[i] = ("idx|city|" + i).getBytes();
     }
+    value = new byte[VALUE_BYTES];
+    trace = zipfTrace(rnd);
+    switch (cache) {
+      case "hotscore", "lru" ->
+          nativeCache =
+              HotscoreCache.builder()
+                  .capacityBytes(CAPACITY_BYTES)
+                  .policy(
+                      cache.equals("lru")
+                          ? HotscoreCache.Policy.LRU
+                          : HotscoreCache.Policy.HOTSCORE)
+                  .build();
+      default ->
+          caffeine =
+              Caffeine.newBuilder()
+                  .maximumWeight(CAPACITY_BYTES)
+                  .weigher((ByteKey k, byte[] v) -> k.bytes().length + v.length)
+                  .executor(Runnable::run)
+                  .build();
+    }
+  }
 
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        if (nativeCache != null) {
-            nativeCache.close();
-        }
+  /** Key ranks drawn from a Zipf(s) law by inverting its CDF. */
+  private static int[] zipfTrace(SplittableRandom rnd) {
+    double[] cdf = new double[DISTINCT_KEYS];
+    double sum = 0;
+    for (int i = 0; i < DISTINCT_KEYS; i++) {
+      sum += 1.0 / Math.pow(i + 1, ZIPF_S);
+      cdf[i] = sum;
     }
+    int[] t = new int[TRACE];
+    for (int i = 0; i < TRACE; i++) {
+      int at = Arrays.binarySearch(cdf, rnd.nextDouble() * sum);
+      t[i] = Math.min(at >= 0 ? at : -at - 1, DISTINCT_KEYS - 1);
+    }
+    return t;
+  }
 
-    @Benchmark
-    public Object getOrPut(Hits hits) {
-        byte[] key = keys[trace[next++ & (TRACE - 1)]];
-        hits.lookups++;
-        if (nativeCache != null) {
-            byte[] v = nativeCache.get(key);
-            if (v != null) {
-                hits.hits++;
-                return v;
-            }
-            nativeCache.put(key, value);
-            return value;
-        }
-        ByteKey k = new ByteKey(key);
-        byte[] v = caffeine.getIfPresent(k);
-        if (v != null) {
-            hits.hits++;
-            return v;
-        }
-        caffeine.put(k, value);
-        return value;
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    if (nativeCache != null) {
+      nativeCache.close();
     }
+  }
+
+  @Benchmark
+  public Object getOrPut(Hits hits) {
+    byte[] key = keys[trace[next++ & (TRACE - 1)]];
+    hits.lookups++;
+    if (nativeCache != null) {
+      byte[] v = nativeCache.get(key);
+      if (v != null) {
+        hits.hits++;
+        return v;
+      }
+      nativeCache.put(key, value);
+      return value;
+    }
+    ByteKey k = new ByteKey(key);
+    byte[] v = caffeine.getIfPresent(k);
+    if (v != null) {
+      hits.hits++;
+      return v;
+    }
+    caffeine.put(k, value);
+    return value;
+  }
 }

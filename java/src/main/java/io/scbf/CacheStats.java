@@ -15,13 +15,22 @@ package io.scbf;
  * @param capacityBytes the configured bound on bytesUsed
  * @param periods scoring periods closed so far
  */
-public record CacheStats(long hits, long misses, long admissions, long rejections, long evictions,
-                         long invalidations, long entries, long ghosts, long bytesUsed, long capacityBytes,
-                         long periods) {
+public record CacheStats(
+    long hits,
+    long misses,
+    long admissions,
+    long rejections,
+    long evictions,
+    long invalidations,
+    long entries,
+    long ghosts,
+    long bytesUsed,
+    long capacityBytes,
+    long periods) {
 
-    /** hits / (hits + misses), or 0 before the first lookup. */
-    public double hitRatio() {
-        long lookups = hits + misses;
-        return lookups == 0 ? 0.0 : (double) hits / lookups;
-    }
+  /** hits / (hits + misses), or 0 before the first lookup. */
+  public double hitRatio() {
+    long lookups = hits + misses;
+    return lookups == 0 ? 0.0 : (double) hits / lookups;
+  }
 }

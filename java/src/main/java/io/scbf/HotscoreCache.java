@@ -3,15 +3,15 @@ package io.scbf;
 import java.util.Objects;
 
 /**
- * A byte-bounded key/value cache in native memory with the HiBase "hotscore" replacement policy
- * (or LRU, for comparison): the index-lookup cache of a region server.
+ * A byte-bounded key/value cache in native memory with the HiBase "hotscore" replacement policy (or
+ * LRU, for comparison): the index-lookup cache of a region server.
  *
- * <p>Hotscore keeps the keys with the highest exponentially decayed access rate: every
- * {@code period} lookups (and every {@code periodNanos}, if set) each key's score becomes
- * {@code decay * visits / period + (1 - decay) * score}. While there is room every put is admitted;
- * when full, a key must outscore the entries it would displace, and keys that are not cached keep
- * a small ghost record so they can earn their way in. Unlike LRU, a scan of one-off keys cannot
- * flush the hot set.
+ * <p>Hotscore keeps the keys with the highest exponentially decayed access rate: every {@code
+ * period} lookups (and every {@code periodNanos}, if set) each key's score becomes {@code decay *
+ * visits / period + (1 - decay) * score}. While there is room every put is admitted; when full, a
+ * key must outscore the entries it would displace, and keys that are not cached keep a small ghost
+ * record so they can earn their way in. Unlike LRU, a scan of one-off keys cannot flush the hot
+ * set.
  *
  * <p>Every byte is charged against {@code capacityBytes} (keys, values, metadata, index, ghosts),
  * none of it on the Java heap. Thread-safe; {@link #close()} may race with other calls, which then
@@ -28,186 +28,210 @@ import java.util.Objects;
  * }</pre>
  */
 public final class HotscoreCache implements AutoCloseable {
-    /** Replacement policy. */
-    public enum Policy {
-        /** Highest decayed access rate wins (HiBase). */
-        HOTSCORE,
-        /** Least recently used is evicted first. */
-        LRU
+  /** Replacement policy. */
+  public enum Policy {
+    /** Highest decayed access rate wins (HiBase). */
+    HOTSCORE(NativeBridge.POLICY_HOTSCORE),
+    /** Least recently used is evicted first. */
+    LRU(NativeBridge.POLICY_LRU);
+
+    final int nativeCode;
+
+    Policy(int nativeCode) {
+      this.nativeCode = nativeCode;
+    }
+  }
+
+  private final NativeHandle handle;
+
+  private HotscoreCache(long pointer) {
+    this.handle = new NativeHandle(this, "HotscoreCache", pointer, NativeBridge.HOTCACHE);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The cached value of key, or null on a miss. Counts a visit for the key either way (that is what
+   * its score is made of). Allocates the returned array.
+   */
+  public byte[] get(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    long p = handle.acquire();
+    try {
+      return NativeBridge.cacheGet(p, key, 0, key.length);
+    } finally {
+      handle.release();
+    }
+  }
+
+  /**
+   * Offers a value for key (typically after a miss); replaces the cached value if there is one.
+   *
+   * @return true if the value is now cached; false if the policy rejected it or it is larger than
+   *     the whole cache
+   */
+  public boolean put(byte[] key, byte[] value) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    long p = handle.acquire();
+    try {
+      return NativeBridge.cachePut(p, key, 0, key.length, value, 0, value.length);
+    } finally {
+      handle.release();
+    }
+  }
+
+  /**
+   * Drops the cached value of key (its score history is kept), e.g. when the index row behind it
+   * changes.
+   *
+   * @return true if a value was cached
+   */
+  public boolean invalidate(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    long p = handle.acquire();
+    try {
+      return NativeBridge.cacheInvalidate(p, key, 0, key.length);
+    } finally {
+      handle.release();
+    }
+  }
+
+  /** Drops every entry and ghost. */
+  public void clear() {
+    long p = handle.acquire();
+    try {
+      NativeBridge.cacheClear(p);
+    } finally {
+      handle.release();
+    }
+  }
+
+  /** Counters and occupancy, read now. */
+  public CacheStats stats() {
+    long[] s = new long[NativeBridge.CACHE_LONGS];
+    long p = handle.acquire();
+    try {
+      NativeBridge.cacheStats(p, s);
+    } finally {
+      handle.release();
+    }
+    return new CacheStats(
+        s[NativeBridge.CACHE_L_HITS],
+        s[NativeBridge.CACHE_L_MISSES],
+        s[NativeBridge.CACHE_L_ADMISSIONS],
+        s[NativeBridge.CACHE_L_REJECTIONS],
+        s[NativeBridge.CACHE_L_EVICTIONS],
+        s[NativeBridge.CACHE_L_INVALIDATIONS],
+        s[NativeBridge.CACHE_L_ENTRIES],
+        s[NativeBridge.CACHE_L_GHOSTS],
+        s[NativeBridge.CACHE_L_BYTES_USED],
+        s[NativeBridge.CACHE_L_CAPACITY_BYTES],
+        s[NativeBridge.CACHE_L_PERIODS]);
+  }
+
+  /** Whether {@link #close()} has been called. */
+  public boolean isClosed() {
+    return handle.isClosed();
+  }
+
+  /** Frees the native memory once calls in flight have returned; closing again does nothing. */
+  @Override
+  public void close() {
+    handle.close();
+  }
+
+  /** Configuration of a {@link HotscoreCache}; only {@link #capacityBytes(long)} is required. */
+  public static final class Builder {
+    private long capacityBytes;
+    private Policy policy = Policy.HOTSCORE;
+    private int period; // 0 = C default
+    private double decay; // 0 = C default
+    private long periodNanos = -1; // -1 = C default
+    private long maxEntries;
+    private long ghostEntries; // 0 = derived from capacity
+
+    private Builder() {}
+
+    /** Bound on native memory, everything charged (&gt; 0). */
+    public Builder capacityBytes(long capacityBytes) {
+      if (capacityBytes <= 0) {
+        throw new IllegalArgumentException("capacityBytes must be > 0: " + capacityBytes);
+      }
+      this.capacityBytes = capacityBytes;
+      return this;
     }
 
-    private final NativeHandle handle;
-
-    private HotscoreCache(long pointer) {
-        this.handle = new NativeHandle(this, "HotscoreCache", pointer, NativeBridge.HOTCACHE);
+    public Builder policy(Policy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy");
+      return this;
     }
 
-    public static Builder builder() {
-        return new Builder();
+    /** Lookups per scoring period (&gt; 0). */
+    public Builder period(int period) {
+      if (period <= 0) {
+        throw new IllegalArgumentException("period must be > 0: " + period);
+      }
+      this.period = period;
+      return this;
+    }
+
+    /** Weight a of the current period in the score, in (0, 1]. */
+    public Builder decay(double decay) {
+      if (!(decay > 0.0 && decay <= 1.0)) {
+        throw new IllegalArgumentException("decay must be in (0, 1]: " + decay);
+      }
+      this.decay = decay;
+      return this;
+    }
+
+    /** Also close a period every this many nanoseconds (0 = only every {@code period} lookups). */
+    public Builder periodNanos(long periodNanos) {
+      if (periodNanos < 0) {
+        throw new IllegalArgumentException("periodNanos must be >= 0: " + periodNanos);
+      }
+      this.periodNanos = periodNanos;
+      return this;
+    }
+
+    /** Cap on cached entries besides the byte bound (0 = none). */
+    public Builder maxEntries(long maxEntries) {
+      if (maxEntries < 0) {
+        throw new IllegalArgumentException("maxEntries must be >= 0: " + maxEntries);
+      }
+      this.maxEntries = maxEntries;
+      return this;
+    }
+
+    /** Cap on ghost records (0 = derived from the capacity). */
+    public Builder ghostEntries(long ghostEntries) {
+      if (ghostEntries < 0) {
+        throw new IllegalArgumentException("ghostEntries must be >= 0: " + ghostEntries);
+      }
+      this.ghostEntries = ghostEntries;
+      return this;
     }
 
     /**
-     * The cached value of key, or null on a miss. Counts a visit for the key either way (that is
-     * what its score is made of). Allocates the returned array.
+     * @throws IllegalStateException if capacityBytes was not set
+     * @throws IllegalArgumentException if the native library rejects the combination
      */
-    public byte[] get(byte[] key) {
-        Objects.requireNonNull(key, "key");
-        long p = handle.acquire();
-        try {
-            return NativeBridge.cacheGet(p, key, 0, key.length);
-        } finally {
-            handle.release();
-        }
+    public HotscoreCache build() {
+      if (capacityBytes == 0) {
+        throw new IllegalStateException("HotscoreCache.builder(): capacityBytes(long) is required");
+      }
+      Native.load();
+      return new HotscoreCache(
+          NativeBridge.cacheCreate(
+              policy.nativeCode,
+              capacityBytes,
+              maxEntries,
+              period,
+              decay,
+              periodNanos,
+              ghostEntries));
     }
-
-    /**
-     * Offers a value for key (typically after a miss); replaces the cached value if there is one.
-     *
-     * @return true if the value is now cached; false if the policy rejected it or it is larger
-     *     than the whole cache
-     */
-    public boolean put(byte[] key, byte[] value) {
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(value, "value");
-        long p = handle.acquire();
-        try {
-            return NativeBridge.cachePut(p, key, 0, key.length, value, 0, value.length);
-        } finally {
-            handle.release();
-        }
-    }
-
-    /**
-     * Drops the cached value of key (its score history is kept), e.g. when the index row behind
-     * it changes.
-     *
-     * @return true if a value was cached
-     */
-    public boolean invalidate(byte[] key) {
-        Objects.requireNonNull(key, "key");
-        long p = handle.acquire();
-        try {
-            return NativeBridge.cacheInvalidate(p, key, 0, key.length);
-        } finally {
-            handle.release();
-        }
-    }
-
-    /** Drops every entry and ghost. */
-    public void clear() {
-        long p = handle.acquire();
-        try {
-            NativeBridge.cacheClear(p);
-        } finally {
-            handle.release();
-        }
-    }
-
-    /** Counters and occupancy, read now. */
-    public CacheStats stats() {
-        long[] s = new long[11];
-        long p = handle.acquire();
-        try {
-            NativeBridge.cacheStats(p, s);
-        } finally {
-            handle.release();
-        }
-        return new CacheStats(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10]);
-    }
-
-    /** Whether {@link #close()} has been called. */
-    public boolean isClosed() {
-        return handle.isClosed();
-    }
-
-    /** Frees the native memory once calls in flight have returned; closing again does nothing. */
-    @Override
-    public void close() {
-        handle.close();
-    }
-
-    /** Configuration of a {@link HotscoreCache}; only {@link #capacityBytes(long)} is required. */
-    public static final class Builder {
-        private long capacityBytes;
-        private Policy policy = Policy.HOTSCORE;
-        private int period;        // 0 = C default
-        private double decay;      // 0 = C default
-        private long periodNanos = -1; // -1 = C default
-        private long maxEntries;
-        private long ghostEntries; // 0 = derived from capacity
-
-        private Builder() {}
-
-        /** Bound on native memory, everything charged (&gt; 0). */
-        public Builder capacityBytes(long capacityBytes) {
-            if (capacityBytes <= 0) {
-                throw new IllegalArgumentException("capacityBytes must be > 0: " + capacityBytes);
-            }
-            this.capacityBytes = capacityBytes;
-            return this;
-        }
-
-        public Builder policy(Policy policy) {
-            this.policy = Objects.requireNonNull(policy, "policy");
-            return this;
-        }
-
-        /** Lookups per scoring period (&gt; 0). */
-        public Builder period(int period) {
-            if (period <= 0) {
-                throw new IllegalArgumentException("period must be > 0: " + period);
-            }
-            this.period = period;
-            return this;
-        }
-
-        /** Weight a of the current period in the score, in (0, 1]. */
-        public Builder decay(double decay) {
-            if (!(decay > 0.0 && decay <= 1.0)) {
-                throw new IllegalArgumentException("decay must be in (0, 1]: " + decay);
-            }
-            this.decay = decay;
-            return this;
-        }
-
-        /** Also close a period every this many nanoseconds (0 = only every {@code period} lookups). */
-        public Builder periodNanos(long periodNanos) {
-            if (periodNanos < 0) {
-                throw new IllegalArgumentException("periodNanos must be >= 0: " + periodNanos);
-            }
-            this.periodNanos = periodNanos;
-            return this;
-        }
-
-        /** Cap on cached entries besides the byte bound (0 = none). */
-        public Builder maxEntries(long maxEntries) {
-            if (maxEntries < 0) {
-                throw new IllegalArgumentException("maxEntries must be >= 0: " + maxEntries);
-            }
-            this.maxEntries = maxEntries;
-            return this;
-        }
-
-        /** Cap on ghost records (0 = derived from the capacity). */
-        public Builder ghostEntries(long ghostEntries) {
-            if (ghostEntries < 0) {
-                throw new IllegalArgumentException("ghostEntries must be >= 0: " + ghostEntries);
-            }
-            this.ghostEntries = ghostEntries;
-            return this;
-        }
-
-        /**
-         * @throws IllegalStateException if capacityBytes was not set
-         * @throws IllegalArgumentException if the native library rejects the combination
-         */
-        public HotscoreCache build() {
-            if (capacityBytes == 0) {
-                throw new IllegalStateException("HotscoreCache.builder(): capacityBytes(long) is required");
-            }
-            Native.load();
-            return new HotscoreCache(NativeBridge.cacheCreate(policy.ordinal(), capacityBytes, maxEntries, period,
-                    decay, periodNanos, ghostEntries));
-        }
-    }
+  }
 }

@@ -8,96 +8,172 @@ import java.nio.ByteBuffer;
  * <p>Callers validate arguments (nulls, ranges) and hold the handle's guard; the glue converts C
  * status codes into exceptions: {@link IllegalArgumentException} for bad arguments or mismatched
  * filters, {@link CorruptSnapshotException} for malformed snapshots, {@link OutOfMemoryError} when
- * native allocation fails. Batch offsets are copied and checked by the glue, so even a
- * {@link KeyBatch} mutated by another thread during a call cannot make it read out of bounds.
+ * native allocation fails. Batch offsets are copied and checked by the glue, so even a {@link
+ * KeyBatch} mutated by another thread during a call cannot make it read out of bounds.
  */
 final class NativeBridge {
-    /** Structure kinds (first argument of the shared filter entry points). */
-    static final int SCBF = 0;
-    static final int SSCBF = 1;
-    static final int HOTCACHE = 2;
+  // Every constant the glue shares with Java is defined here, once: the build generates the
+  // glue's header from this class with `javac -h`, which emits each one as a C macro
+  // (io_scbf_NativeBridge_<NAME>). A change here is a change of the glue's input.
 
-    /** Key operations. */
-    static final int ADD = 0;
-    static final int CONTAINS = 1;
-    static final int REMOVE = 2;
+  /** The contract between these classes and the glue; bumped when a native signature changes. */
+  static final int ABI_VERSION = 1;
 
-    private NativeBridge() {}
+  /** Structure kinds (first argument of the shared filter entry points). */
+  static final int SCBF = 0;
 
-    static native int abiVersion();
+  static final int SSCBF = 1;
+  static final int HOTCACHE = 2;
 
-    /** Does nothing: the cost of a JNI crossing, for benchmarks. */
-    static native void emptyCall();
+  /** Key operations. */
+  static final int ADD = 0;
 
-    static native void free(int kind, long handle);
+  static final int CONTAINS = 1;
+  static final int REMOVE = 2;
 
-    // ---- both filter kinds ----
+  /** Cache policies ({@link HotscoreCache.Policy}). */
+  static final int POLICY_HOTSCORE = 0;
 
-    /** add: 0; contains: 1 if maybe present; remove: 1 if decremented, 0 if absent. */
-    static native int keyOp(int kind, int op, long handle, byte[] key, int off, int len);
+  static final int POLICY_LRU = 1;
 
-    /** As {@link #keyOp} on a direct buffer's bytes [off, off+len). */
-    static native int keyOpDirect(int kind, int op, long handle, ByteBuffer key, int off, int len);
+  /** Keys per {@link KeySource} chunk; the glue sizes its offset buffer with it. */
+  static final int SOURCE_CHUNK_KEYS = 1024;
 
-    /**
-     * Keys i &lt; n are data[offsets[i], offsets[i+1]); results (nullable) gets one flag per key.
-     * Returns how many flags are true (0 for add).
-     */
-    static native int batchOp(int kind, int op, long handle, byte[] data, int[] offsets, int n,
-                              boolean[] results);
+  /** {@link #scbfStats}: indexes into its long array. */
+  static final int SCBF_L_POSITIONS = 0;
 
-    static native byte[] snapshot(int kind, long handle);
+  static final int SCBF_L_M = 1;
+  static final int SCBF_L_CAPACITY = 2;
+  static final int SCBF_L_K = 3;
+  static final int SCBF_L_COUNTER_BITS = 4;
+  static final int SCBF_L_NONZERO = 5;
+  static final int SCBF_L_SATURATED = 6;
+  static final int SCBF_L_BYTES = 7;
+  static final int SCBF_L_SEED = 8;
+  static final int SCBF_LONGS = 9;
 
-    static native long restore(int kind, byte[] snapshot);
+  /** {@link #scbfStats}: indexes into the double array it returns; slice fills follow. */
+  static final int SCBF_D_TARGET_FPR = 0;
 
-    static native void merge(int kind, long dst, long src);
+  static final int SCBF_D_MAX_FILL = 1;
+  static final int SCBF_D_ESTIMATED_FPR = 2;
+  static final int SCBF_D_SLICE_FILLS = 3;
 
-    static native void clear(int kind, long handle);
+  /** {@link #sscbfStats}: indexes into its long and double arrays. */
+  static final int SSCBF_L_FILTERS = 0;
 
-    // ---- SplitCountingBloomFilter ----
+  static final int SSCBF_L_RESIDUE = 1;
+  static final int SSCBF_L_BYTES = 2;
+  static final int SSCBF_L_POSITIONS = 3;
+  static final int SSCBF_L_SATURATED = 4;
+  static final int SSCBF_L_ADDS = 5;
+  static final int SSCBF_L_REMOVES = 6;
+  static final int SSCBF_LONGS = 7;
+  static final int SSCBF_D_DESIGN_FPR = 0;
+  static final int SSCBF_D_ESTIMATED_FPR = 1;
+  static final int SSCBF_D_NEWEST_FILL = 2;
+  static final int SSCBF_DOUBLES = 3;
 
-    static native long scbfCreate(long size, boolean sizeIsPositions, double fpp, int counterBits, long seed);
+  /** {@link #cacheStats}: indexes into its long array. */
+  static final int CACHE_L_HITS = 0;
 
-    /**
-     * Fills longs with positions, m, capacity, k, counterBits, nonZero, saturated, bytes, seed and
-     * returns targetFpr, maxFill, estimatedFpr, then the k per-slice fills.
-     */
-    static native double[] scbfStats(long handle, long[] longs);
+  static final int CACHE_L_MISSES = 1;
+  static final int CACHE_L_ADMISSIONS = 2;
+  static final int CACHE_L_REJECTIONS = 3;
+  static final int CACHE_L_EVICTIONS = 4;
+  static final int CACHE_L_INVALIDATIONS = 5;
+  static final int CACHE_L_ENTRIES = 6;
+  static final int CACHE_L_GHOSTS = 7;
+  static final int CACHE_L_BYTES_USED = 8;
+  static final int CACHE_L_CAPACITY_BYTES = 9;
+  static final int CACHE_L_PERIODS = 10;
+  static final int CACHE_LONGS = 11;
 
-    // ---- ScalableSplitCountingBloomFilter ----
+  private NativeBridge() {}
 
-    /** Zero (or -1 for residueThreshold) selects the C default for a parameter. */
-    static native long sscbfCreate(long initialCapacity, double fpp, double tightening, int growth,
-                                   int counterBits, int maxFilters, long residueThreshold, long seed);
+  static native int abiVersion();
 
-    /**
-     * Fills longs with filters, residue, bytes, positions, saturated, adds, removes and doubles
-     * with designFpr, estimatedFpr, newestFill.
-     */
-    static native void sscbfStats(long handle, long[] longs, double[] doubles);
+  /** Does nothing: the cost of a JNI crossing, for benchmarks. */
+  static native void emptyCall();
 
-    static native boolean sscbfNeedsCompaction(long handle);
+  static native void free(int kind, long handle);
 
-    /** Pulls keys from source.refill(); returns false if the source reported a failure. */
-    static native boolean sscbfCompact(long handle, long expectedKeys, KeySource source);
+  // ---- both filter kinds ----
 
-    // ---- HotscoreCache ----
+  /** add: 0; contains: 1 if maybe present; remove: 1 if decremented, 0 if absent. */
+  static native int keyOp(int kind, int op, long handle, byte[] key, int off, int len);
 
-    /** Zero selects the C default for period, decay, maxEntries, ghostEntries; -1 for periodNanos. */
-    static native long cacheCreate(int policy, long capacityBytes, long maxEntries, int period,
-                                   double decay, long periodNanos, long ghostEntries);
+  /** As {@link #keyOp} on a direct buffer's bytes [off, off+len). */
+  static native int keyOpDirect(int kind, int op, long handle, ByteBuffer key, int off, int len);
 
-    static native byte[] cacheGet(long handle, byte[] key, int off, int len);
+  /**
+   * Keys i &lt; n are data[offsets[i], offsets[i+1]); results (nullable) gets one flag per key.
+   * Returns how many flags are true (0 for add).
+   */
+  static native int batchOp(
+      int kind, int op, long handle, byte[] data, int[] offsets, int n, boolean[] results);
 
-    static native boolean cachePut(long handle, byte[] key, int koff, int klen, byte[] value, int voff, int vlen);
+  static native byte[] snapshot(int kind, long handle);
 
-    static native boolean cacheInvalidate(long handle, byte[] key, int off, int len);
+  static native long restore(int kind, byte[] snapshot);
 
-    static native void cacheClear(long handle);
+  static native void merge(int kind, long dst, long src);
 
-    /**
-     * Fills out with hits, misses, admissions, rejections, evictions, invalidations, entries,
-     * ghosts, bytesUsed, capacityBytes, periods.
-     */
-    static native void cacheStats(long handle, long[] out);
+  static native void clear(int kind, long handle);
+
+  // ---- SplitCountingBloomFilter ----
+
+  static native long scbfCreate(
+      long size, boolean sizeIsPositions, double fpp, int counterBits, long seed);
+
+  /** Fills longs at the SCBF_L_* indexes; returns the SCBF_D_* values, then k slice fills. */
+  static native double[] scbfStats(long handle, long[] longs);
+
+  // ---- ScalableSplitCountingBloomFilter ----
+
+  /** Zero (or -1 for residueThreshold) selects the C default for a parameter. */
+  static native long sscbfCreate(
+      long initialCapacity,
+      double fpp,
+      double tightening,
+      int growth,
+      int counterBits,
+      int maxFilters,
+      long residueThreshold,
+      long seed);
+
+  /** Fills longs and doubles at the SSCBF_L_* and SSCBF_D_* indexes. */
+  static native void sscbfStats(long handle, long[] longs, double[] doubles);
+
+  static native boolean sscbfNeedsCompaction(long handle);
+
+  /** Pulls keys from source.refill(); returns false if the source reported a failure. */
+  static native boolean sscbfCompact(long handle, long expectedKeys, KeySource source);
+
+  // ---- HotscoreCache ----
+
+  /**
+   * policy is a POLICY_* constant. Zero selects the C default for period, decay, maxEntries,
+   * ghostEntries; -1 for periodNanos.
+   */
+  static native long cacheCreate(
+      int policy,
+      long capacityBytes,
+      long maxEntries,
+      int period,
+      double decay,
+      long periodNanos,
+      long ghostEntries);
+
+  static native byte[] cacheGet(long handle, byte[] key, int off, int len);
+
+  static native boolean cachePut(
+      long handle, byte[] key, int koff, int klen, byte[] value, int voff, int vlen);
+
+  static native boolean cacheInvalidate(long handle, byte[] key, int off, int len);
+
+  static native void cacheClear(long handle);
+
+  /** Fills out at the CACHE_L_* indexes. */
+  static native void cacheStats(long handle, long[] out);
 }

@@ -12,106 +12,118 @@ import org.junit.jupiter.api.Test;
 
 class HotscoreCacheTest {
 
-    @Test
-    void getPutInvalidateClearAndStats() {
-        try (HotscoreCache cache = HotscoreCache.builder().capacityBytes(1 << 20).build()) {
-            byte[] key = "city|Nanjing".getBytes();
-            assertNull(cache.get(key));
-            assertTrue(cache.put(key, "row1,row2".getBytes()));
-            assertArrayEquals("row1,row2".getBytes(), cache.get(key));
-            assertTrue(cache.put(key, new byte[0]), "replace with an empty value");
-            assertArrayEquals(new byte[0], cache.get(key));
+  @Test
+  void getPutInvalidateClearAndStats() {
+    try (HotscoreCache cache = HotscoreCache.builder().capacityBytes(1 << 20).build()) {
+      byte[] key = "city|Nanjing".getBytes();
+      assertNull(cache.get(key));
+      assertTrue(cache.put(key, "row1,row2".getBytes()));
+      assertArrayEquals("row1,row2".getBytes(), cache.get(key));
+      assertTrue(cache.put(key, new byte[0]), "replace with an empty value");
+      assertArrayEquals(new byte[0], cache.get(key));
 
-            byte[] big = new byte[100_000];
-            Arrays.fill(big, (byte) 7);
-            big[99_999] = 9;
-            assertTrue(cache.put("big".getBytes(), big));
-            assertArrayEquals(big, cache.get("big".getBytes()), "a value larger than the glue's stack buffer");
-            assertArrayEquals(big, cache.get("big".getBytes()));
+      byte[] big = new byte[100_000];
+      Arrays.fill(big, (byte) 7);
+      big[99_999] = 9;
+      assertTrue(cache.put("big".getBytes(), big));
+      assertArrayEquals(
+          big, cache.get("big".getBytes()), "a value larger than the glue's stack buffer");
+      assertArrayEquals(big, cache.get("big".getBytes()));
 
-            assertTrue(cache.invalidate(key));
-            assertFalse(cache.invalidate(key));
-            assertNull(cache.get(key));
+      assertTrue(cache.invalidate(key));
+      assertFalse(cache.invalidate(key));
+      assertNull(cache.get(key));
 
-            CacheStats s = cache.stats();
-            assertEquals(2, s.misses());
-            assertTrue(s.hits() >= 4, s.toString());
-            assertEquals(3, s.admissions());
-            assertEquals(1, s.invalidations());
-            assertEquals(1, s.entries());
-            assertTrue(s.bytesUsed() > 100_000 && s.bytesUsed() <= s.capacityBytes(), s.toString());
-            assertEquals(1 << 20, s.capacityBytes());
-            assertEquals((double) s.hits() / (s.hits() + s.misses()), s.hitRatio());
+      CacheStats s = cache.stats();
+      assertEquals(2, s.misses());
+      assertTrue(s.hits() >= 4, s.toString());
+      assertEquals(3, s.admissions());
+      assertEquals(1, s.invalidations());
+      assertEquals(1, s.entries());
+      assertTrue(s.bytesUsed() > 100_000 && s.bytesUsed() <= s.capacityBytes(), s.toString());
+      assertEquals(1 << 20, s.capacityBytes());
+      assertEquals((double) s.hits() / (s.hits() + s.misses()), s.hitRatio());
 
-            cache.clear();
-            assertNull(cache.get("big".getBytes()));
-            assertEquals(0, cache.stats().entries());
+      cache.clear();
+      assertNull(cache.get("big".getBytes()));
+      assertEquals(0, cache.stats().entries());
+    }
+  }
+
+  @Test
+  void valueLargerThanTheCacheIsNotAdmitted() {
+    try (HotscoreCache cache =
+        HotscoreCache.builder().capacityBytes(64 << 10).policy(HotscoreCache.Policy.LRU).build()) {
+      assertFalse(cache.put("k".getBytes(), new byte[128 << 10]));
+      assertNull(cache.get("k".getBytes()));
+      assertEquals(1, cache.stats().rejections());
+    }
+  }
+
+  @Test
+  void staysWithinCapacityUnderChurn() {
+    for (HotscoreCache.Policy policy : HotscoreCache.Policy.values()) {
+      try (HotscoreCache cache =
+          HotscoreCache.builder()
+              .capacityBytes(256 << 10)
+              .policy(policy)
+              .period(1_000)
+              .decay(0.5)
+              .periodNanos(0)
+              .ghostEntries(512)
+              .build()) {
+        byte[] value = new byte[1_000];
+        for (int i = 0; i < 20_000; i++) {
+          byte[] key = Keys.of(i % 3 == 0 ? i % 30 : i);
+          if (cache.get(key) == null) {
+            cache.put(key, value);
+          }
         }
+        CacheStats s = cache.stats();
+        assertTrue(s.bytesUsed() <= s.capacityBytes(), policy + " " + s);
+        assertTrue(s.evictions() + s.rejections() > 0, "the cache filled up: " + policy + " " + s);
+        assertTrue(s.hits() > 5_000, "the 30 hot keys hit: " + policy + " " + s);
+      }
     }
+  }
 
-    @Test
-    void valueLargerThanTheCacheIsNotAdmitted() {
-        try (HotscoreCache cache = HotscoreCache.builder().capacityBytes(64 << 10).policy(HotscoreCache.Policy.LRU).build()) {
-            assertFalse(cache.put("k".getBytes(), new byte[128 << 10]));
-            assertNull(cache.get("k".getBytes()));
-            assertEquals(1, cache.stats().rejections());
-        }
-    }
+  @Test
+  void nativeRejectionsAreIllegalArguments() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> HotscoreCache.builder().capacityBytes(64).build());
+    assertTrue(e.getMessage().startsWith("HotscoreCache.build: "), e.getMessage());
+  }
 
-    @Test
-    void staysWithinCapacityUnderChurn() {
-        for (HotscoreCache.Policy policy : HotscoreCache.Policy.values()) {
-            try (HotscoreCache cache = HotscoreCache.builder().capacityBytes(256 << 10).policy(policy)
-                    .period(1_000).decay(0.5).periodNanos(0).ghostEntries(512).build()) {
-                byte[] value = new byte[1_000];
-                for (int i = 0; i < 20_000; i++) {
-                    byte[] key = Keys.of(i % 3 == 0 ? i % 30 : i);
-                    if (cache.get(key) == null) {
-                        cache.put(key, value);
-                    }
-                }
-                CacheStats s = cache.stats();
-                assertTrue(s.bytesUsed() <= s.capacityBytes(), policy + " " + s);
-                assertTrue(s.evictions() + s.rejections() > 0, "the cache filled up: " + policy + " " + s);
-                assertTrue(s.hits() > 5_000, "the 30 hot keys hit: " + policy + " " + s);
-            }
-        }
-    }
+  @Test
+  void builderValidation() {
+    assertThrows(IllegalStateException.class, () -> HotscoreCache.builder().build());
+    assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().capacityBytes(0));
+    assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().period(0));
+    assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().decay(0));
+    assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().decay(1.5));
+    assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().periodNanos(-1));
+    assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().maxEntries(-1));
+    assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().ghostEntries(-1));
+    assertThrows(NullPointerException.class, () -> HotscoreCache.builder().policy(null));
+  }
 
-    @Test
-    void nativeRejectionsAreIllegalArguments() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> HotscoreCache.builder().capacityBytes(64).build());
-        assertTrue(e.getMessage().startsWith("HotscoreCache.build: "), e.getMessage());
-    }
-
-    @Test
-    void builderValidation() {
-        assertThrows(IllegalStateException.class, () -> HotscoreCache.builder().build());
-        assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().capacityBytes(0));
-        assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().period(0));
-        assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().decay(0));
-        assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().decay(1.5));
-        assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().periodNanos(-1));
-        assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().maxEntries(-1));
-        assertThrows(IllegalArgumentException.class, () -> HotscoreCache.builder().ghostEntries(-1));
-        assertThrows(NullPointerException.class, () -> HotscoreCache.builder().policy(null));
-    }
-
-    @Test
-    void nullsAndClosedCache() {
-        HotscoreCache cache = HotscoreCache.builder().capacityBytes(1 << 16).build();
-        assertThrows(NullPointerException.class, () -> cache.get(null));
-        assertThrows(NullPointerException.class, () -> cache.put(new byte[1], null));
-        assertThrows(NullPointerException.class, () -> cache.put(null, new byte[1]));
-        assertThrows(NullPointerException.class, () -> cache.invalidate(null));
-        cache.close();
-        cache.close();
-        assertTrue(cache.isClosed());
-        assertEquals("HotscoreCache is closed",
-                assertThrows(IllegalStateException.class, () -> cache.get(new byte[1])).getMessage());
-        assertThrows(IllegalStateException.class, () -> cache.put(new byte[1], new byte[1]));
-        assertThrows(IllegalStateException.class, cache::stats);
-        assertThrows(IllegalStateException.class, cache::clear);
-    }
+  @Test
+  void nullsAndClosedCache() {
+    HotscoreCache cache = HotscoreCache.builder().capacityBytes(1 << 16).build();
+    assertThrows(NullPointerException.class, () -> cache.get(null));
+    assertThrows(NullPointerException.class, () -> cache.put(new byte[1], null));
+    assertThrows(NullPointerException.class, () -> cache.put(null, new byte[1]));
+    assertThrows(NullPointerException.class, () -> cache.invalidate(null));
+    cache.close();
+    cache.close();
+    assertTrue(cache.isClosed());
+    assertEquals(
+        "HotscoreCache is closed",
+        assertThrows(IllegalStateException.class, () -> cache.get(new byte[1])).getMessage());
+    assertThrows(IllegalStateException.class, () -> cache.put(new byte[1], new byte[1]));
+    assertThrows(IllegalStateException.class, cache::stats);
+    assertThrows(IllegalStateException.class, cache::clear);
+  }
 }

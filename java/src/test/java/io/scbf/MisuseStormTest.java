@@ -20,30 +20,43 @@ import org.junit.jupiter.api.Test;
  */
 class MisuseStormTest {
 
-    @Test
-    void forkedJvmSurvivesEveryMisuseAndEachThrows() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = codeSource(Native.class) + File.pathSeparator + codeSource(MisuseStorm.class);
-        Process p = new ProcessBuilder(List.of(java, "-Xcheck:jni", "-Xmx512m", "-XX:-CreateCoredumpOnCrash",
-                "-XX:ErrorFile=" + System.getProperty("java.io.tmpdir") + "/scbf-misuse-hs_err_%p.log",
-                "-cp", classPath, MisuseStorm.class.getName()))
-                .redirectErrorStream(true)
-                .start();
-        byte[] out = p.getInputStream().readAllBytes();
-        assertTrue(p.waitFor(5, TimeUnit.MINUTES), "misuse storm timed out");
-        String output = new String(out, StandardCharsets.UTF_8);
-        assertEquals(0, p.exitValue(), output);
-        assertTrue(output.contains("MISUSE STORM OK"), output);
-        assertFalse(output.contains("WARNING in native method"), "-Xcheck:jni complaint:\n" + output);
-        Matcher m = Pattern.compile("misuses=(\\d+) exceptions=(\\d+) closesDuringUse=(\\d+)").matcher(output);
-        assertTrue(m.find(), output);
-        assertEquals(m.group(1), m.group(2), "every misuse threw");
-        assertTrue(Long.parseLong(m.group(1)) > 5_000, output);
-        assertEquals("180", m.group(3), output);
-        assertTrue(output.contains("was garbage-collected without close()"), "the Cleaner warned:\n" + output);
-    }
+  @Test
+  void forkedJvmSurvivesEveryMisuseAndEachThrows() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String classPath =
+        codeSource(Native.class) + File.pathSeparator + codeSource(MisuseStorm.class);
+    Process p =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "-Xcheck:jni",
+                    "-Xmx512m",
+                    "-XX:-CreateCoredumpOnCrash",
+                    "-XX:ErrorFile="
+                        + System.getProperty("java.io.tmpdir")
+                        + "/scbf-misuse-hs_err_%p.log",
+                    "-cp",
+                    classPath,
+                    MisuseStorm.class.getName()))
+            .redirectErrorStream(true)
+            .start();
+    byte[] out = p.getInputStream().readAllBytes();
+    assertTrue(p.waitFor(5, TimeUnit.MINUTES), "misuse storm timed out");
+    String output = new String(out, StandardCharsets.UTF_8);
+    assertEquals(0, p.exitValue(), output);
+    assertTrue(output.contains("MISUSE STORM OK"), output);
+    assertFalse(output.contains("WARNING in native method"), "-Xcheck:jni complaint:\n" + output);
+    Matcher m =
+        Pattern.compile("misuses=(\\d+) exceptions=(\\d+) closesDuringUse=(\\d+)").matcher(output);
+    assertTrue(m.find(), output);
+    assertEquals(m.group(1), m.group(2), "every misuse threw");
+    assertTrue(Long.parseLong(m.group(1)) > 5_000, output);
+    assertEquals("180", m.group(3), output);
+    assertTrue(
+        output.contains("was garbage-collected without close()"), "the Cleaner warned:\n" + output);
+  }
 
-    static String codeSource(Class<?> c) throws Exception {
-        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-    }
+  static String codeSource(Class<?> c) throws Exception {
+    return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+  }
 }

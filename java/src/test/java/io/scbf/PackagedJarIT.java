@@ -23,43 +23,46 @@ import org.junit.jupiter.api.io.TempDir;
  * needs nothing beyond libc/libm, and two isolated class loaders over the jar alone both work.
  */
 class PackagedJarIT {
-    private static final String LIBRARY = "native/linux-x86_64/libscbfjni.so";
+  private static final String LIBRARY = "native/linux-x86_64/libscbfjni.so";
 
-    private static Path jar() {
-        String jar = System.getProperty("scbf.test.jar");
-        assertNotNull(jar, "failsafe passes scbf.test.jar");
-        return Path.of(jar);
-    }
+  private static Path jar() {
+    String jar = System.getProperty("scbf.test.jar");
+    assertNotNull(jar, "failsafe passes scbf.test.jar");
+    return Path.of(jar);
+  }
 
-    @Test
-    void jarCarriesASelfContainedLibrary(@TempDir Path dir) throws Exception {
-        Path so = dir.resolve("libscbfjni.so");
-        try (JarFile jar = new JarFile(jar().toFile())) {
-            JarEntry entry = jar.getJarEntry(LIBRARY);
-            assertNotNull(entry, "jar has " + LIBRARY);
-            try (InputStream in = jar.getInputStream(entry)) {
-                Files.copy(in, so);
-            }
-        }
-        Process p = new ProcessBuilder("readelf", "-d", so.toString()).redirectErrorStream(true).start();
-        String dynamic = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), dynamic);
-        TreeSet<String> needed = new TreeSet<>();
-        Matcher m = Pattern.compile("\\(NEEDED\\)\\s+Shared library: \\[([^\\]]+)\\]").matcher(dynamic);
-        while (m.find()) {
-            needed.add(m.group(1).replaceAll("\\.so.*", ""));
-        }
-        assertTrue(List.of("libc", "libm", "libpthread").containsAll(needed),
-                "only system libraries (xxHash and the core are linked in): " + needed);
+  @Test
+  void jarCarriesASelfContainedLibrary(@TempDir Path dir) throws Exception {
+    Path so = dir.resolve("libscbfjni.so");
+    try (JarFile jar = new JarFile(jar().toFile())) {
+      JarEntry entry = jar.getJarEntry(LIBRARY);
+      assertNotNull(entry, "jar has " + LIBRARY);
+      try (InputStream in = jar.getInputStream(entry)) {
+        Files.copy(in, so);
+      }
     }
+    Process p =
+        new ProcessBuilder("readelf", "-d", so.toString()).redirectErrorStream(true).start();
+    String dynamic = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), dynamic);
+    TreeSet<String> needed = new TreeSet<>();
+    Matcher m = Pattern.compile("\\(NEEDED\\)\\s+Shared library: \\[([^\\]]+)\\]").matcher(dynamic);
+    while (m.find()) {
+      needed.add(m.group(1).replaceAll("\\.so.*", ""));
+    }
+    assertTrue(
+        List.of("libc", "libm", "libpthread").containsAll(needed),
+        "only system libraries (xxHash and the core are linked in): " + needed);
+  }
 
-    @Test
-    void twoClassLoadersOverTheJarBothWork() throws Throwable {
-        try (IsolatedLoader a = new IsolatedLoader(jar()); IsolatedLoader b = new IsolatedLoader(jar())) {
-            String fromA = a.exercise();
-            String fromB = b.exercise();
-            assertNotEquals(fromA, fromB);
-            assertTrue(fromA.contains("libscbfjni-"), fromA);
-        }
+  @Test
+  void twoClassLoadersOverTheJarBothWork() throws Throwable {
+    try (IsolatedLoader a = new IsolatedLoader(jar());
+        IsolatedLoader b = new IsolatedLoader(jar())) {
+      String fromA = a.exercise();
+      String fromB = b.exercise();
+      assertNotEquals(fromA, fromB);
+      assertTrue(fromA.contains("libscbfjni-"), fromA);
     }
+  }
 }

@@ -1,67 +1,86 @@
 package io.scbf.hbase;
 
+import io.scbf.hbase.shared.Settings;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
-import org.apache.hadoop.hbase.regionserver.RSRpcServices;
 
 /**
- * The site configuration that deploys scbf-hbase: the coprocessors load from the server class
- * path for every table (each one is a no-op on tables that are neither indexed nor index tables),
- * so the JNI library is loaded once per JVM by the system class loader, and index writes get
- * their own RPC handler pool. Tests, the demo and operators use this one call; the README shows
- * the equivalent hbase-site.xml.
+ * The site configuration that deploys scbf-hbase: the coprocessors load from the server class path
+ * for every table (each one is a no-op on tables that are neither indexed nor index tables), so the
+ * JNI library is loaded once per JVM by the system class loader, and index writes get their own RPC
+ * handler pool. Tests, the demo and operators use this one call; the README shows the equivalent
+ * hbase-site.xml.
+ *
+ * <p>Classes are named, not referenced, so that this class loads on a client with hbase-client
+ * alone (a test checks that each name is the real class and each key HBase's own).
  *
  * <p>Loading the coprocessors as table attributes from a jar on HDFS instead gives each table its
  * own class loader. io.scbf.Native then extracts and loads a private copy of libscbfjni.so per
  * loader (the JDK binds one library file to one loader), so it works, but every table gets its own
- * copy of the native code and of the "per region server" hot cache, whose capacity then applies
- * per table; and the master endpoint and the index RPC pool cannot be loaded that way at all.
+ * copy of the native code and of the "per region server" hot cache, whose capacity then applies per
+ * table; and the master endpoint, the region-server coprocessor and the index RPC pool cannot be
+ * loaded that way at all.
  */
 public final class Coprocessors {
   private Coprocessors() {}
 
   /** Interval between filter publications to the master, ms (default 1000). */
-  public static final String PUBLISH_INTERVAL_MS = "scbf.publish.interval.ms";
-  public static final long DEFAULT_PUBLISH_INTERVAL_MS = 1000;
-  /** A region not heard from for this long is "unsure" to routing, ms (default 3 intervals + 2 s). */
-  public static final String ROUTE_STALE_MS = "scbf.route.stale.ms";
-  /** Bytes of native memory for the hotscore lookup cache of each region server (default 64 MiB). */
-  public static final String CACHE_CAPACITY_BYTES = "scbf.cache.capacity.bytes";
-  public static final long DEFAULT_CACHE_CAPACITY_BYTES = 64L << 20;
+  public static final String PUBLISH_INTERVAL_MS = Settings.PUBLISH_INTERVAL_MS;
+
+  public static final long DEFAULT_PUBLISH_INTERVAL_MS = Settings.DEFAULT_PUBLISH_INTERVAL_MS;
+
+  /**
+   * A region not heard from for this long is "unsure" to routing, ms (default 3 intervals + 2 s).
+   */
+  public static final String ROUTE_STALE_MS = Settings.ROUTE_STALE_MS;
+
+  /**
+   * Bytes of native memory for the hotscore lookup cache of each region server (default 64 MiB).
+   */
+  public static final String CACHE_CAPACITY_BYTES = Settings.CACHE_CAPACITY_BYTES;
+
+  public static final long DEFAULT_CACHE_CAPACITY_BYTES = Settings.DEFAULT_CACHE_CAPACITY_BYTES;
+
   /** Lookups per hotscore period (default 1000) and decay a in (0, 1] (default 0.5). */
-  public static final String CACHE_PERIOD = "scbf.cache.period";
-  public static final String CACHE_DECAY = "scbf.cache.decay";
+  public static final String CACHE_PERIOD = Settings.CACHE_PERIOD;
+
+  public static final String CACHE_DECAY = Settings.CACHE_DECAY;
+
   /** Client retries of an index write before the data write fails (default 5). */
-  public static final String INDEX_WRITE_RETRIES = "scbf.index.write.retries";
+  public static final String INDEX_WRITE_RETRIES = Settings.INDEX_WRITE_RETRIES;
+
   /**
    * Threads per region server that send the per-index-region batches of data writes in parallel
    * with the data handlers' own (default 16).
    */
-  public static final String INDEX_WRITE_THREADS = "scbf.index.write.threads";
-  public static final int DEFAULT_INDEX_WRITE_THREADS = 16;
+  public static final String INDEX_WRITE_THREADS = Settings.INDEX_WRITE_THREADS;
 
+  public static final int DEFAULT_INDEX_WRITE_THREADS = Settings.DEFAULT_INDEX_WRITE_THREADS;
+
+  /** HBase's keys (CoprocessorHost's and RSRpcServices' constants, in hbase-server). */
+  static final String REGION_COPROCESSOR_KEY = "hbase.coprocessor.region.classes";
+
+  static final String REGIONSERVER_COPROCESSOR_KEY = "hbase.coprocessor.regionserver.classes";
+  static final String MASTER_COPROCESSOR_KEY = "hbase.coprocessor.master.classes";
+  static final String RPC_SCHEDULER_FACTORY_KEY = "hbase.region.server.rpc.scheduler.factory.class";
+
+  private static final String SERVER = "io.scbf.hbase.regionserver.";
   static final String[] REGION_COPROCESSORS = {
-      DataTableObserver.class.getName(), IndexRegionCoprocessor.class.getName()};
-  static final String[] MASTER_COPROCESSORS = {RoutingMasterEndpoint.class.getName()};
+    SERVER + "DataTableObserver", SERVER + "IndexRegionCoprocessor"
+  };
+  static final String[] REGIONSERVER_COPROCESSORS = {SERVER + "IndexRegionServerCoprocessor"};
+  static final String[] MASTER_COPROCESSORS = {"io.scbf.hbase.master.RoutingMasterEndpoint"};
+  static final String RPC_SCHEDULER_FACTORY = SERVER + "IndexRpcSchedulerFactory";
 
   /** Adds the scbf coprocessors and the index RPC scheduler to a server configuration. */
   public static Configuration configure(Configuration conf) {
-    append(conf, CoprocessorHost.REGION_COPROCESSOR_CONF_KEY, REGION_COPROCESSORS);
-    append(conf, CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, MASTER_COPROCESSORS);
-    conf.set(RSRpcServices.REGION_SERVER_RPC_SCHEDULER_FACTORY_CLASS,
-        IndexRpcSchedulerFactory.class.getName());
+    append(conf, REGION_COPROCESSOR_KEY, REGION_COPROCESSORS);
+    append(conf, REGIONSERVER_COPROCESSOR_KEY, REGIONSERVER_COPROCESSORS);
+    append(conf, MASTER_COPROCESSOR_KEY, MASTER_COPROCESSORS);
+    conf.set(RPC_SCHEDULER_FACTORY_KEY, RPC_SCHEDULER_FACTORY);
     return conf;
-  }
-
-  static long publishIntervalMs(Configuration conf) {
-    return conf.getLong(PUBLISH_INTERVAL_MS, DEFAULT_PUBLISH_INTERVAL_MS);
-  }
-
-  static long routeStaleMs(Configuration conf) {
-    return conf.getLong(ROUTE_STALE_MS, 3 * publishIntervalMs(conf) + 2000);
   }
 
   private static void append(Configuration conf, String key, String[] classes) {

@@ -1,6 +1,9 @@
 package io.scbf.hbase;
 
 import io.scbf.hbase.IndexSpec.Column;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexRows;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -19,11 +22,11 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 /**
  * Creates, drops and lists the indexes of a data table.
  *
- * <p>{@link #createIndex} creates the index table (one region per bucket), records the index in
- * the data table's descriptor (the data regions reopen with the index known to their observer)
- * and then indexes the rows already in the table. Rows written while the backfill runs are
- * indexed by the observer; a backfilled row that a concurrent write has just changed or deleted
- * leaves a stale index row, which queries drop when they re-check the data row.
+ * <p>{@link #createIndex} creates the index table (one region per bucket), records the index in the
+ * data table's descriptor (the data regions reopen with the index known to their observer) and then
+ * indexes the rows already in the table. Rows written while the backfill runs are indexed by the
+ * observer; a backfilled row that a concurrent write has just changed or deleted leaves a stale
+ * index row, which queries drop when they re-check the data row.
  */
 public final class IndexAdmin {
   private static final int BACKFILL_BATCH = 1000;
@@ -45,8 +48,9 @@ public final class IndexAdmin {
 
   /**
    * {@link #createIndex} without the backfill: rows written from now on are indexed, the rows
-   * already in the table are not. For large tables, whose index {@code io.scbf.mapreduce.BuildIndexTool}
-   * then builds in bulk on the cluster's MapReduce instead of through this client.
+   * already in the table are not. For large tables, whose index {@code
+   * io.scbf.mapreduce.BuildIndexTool} then builds in bulk on the cluster's MapReduce instead of
+   * through this client.
    *
    * @throws IllegalArgumentException as {@link #createIndex}
    * @throws TableNotFoundException if the data table does not exist
@@ -57,8 +61,8 @@ public final class IndexAdmin {
       validate(data, spec);
       TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
       if (admin.tableExists(indexTable)) {
-        throw new IllegalArgumentException("index table " + indexTable + " already exists; drop it"
-            + " or choose another alias");
+        throw new IllegalArgumentException(
+            "index table " + indexTable + " already exists; drop it" + " or choose another alias");
       }
       TableDescriptor index = IndexCatalog.indexTableDescriptor(dataTable, spec);
       if (spec.buckets() == 1) {
@@ -95,18 +99,37 @@ public final class IndexAdmin {
   private static void validate(TableDescriptor data, IndexSpec spec) {
     for (Column c : spec.watchedColumns()) {
       if (!data.hasColumnFamily(c.family())) {
-        throw new IllegalArgumentException("table " + data.getTableName() + " has no column family '"
-            + org.apache.hadoop.hbase.util.Bytes.toStringBinary(c.family()) + "' (column " + c + ")");
+        throw new IllegalArgumentException(
+            "table "
+                + data.getTableName()
+                + " has no column family '"
+                + org.apache.hadoop.hbase.util.Bytes.toStringBinary(c.family())
+                + "' (column "
+                + c
+                + ")");
       }
     }
     for (IndexSpec existing : IndexCatalog.specsOf(data)) {
       if (existing.alias().equals(spec.alias())) {
-        throw new IllegalArgumentException("table " + data.getTableName() + " already has an index"
-            + " with alias '" + spec.alias() + "' (on " + existing.column() + ")");
+        throw new IllegalArgumentException(
+            "table "
+                + data.getTableName()
+                + " already has an index"
+                + " with alias '"
+                + spec.alias()
+                + "' (on "
+                + existing.column()
+                + ")");
       }
       if (existing.column().equals(spec.column())) {
-        throw new IllegalArgumentException("column " + spec.column() + " of " + data.getTableName()
-            + " is already indexed as '" + existing.alias() + "'");
+        throw new IllegalArgumentException(
+            "column "
+                + spec.column()
+                + " of "
+                + data.getTableName()
+                + " is already indexed as '"
+                + existing.alias()
+                + "'");
       }
     }
   }

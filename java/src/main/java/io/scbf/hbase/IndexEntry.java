@@ -1,14 +1,15 @@
 package io.scbf.hbase;
 
-import io.scbf.hbase.proto.IndexProtos.IndexHit;
+import io.scbf.hbase.shared.CoveredValues;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * One index entry: a data row key and the covered columns' values stored with it (as of the
- * last index write; not re-checked against the data row).
+ * One index entry: a data row key and the covered columns' values stored with it (as of the last
+ * index write; not re-checked against the data row).
  */
 public record IndexEntry(byte[] row, Map<IndexSpec.Column, byte[]> covered) {
 

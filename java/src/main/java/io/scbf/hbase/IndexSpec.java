@@ -1,5 +1,6 @@
 package io.scbf.hbase;
 
+import io.scbf.hbase.shared.IndexCatalog;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -7,25 +8,28 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Definition of one secondary index: the indexed column, its alias (part of every index row key
- * and of the filter keys), the number of salt buckets (= index regions), the target
- * false-positive rate of each bucket's filter, and the columns copied into the index rows.
+ * Definition of one secondary index: the indexed column, its alias (part of every index row key and
+ * of the filter keys), the number of salt buckets (= index regions), the target false-positive rate
+ * of each bucket's filter, and the columns copied into the index rows.
  *
  * <p>Immutable; built and validated by {@link Builder#build()}. Stored in the data table's
  * descriptor (see {@link IndexCatalog}) in the text form of {@link #encode()}.
  */
 public final class IndexSpec {
   public static final int MIN_BUCKETS = 1;
+
   /** The bucket is the first byte of an index row key. */
   public static final int MAX_BUCKETS = 256;
+
   public static final int DEFAULT_BUCKETS = 16;
   public static final double DEFAULT_FPP = 0.001;
+
   /** Keys the first sub-filter of a bucket holds before the scalable filter grows. */
   public static final long DEFAULT_INITIAL_CAPACITY = 16_384;
+
   private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9_]{1,32}");
   private static final HexFormat HEX = HexFormat.of();
 
@@ -49,14 +53,37 @@ public final class IndexSpec {
     return new Builder(family, qualifier);
   }
 
-  public Column column() { return column; }
-  public byte[] family() { return column.family(); }
-  public byte[] qualifier() { return column.qualifier(); }
-  public String alias() { return alias; }
-  public int buckets() { return buckets; }
-  public double fpp() { return fpp; }
-  public long initialCapacity() { return initialCapacity; }
-  public List<Column> covered() { return covered; }
+  public Column column() {
+    return column;
+  }
+
+  public byte[] family() {
+    return column.family();
+  }
+
+  public byte[] qualifier() {
+    return column.qualifier();
+  }
+
+  public String alias() {
+    return alias;
+  }
+
+  public int buckets() {
+    return buckets;
+  }
+
+  public double fpp() {
+    return fpp;
+  }
+
+  public long initialCapacity() {
+    return initialCapacity;
+  }
+
+  public List<Column> covered() {
+    return covered;
+  }
 
   /** Every column whose change rewrites an index row: the indexed one, then the covered ones. */
   public List<Column> watchedColumns() {
@@ -78,7 +105,8 @@ public final class IndexSpec {
     sb.append(";covered=");
     for (int i = 0; i < covered.size(); i++) {
       if (i > 0) sb.append(',');
-      sb.append(HEX.formatHex(covered.get(i).family())).append(':')
+      sb.append(HEX.formatHex(covered.get(i).family()))
+          .append(':')
           .append(HEX.formatHex(covered.get(i).qualifier()));
     }
     return sb.toString();
@@ -93,16 +121,19 @@ public final class IndexSpec {
     }
     for (int i = 1; i < parts.length; i++) {
       int eq = parts[i].indexOf('=');
-      if (eq < 0) throw new IllegalArgumentException("malformed index spec field '" + parts[i] + "'");
+      if (eq < 0)
+        throw new IllegalArgumentException("malformed index spec field '" + parts[i] + "'");
       fields.put(parts[i].substring(0, eq), parts[i].substring(eq + 1));
     }
     try {
-      Builder b = builder(HEX.parseHex(required(fields, "family")),
-          HEX.parseHex(required(fields, "qualifier")))
-          .alias(required(fields, "alias"))
-          .buckets(Integer.parseInt(required(fields, "buckets")))
-          .fpp(Double.parseDouble(required(fields, "fpp")))
-          .initialCapacity(Long.parseLong(required(fields, "capacity")));
+      Builder b =
+          builder(
+                  HEX.parseHex(required(fields, "family")),
+                  HEX.parseHex(required(fields, "qualifier")))
+              .alias(required(fields, "alias"))
+              .buckets(Integer.parseInt(required(fields, "buckets")))
+              .fpp(Double.parseDouble(required(fields, "fpp")))
+              .initialCapacity(Long.parseLong(required(fields, "capacity")));
       String cov = fields.getOrDefault("covered", "");
       if (!cov.isEmpty()) {
         for (String c : cov.split(",")) {
@@ -113,7 +144,8 @@ public final class IndexSpec {
       }
       return b.build();
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("malformed index spec '" + text + "': " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "malformed index spec '" + text + "': " + e.getMessage(), e);
     }
   }
 
@@ -129,12 +161,23 @@ public final class IndexSpec {
   }
 
   @Override
-  public int hashCode() { return encode().hashCode(); }
+  public int hashCode() {
+    return encode().hashCode();
+  }
 
   @Override
   public String toString() {
-    return "IndexSpec{" + alias + " on " + column + ", buckets=" + buckets + ", fpp=" + fpp
-        + ", covered=" + covered + "}";
+    return "IndexSpec{"
+        + alias
+        + " on "
+        + column
+        + ", buckets="
+        + buckets
+        + ", fpp="
+        + fpp
+        + ", covered="
+        + covered
+        + "}";
   }
 
   /** A column (family, qualifier), comparable by content. */
@@ -144,27 +187,40 @@ public final class IndexSpec {
       qualifier = qualifier.clone();
     }
 
-    @Override public byte[] family() { return family.clone(); }
-    @Override public byte[] qualifier() { return qualifier.clone(); }
+    @Override
+    public byte[] family() {
+      return family.clone();
+    }
 
-    boolean matches(byte[] f, byte[] q) {
+    @Override
+    public byte[] qualifier() {
+      return qualifier.clone();
+    }
+
+    public boolean matches(byte[] f, byte[] q) {
       return Arrays.equals(family, f) && Arrays.equals(qualifier, q);
     }
 
-    boolean inFamily(byte[] f) { return Arrays.equals(family, f); }
+    public boolean inFamily(byte[] f) {
+      return Arrays.equals(family, f);
+    }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Column c && Arrays.equals(family, c.family)
+      return o instanceof Column c
+          && Arrays.equals(family, c.family)
           && Arrays.equals(qualifier, c.qualifier);
     }
 
     @Override
-    public int hashCode() { return 31 * Arrays.hashCode(family) + Arrays.hashCode(qualifier); }
+    public int hashCode() {
+      return 31 * Arrays.hashCode(family) + Arrays.hashCode(qualifier);
+    }
 
     @Override
     public String toString() {
-      return org.apache.hadoop.hbase.util.Bytes.toStringBinary(family) + ":"
+      return org.apache.hadoop.hbase.util.Bytes.toStringBinary(family)
+          + ":"
           + org.apache.hadoop.hbase.util.Bytes.toStringBinary(qualifier);
     }
   }
@@ -184,16 +240,28 @@ public final class IndexSpec {
     }
 
     /** Short name of the index: [A-Za-z0-9_]{1,32}, unique per data table. Required. */
-    public Builder alias(String alias) { this.alias = alias; return this; }
+    public Builder alias(String alias) {
+      this.alias = alias;
+      return this;
+    }
 
     /** Salt buckets = index regions, 1..256 (default 16). */
-    public Builder buckets(int buckets) { this.buckets = buckets; return this; }
+    public Builder buckets(int buckets) {
+      this.buckets = buckets;
+      return this;
+    }
 
     /** Target false-positive rate of each bucket's filter, in (0, 0.5] (default 0.001). */
-    public Builder fpp(double fpp) { this.fpp = fpp; return this; }
+    public Builder fpp(double fpp) {
+      this.fpp = fpp;
+      return this;
+    }
 
     /** Keys per bucket before the scalable filter adds a sub-filter (default 16384). */
-    public Builder initialCapacity(long keys) { this.initialCapacity = keys; return this; }
+    public Builder initialCapacity(long keys) {
+      this.initialCapacity = keys;
+      return this;
+    }
 
     /** A column whose latest value is copied into each index row and returned by lookups. */
     public Builder covered(byte[] family, byte[] qualifier) {
@@ -213,22 +281,25 @@ public final class IndexSpec {
       }
       if (alias == null || !ALIAS.matcher(alias).matches()) {
         throw new IllegalArgumentException(
-            "index alias must match [A-Za-z0-9_]{1,32}, got " + (alias == null ? "none" : "'" + alias + "'"));
+            "index alias must match [A-Za-z0-9_]{1,32}, got "
+                + (alias == null ? "none" : "'" + alias + "'"));
       }
       if (buckets < MIN_BUCKETS || buckets > MAX_BUCKETS) {
-        throw new IllegalArgumentException("buckets must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS
-            + "], got " + buckets);
+        throw new IllegalArgumentException(
+            "buckets must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS + "], got " + buckets);
       }
       if (!(fpp > 0 && fpp <= 0.5)) {
         throw new IllegalArgumentException("fpp must be in (0, 0.5], got " + fpp);
       }
       if (initialCapacity < 1 || initialCapacity > (1L << 32)) {
-        throw new IllegalArgumentException("initialCapacity must be in [1, 2^32], got " + initialCapacity);
+        throw new IllegalArgumentException(
+            "initialCapacity must be in [1, 2^32], got " + initialCapacity);
       }
       Column indexed = new Column(family, qualifier);
       for (int i = 0; i < covered.size(); i++) {
         if (covered.get(i).equals(indexed)) {
-          throw new IllegalArgumentException("covered column " + indexed + " is the indexed column itself");
+          throw new IllegalArgumentException(
+              "covered column " + indexed + " is the indexed column itself");
         }
         if (covered.subList(0, i).contains(covered.get(i))) {
           throw new IllegalArgumentException("covered column " + covered.get(i) + " listed twice");

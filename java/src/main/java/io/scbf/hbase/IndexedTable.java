@@ -2,16 +2,18 @@ package io.scbf.hbase;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
-import io.scbf.hbase.proto.IndexProtos.IndexLookupService;
-import io.scbf.hbase.proto.IndexProtos.IndexRoutingService;
-import io.scbf.hbase.proto.IndexProtos.LookupRequest;
-import io.scbf.hbase.proto.IndexProtos.LookupResponse;
-import io.scbf.hbase.proto.IndexProtos.RangeLookupRequest;
-import io.scbf.hbase.proto.IndexProtos.RegionRef;
-import io.scbf.hbase.proto.IndexProtos.RouteRequest;
-import io.scbf.hbase.proto.IndexProtos.RouteResponse;
-import io.scbf.hbase.proto.IndexProtos.StatsRequest;
-import io.scbf.hbase.proto.IndexProtos.StatsResponse;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +25,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -33,6 +36,8 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcChannel;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Queries a data table through its scbf indexes.
@@ -40,13 +45,20 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <p>A point query asks the master which buckets may hold the value (unless strict), asks those
  * buckets in parallel (each answers from its server's hot cache or a prefix scan of its index
  * rows), and, for {@link #find}, reads the data rows and keeps those whose current value still
- * matches. A range query asks every bucket. Answers follow the README's consistency contract:
- * an acknowledged write is found once its bucket has published its filter (1 s by default), and
- * at once by strict queries.
+ * matches. A range query asks every bucket. Answers follow the README's consistency contract: an
+ * acknowledged write is found once its bucket has published its filter (1 s by default), and at
+ * once by strict queries.
  *
- * <p>Thread-safe except that {@link #lastTrace()} reports the last query of any thread.
+ * <p>Thread-safe; {@link #lastTrace()} reports the calling thread's last query.
+ *
+ * <p>If the master cannot be asked for routing, the query asks every bucket instead (never fewer
+ * than routing would have): the answer is complete, only slower. The first such failure is logged
+ * at WARN with its cause, later ones at DEBUG; {@link QueryTrace#routingFailures()} and {@link
+ * #routingFailures()} count them.
  */
 public final class IndexedTable implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(IndexedTable.class);
+
   /** Gets per multi-get of the re-check (see {@link #recheck}). */
   private static final int RECHECK_CHUNK = 1000;
 
@@ -56,7 +68,8 @@ public final class IndexedTable implements AutoCloseable {
   private final Admin admin;
   private final ExecutorService pool;
   private volatile boolean strict;
-  private volatile QueryTrace lastTrace;
+  private final ThreadLocal<QueryTrace> lastTrace = new ThreadLocal<>();
+  private final AtomicLong routingFailures = new AtomicLong();
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
     this.connection = connection;
@@ -67,19 +80,24 @@ public final class IndexedTable implements AutoCloseable {
     // The first query would otherwise look up every bucket's region in hbase:meta, one bucket
     // at a time (tens of ms); one scan of meta here fills the connection's location cache.
     for (IndexSpec s : specs) {
-      try (RegionLocator locator = connection.getRegionLocator(
-          IndexCatalog.indexTableName(dataTable, s.alias()))) {
+      try (RegionLocator locator =
+          connection.getRegionLocator(IndexCatalog.indexTableName(dataTable, s.alias()))) {
         locator.getAllRegionLocations();
       }
     }
-    this.pool = Executors.newFixedThreadPool(Math.min(16, maxBuckets), r -> {
-      Thread t = new Thread(r, "scbf-lookup-" + dataTable.getQualifierAsString());
-      t.setDaemon(true);
-      return t;
-    });
+    this.pool =
+        Executors.newFixedThreadPool(
+            Math.min(16, maxBuckets),
+            r -> {
+              Thread t = new Thread(r, "scbf-lookup-" + dataTable.getQualifierAsString());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
-  /** Strict queries skip routing and ask every bucket: they see every acknowledged write at once. */
+  /**
+   * Strict queries skip routing and ask every bucket: they see every acknowledged write at once.
+   */
   public IndexedTable setStrict(boolean strict) {
     this.strict = strict;
     return this;
@@ -89,29 +107,47 @@ public final class IndexedTable implements AutoCloseable {
     return specs;
   }
 
+  /** What the calling thread's last query did, or null before its first query. */
   public QueryTrace lastTrace() {
-    return lastTrace;
+    return lastTrace.get();
+  }
+
+  /** Queries of this table whose routing call failed (they asked every bucket). */
+  public long routingFailures() {
+    return routingFailures.get();
+  }
+
+  private void finishTrace(long startNanos) {
+    lastTrace.set(lastTrace.get().withTotalMicros(micros(startNanos)));
   }
 
   /** Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check. */
-  public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+  public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value)
+      throws IOException {
     long start = System.nanoTime();
     List<byte[]> rows = rowsOf(point(spec(family, qualifier), value));
-    lastTrace = lastTrace.withTotalMicros(micros(start));
+    finishTrace(start);
     return rows;
   }
 
   /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     long start = System.nanoTime();
-    List<Result> rows = recheck(rowsOf(point(spec(family, qualifier), value)), family, qualifier,
-        v -> Arrays.equals(v, value));
-    lastTrace = lastTrace.withTotalMicros(micros(start));
+    List<Result> rows =
+        recheck(
+            rowsOf(point(spec(family, qualifier), value)),
+            family,
+            qualifier,
+            v -> Arrays.equals(v, value));
+    finishTrace(start);
     return rows;
   }
 
-  /** Index entries (row and covered values) for {@code family:qualifier = value}, without re-check. */
-  public List<IndexEntry> findEntries(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+  /**
+   * Index entries (row and covered values) for {@code family:qualifier = value}, without re-check.
+   */
+  public List<IndexEntry> findEntries(byte[] family, byte[] qualifier, byte[] value)
+      throws IOException {
     long start = System.nanoTime();
     IndexSpec spec = spec(family, qualifier);
     List<IndexEntry> entries = new ArrayList<>();
@@ -119,25 +155,35 @@ public final class IndexedTable implements AutoCloseable {
       r.getHitsList().forEach(h -> entries.add(IndexEntry.of(spec, h)));
     }
     entries.sort((a, b) -> Bytes.compareTo(a.row(), b.row()));
-    lastTrace = lastTrace.withTotalMicros(micros(start));
+    finishTrace(start);
     return entries;
   }
 
-  /** Row keys the index holds with {@code lo <= value < hi} (null = unbounded), sorted, deduplicated. */
+  /**
+   * Row keys the index holds with {@code lo <= value < hi} (null = unbounded), sorted,
+   * deduplicated.
+   */
   public List<byte[]> rangeRowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     long start = System.nanoTime();
     List<byte[]> rows = rowsOf(range(spec(family, qualifier), lo, hi));
-    lastTrace = lastTrace.withTotalMicros(micros(start));
+    finishTrace(start);
     return rows;
   }
 
   /** The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), re-checked. */
-  public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi) throws IOException {
+  public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
+      throws IOException {
     long start = System.nanoTime();
-    List<Result> rows = recheck(rowsOf(range(spec(family, qualifier), lo, hi)), family, qualifier,
-        v -> (lo == null || Bytes.compareTo(v, lo) >= 0) && (hi == null || Bytes.compareTo(v, hi) < 0));
-    lastTrace = lastTrace.withTotalMicros(micros(start));
+    List<Result> rows =
+        recheck(
+            rowsOf(range(spec(family, qualifier), lo, hi)),
+            family,
+            qualifier,
+            v ->
+                (lo == null || Bytes.compareTo(v, lo) >= 0)
+                    && (hi == null || Bytes.compareTo(v, hi) < 0));
+    finishTrace(start);
     return rows;
   }
 
@@ -146,7 +192,8 @@ public final class IndexedTable implements AutoCloseable {
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec(family, qualifier).alias());
     try {
       return IndexRoutingService.newBlockingStub(admin.coprocessorService())
-          .stats(null, StatsRequest.newBuilder().setIndexTable(indexTable.getNameAsString()).build());
+          .stats(
+              null, StatsRequest.newBuilder().setIndexTable(indexTable.getNameAsString()).build());
     } catch (ServiceException e) {
       throw unwrap(e);
     }
@@ -160,9 +207,16 @@ public final class IndexedTable implements AutoCloseable {
       if (s.column().equals(new IndexSpec.Column(family, qualifier))) return s;
     }
     List<String> indexed = specs.stream().map(s -> s.column() + " (" + s.alias() + ")").toList();
-    throw new IllegalArgumentException("column " + Bytes.toStringBinary(family) + ":"
-        + Bytes.toStringBinary(qualifier) + " of table " + dataTable + " has no scbf index;"
-        + " indexed columns: " + (indexed.isEmpty() ? "none" : String.join(", ", indexed)));
+    throw new IllegalArgumentException(
+        "column "
+            + Bytes.toStringBinary(family)
+            + ":"
+            + Bytes.toStringBinary(qualifier)
+            + " of table "
+            + dataTable
+            + " has no scbf index;"
+            + " indexed columns: "
+            + (indexed.isEmpty() ? "none" : String.join(", ", indexed)));
   }
 
   private List<LookupResponse> point(IndexSpec spec, byte[] value) throws IOException {
@@ -173,54 +227,107 @@ public final class IndexedTable implements AutoCloseable {
     List<byte[]> buckets = allBuckets(spec);
     int unsure = 0;
     boolean routed = false;
+    int routingFailed = 0;
     if (!strict) {
       try {
-        RouteResponse route = IndexRoutingService.newBlockingStub(admin.coprocessorService())
-            .route(null, RouteRequest.newBuilder().setIndexTable(indexTable.getNameAsString())
-                .setFilterKey(ByteString.copyFrom(IndexKeyCodec.filterKey(alias, value))).build());
+        RouteResponse route =
+            IndexRoutingService.newBlockingStub(admin.coprocessorService())
+                .route(
+                    null,
+                    RouteRequest.newBuilder()
+                        .setIndexTable(indexTable.getNameAsString())
+                        .setFilterKey(ByteString.copyFrom(IndexKeyCodec.filterKey(alias, value)))
+                        .build());
         buckets = new ArrayList<>();
         for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
         unsure = route.getUnsureRegions();
         routed = true;
       } catch (ServiceException | RuntimeException e) {
         // Master unreachable: every bucket is a candidate (unsure = candidate).
+        routingFailed = 1;
+        if (routingFailures.getAndIncrement() == 0) {
+          LOG.warn(
+              "scbf: routing for {} failed, asking every bucket (logged once per table;"
+                  + " later failures at DEBUG): {}",
+              indexTable,
+              e.toString());
+        } else {
+          LOG.debug("scbf: routing for {} failed, asking every bucket", indexTable, e);
+        }
       }
     }
     long routeMicros = micros(start);
     long lookupStart = System.nanoTime();
-    LookupRequest request = LookupRequest.newBuilder().setAlias(ByteString.copyFrom(alias))
-        .setValue(ByteString.copyFrom(value)).build();
-    List<LookupResponse> responses = askAll(indexTable, buckets,
-        channel -> IndexLookupService.newBlockingStub(channel).lookup(null, request));
-    trace(strict ? "point-strict" : "point", spec, buckets.size(), unsure, responses, routed,
-        routeMicros, micros(lookupStart));
+    LookupRequest request =
+        LookupRequest.newBuilder()
+            .setAlias(ByteString.copyFrom(alias))
+            .setValue(ByteString.copyFrom(value))
+            .build();
+    List<LookupResponse> responses =
+        askAll(
+            indexTable,
+            buckets,
+            channel -> IndexLookupService.newBlockingStub(channel).lookup(null, request));
+    trace(
+        strict ? "point-strict" : "point",
+        spec,
+        buckets.size(),
+        unsure,
+        responses,
+        routed,
+        routeMicros,
+        micros(lookupStart),
+        routingFailed);
     return responses;
   }
 
   private List<LookupResponse> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     long start = System.nanoTime();
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
-    RangeLookupRequest.Builder request = RangeLookupRequest.newBuilder()
-        .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)));
+    RangeLookupRequest.Builder request =
+        RangeLookupRequest.newBuilder()
+            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)));
     if (lo != null) request.setLo(ByteString.copyFrom(lo));
     if (hi != null) request.setHi(ByteString.copyFrom(hi));
     RangeLookupRequest built = request.build();
     List<byte[]> buckets = allBuckets(spec);
-    List<LookupResponse> responses = askAll(indexTable, buckets,
-        channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
-    trace("range", spec, buckets.size(), 0, responses, false, 0, micros(start));
+    List<LookupResponse> responses =
+        askAll(
+            indexTable,
+            buckets,
+            channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
+    trace("range", spec, buckets.size(), 0, responses, false, 0, micros(start), 0);
     return responses;
   }
 
-  private void trace(String kind, IndexSpec spec, int asked, int unsure,
-      List<LookupResponse> responses, boolean routed, long routeMicros, long lookupMicros) {
+  private void trace(
+      String kind,
+      IndexSpec spec,
+      int asked,
+      int unsure,
+      List<LookupResponse> responses,
+      boolean routed,
+      long routeMicros,
+      long lookupMicros,
+      int routingFailed) {
     int cacheHits = 0, hits = 0;
     for (LookupResponse r : responses) {
       if (r.getCacheHit()) cacheHits++;
       hits += r.getHitsCount();
     }
-    lastTrace = new QueryTrace(kind, spec.buckets(), asked, unsure, cacheHits, hits, routed,
-        routeMicros, lookupMicros, 0);
+    lastTrace.set(
+        new QueryTrace(
+            kind,
+            spec.buckets(),
+            asked,
+            unsure,
+            cacheHits,
+            hits,
+            routed,
+            routeMicros,
+            lookupMicros,
+            0,
+            routingFailed));
   }
 
   /** Start keys of every bucket's region: {}, {1}, ..., {B-1} (fixed at index creation). */
@@ -273,25 +380,28 @@ public final class IndexedTable implements AutoCloseable {
   }
 
   /**
-   * Reads the data rows and keeps those whose current value satisfies the predicate. The Gets go
-   * in chunks of {@link #RECHECK_CHUNK}, in parallel: a region server stops answering a multi-get
-   * once it has read hbase.server.scanner.max.result.size (100 MB) of blocks and the client
-   * retries the rest after back-off pauses; one multi-get of a popular value's 100,000 rows took
-   * over 30 s, in chunks 2-4 s (docs/benchmarks-hbase.md).
+   * Reads the data rows and keeps those whose current value satisfies the predicate. The Gets go in
+   * chunks of {@link #RECHECK_CHUNK}, in parallel: a region server stops answering a multi-get once
+   * it has read hbase.server.scanner.max.result.size (100 MB) of blocks and the client retries the
+   * rest after back-off pauses; one multi-get of a popular value's 100,000 rows took over 30 s, in
+   * chunks 2-4 s (docs/benchmarks-hbase.md).
    */
-  private List<Result> recheck(List<byte[]> rows, byte[] family, byte[] qualifier,
-      Predicate<byte[]> predicate) throws IOException {
+  private List<Result> recheck(
+      List<byte[]> rows, byte[] family, byte[] qualifier, Predicate<byte[]> predicate)
+      throws IOException {
     List<Future<Result[]>> chunks = new ArrayList<>();
     for (int from = 0; from < rows.size(); from += RECHECK_CHUNK) {
       List<Get> gets = new ArrayList<>(RECHECK_CHUNK);
       for (byte[] row : rows.subList(from, Math.min(rows.size(), from + RECHECK_CHUNK))) {
         gets.add(new Get(row));
       }
-      chunks.add(pool.submit(() -> {
-        try (Table table = connection.getTable(dataTable)) {
-          return table.get(gets);
-        }
-      }));
+      chunks.add(
+          pool.submit(
+              () -> {
+                try (Table table = connection.getTable(dataTable)) {
+                  return table.get(gets);
+                }
+              }));
     }
     List<Result> out = new ArrayList<>(rows.size());
     try {

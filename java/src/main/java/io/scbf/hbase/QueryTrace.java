@@ -13,21 +13,79 @@ package io.scbf.hbase;
  * @param routeMicros time asking the master
  * @param lookupMicros time of the parallel bucket lookups
  * @param totalMicros whole query, including the data re-check if any
+ * @param routingFailures 1 if asking the master for routing failed (every bucket was then asked;
+ *     the cause is logged by {@link IndexedTable}), else 0
  */
-public record QueryTrace(String kind, int bucketsTotal, int bucketsAsked, int unsureBuckets,
-    int cacheHits, int indexHits, boolean routed, long routeMicros, long lookupMicros,
-    long totalMicros) {
+public record QueryTrace(
+    String kind,
+    int bucketsTotal,
+    int bucketsAsked,
+    int unsureBuckets,
+    int cacheHits,
+    int indexHits,
+    boolean routed,
+    long routeMicros,
+    long lookupMicros,
+    long totalMicros,
+    int routingFailures) {
+
+  /** A trace without routing failures (the form before {@code routingFailures} existed). */
+  public QueryTrace(
+      String kind,
+      int bucketsTotal,
+      int bucketsAsked,
+      int unsureBuckets,
+      int cacheHits,
+      int indexHits,
+      boolean routed,
+      long routeMicros,
+      long lookupMicros,
+      long totalMicros) {
+    this(
+        kind,
+        bucketsTotal,
+        bucketsAsked,
+        unsureBuckets,
+        cacheHits,
+        indexHits,
+        routed,
+        routeMicros,
+        lookupMicros,
+        totalMicros,
+        0);
+  }
 
   QueryTrace withTotalMicros(long micros) {
-    return new QueryTrace(kind, bucketsTotal, bucketsAsked, unsureBuckets, cacheHits, indexHits,
-        routed, routeMicros, lookupMicros, micros);
+    return new QueryTrace(
+        kind,
+        bucketsTotal,
+        bucketsAsked,
+        unsureBuckets,
+        cacheHits,
+        indexHits,
+        routed,
+        routeMicros,
+        lookupMicros,
+        micros,
+        routingFailures);
   }
 
   @Override
   public String toString() {
-    return String.format("%s: buckets asked %d/%d (unsure %d), cache hits %d, index hits %d,"
-        + " route %d us, lookups %d us, total %d us%s", kind, bucketsAsked, bucketsTotal,
-        unsureBuckets, cacheHits, indexHits, routeMicros, lookupMicros, totalMicros,
-        routed ? "" : " (not routed)");
+    return String.format(
+        "%s: buckets asked %d/%d (unsure %d), cache hits %d, index hits %d,"
+            + " route %d us, lookups %d us, total %d us%s",
+        kind,
+        bucketsAsked,
+        bucketsTotal,
+        unsureBuckets,
+        cacheHits,
+        indexHits,
+        routeMicros,
+        lookupMicros,
+        totalMicros,
+        routingFailures > 0
+            ? " (routing failed: all buckets asked)"
+            : routed ? "" : " (not routed)");
   }
 }

@@ -1,7 +1,7 @@
 package io.scbf.mapreduce;
 
-import io.scbf.hbase.IndexCatalog;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.mapreduce.BuildOptions.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -75,7 +75,8 @@ public final class BuildIndexTool extends Configured implements Tool {
         err.println("error: " + e.getMessage());
         return EXIT_USAGE;
       }
-      Path staging = options.mode() == BuildOptions.Mode.HFILES ? staging(conf, table, options) : null;
+      Path staging =
+          options.mode() == BuildOptions.Mode.HFILES ? staging(conf, table, options) : null;
       for (IndexSpec spec : specs) {
         if (!build(conf, connection, table, spec, options, staging)) return EXIT_FAILED;
       }
@@ -83,33 +84,57 @@ public final class BuildIndexTool extends Configured implements Tool {
     }
   }
 
-  private boolean build(Configuration conf, Connection connection, TableName table, IndexSpec spec,
-      BuildOptions options, Path staging) throws Exception {
+  private boolean build(
+      Configuration conf,
+      Connection connection,
+      TableName table,
+      IndexSpec spec,
+      BuildOptions options,
+      Path staging)
+      throws Exception {
     TableName indexTable = IndexCatalog.indexTableName(table, spec.alias());
     IndexBuildJob job = new IndexBuildJob(conf, connection, table, spec);
     long start = System.nanoTime();
     Counters counters;
     try {
-      counters = options.mode() == BuildOptions.Mode.HFILES
-          ? job.runHFiles(new Path(staging, spec.alias()))
-          : job.runPuts();
+      counters =
+          options.mode() == BuildOptions.Mode.HFILES
+              ? job.runHFiles(new Path(staging, spec.alias()))
+              : job.runPuts();
     } catch (IOException e) {
-      err.println("error: building index '" + spec.alias() + "' of " + table + " failed: "
-          + e.getMessage());
+      err.println(
+          "error: building index '"
+              + spec.alias()
+              + "' of "
+              + table
+              + " failed: "
+              + e.getMessage());
       return false;
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     long rows = counters.findCounter(BuildCounter.ROWS_READ).getValue();
-    out.printf("index '%s' of %s -> %s (%s): %d rows read, %d without the column, %d index rows"
-        + " (%d bytes) in %.1f s (%.0f rows/s)%n", spec.alias(), table, indexTable,
-        options.mode().name().toLowerCase(), rows,
+    out.printf(
+        "index '%s' of %s -> %s (%s): %d rows read, %d without the column, %d index rows"
+            + " (%d bytes) in %.1f s (%.0f rows/s)%n",
+        spec.alias(),
+        table,
+        indexTable,
+        options.mode().name().toLowerCase(),
+        rows,
         counters.findCounter(BuildCounter.ROWS_WITHOUT_VALUE).getValue(),
         counters.findCounter(BuildCounter.INDEX_ROWS_WRITTEN).getValue(),
-        counters.findCounter(BuildCounter.INDEX_BYTES_WRITTEN).getValue(), seconds, rows / seconds);
+        counters.findCounter(BuildCounter.INDEX_BYTES_WRITTEN).getValue(),
+        seconds,
+        rows / seconds);
     if (!RoutingWait.await(connection, table, spec, options.routingTimeoutMs())) {
-      err.println("error: index '" + spec.alias() + "' is built, but the master's routing did not"
-          + " reflect every bucket's filter within " + options.routingTimeoutMs() / 1000 + " s;"
-          + " strict queries see the rows; check the index region servers' logs");
+      err.println(
+          "error: index '"
+              + spec.alias()
+              + "' is built, but the master's routing did not"
+              + " reflect every bucket's filter within "
+              + options.routingTimeoutMs() / 1000
+              + " s;"
+              + " strict queries see the rows; check the index region servers' logs");
       return false;
     }
     out.printf("index '%s': routing reflects every bucket%n", spec.alias());
@@ -125,15 +150,20 @@ public final class BuildIndexTool extends Configured implements Tool {
       specs = IndexCatalog.specsOf(admin.getDescriptor(table));
     }
     if (specs.isEmpty()) {
-      throw new UsageException("table " + table + " has no scbf index; define one first"
-          + " (IndexAdmin.defineIndex)");
+      throw new UsageException(
+          "table " + table + " has no scbf index; define one first" + " (IndexAdmin.defineIndex)");
     }
     if (options.index().isEmpty()) return specs;
     String alias = options.index().get();
     List<IndexSpec> named = specs.stream().filter(s -> s.alias().equals(alias)).toList();
     if (named.isEmpty()) {
-      throw new UsageException("table " + table + " has no index '" + alias + "'; its indexes: "
-          + String.join(", ", specs.stream().map(IndexSpec::alias).toList()));
+      throw new UsageException(
+          "table "
+              + table
+              + " has no index '"
+              + alias
+              + "'; its indexes: "
+              + String.join(", ", specs.stream().map(IndexSpec::alias).toList()));
     }
     return named;
   }
@@ -141,9 +171,20 @@ public final class BuildIndexTool extends Configured implements Tool {
   /** The HFile staging directory: given, or a fresh one under hbase.fs.tmp.dir. */
   private static Path staging(Configuration conf, TableName table, BuildOptions options)
       throws IOException {
-    Path dir = options.output().map(Path::new).orElseGet(() -> new Path(
-        conf.get(HConstants.TEMPORARY_FS_DIRECTORY_KEY, HConstants.DEFAULT_TEMPORARY_HDFS_DIRECTORY),
-        "scbf-bulk-build/" + table.getNameAsString().replace(':', '_') + "-" + System.currentTimeMillis()));
+    Path dir =
+        options
+            .output()
+            .map(Path::new)
+            .orElseGet(
+                () ->
+                    new Path(
+                        conf.get(
+                            HConstants.TEMPORARY_FS_DIRECTORY_KEY,
+                            HConstants.DEFAULT_TEMPORARY_HDFS_DIRECTORY),
+                        "scbf-bulk-build/"
+                            + table.getNameAsString().replace(':', '_')
+                            + "-"
+                            + System.currentTimeMillis()));
     FileSystem fs = dir.getFileSystem(conf);
     return fs.makeQualified(dir);
   }

@@ -3,28 +3,37 @@ package io.scbf.mapreduce;
 import java.util.Optional;
 
 /**
- * The command line of {@link BuildIndexTool}: which data table, which index (all when absent),
- * how to write the index rows, and where the HFiles go.
+ * The command line of {@link BuildIndexTool}: which data table, which index (all when absent), how
+ * to write the index rows, and where the HFiles go.
  */
-record BuildOptions(String table, Optional<String> index, Mode mode, Optional<String> output,
+record BuildOptions(
+    String table,
+    Optional<String> index,
+    Mode mode,
+    Optional<String> output,
     long routingTimeoutMs) {
 
-  static final String USAGE = String.join("\n",
-      "usage: BuildIndexTool <table> [--index <alias>] [--mode hfiles|puts] [--output <dir>]",
-      "                      [--routing-timeout <seconds>]",
-      "  Builds the scbf index <alias> (default: every index) of the existing rows of <table>.",
-      "  --mode hfiles   write HFiles and bulk-load them into the index table (default)",
-      "  --mode puts     write the index rows as puts (map-only; slower, no HFile staging)",
-      "  --output <dir>  staging directory for the HFiles, on the cluster's file system; it must",
-      "                  not exist (default: <hbase.fs.tmp.dir>/scbf-bulk-build/<table>-<time>)",
-      "  --routing-timeout <seconds>  how long to wait for the master's routing to reflect the",
-      "                  new filters (default 60)",
-      "Exit status: 0 built, 1 a job or the load failed, 2 bad arguments, table or index.");
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: BuildIndexTool <table> [--index <alias>] [--mode hfiles|puts] [--output <dir>]",
+          "                      [--routing-timeout <seconds>]",
+          "  Builds the scbf index <alias> (default: every index) of the existing rows of <table>.",
+          "  --mode hfiles   write HFiles and bulk-load them into the index table (default)",
+          "  --mode puts     write the index rows as puts (map-only; slower, no HFile staging)",
+          "  --output <dir>  staging directory for the HFiles, on the cluster's file system; it must",
+          "                  not exist (default: <hbase.fs.tmp.dir>/scbf-bulk-build/<table>-<time>)",
+          "  --routing-timeout <seconds>  how long to wait for the master's routing to reflect the",
+          "                  new filters (default 60)",
+          "Exit status: 0 built, 1 a job or the load failed, 2 bad arguments, table or index.");
 
   static final long DEFAULT_ROUTING_TIMEOUT_MS = 60_000;
 
   /** How index rows reach the index table. */
-  enum Mode { HFILES, PUTS }
+  enum Mode {
+    HFILES,
+    PUTS
+  }
 
   /** Thrown for a command line that cannot be run; the message says why. */
   static final class UsageException extends Exception {
@@ -48,7 +57,8 @@ record BuildOptions(String table, Optional<String> index, Mode mode, Optional<St
         case "--routing-timeout" -> timeoutMs = seconds(value(args, ++i, a)) * 1000;
         default -> {
           if (a.startsWith("-")) throw new UsageException("unknown option " + a);
-          if (table != null) throw new UsageException("more than one table given: " + table + ", " + a);
+          if (table != null)
+            throw new UsageException("more than one table given: " + table + ", " + a);
           table = a;
         }
       }
@@ -57,8 +67,8 @@ record BuildOptions(String table, Optional<String> index, Mode mode, Optional<St
     if (output != null && mode == Mode.PUTS) {
       throw new UsageException("--output only applies to --mode hfiles");
     }
-    return new BuildOptions(table, Optional.ofNullable(index), mode, Optional.ofNullable(output),
-        timeoutMs);
+    return new BuildOptions(
+        table, Optional.ofNullable(index), mode, Optional.ofNullable(output), timeoutMs);
   }
 
   private static String value(String[] args, int i, String option) throws UsageException {
@@ -83,6 +93,7 @@ record BuildOptions(String table, Optional<String> index, Mode mode, Optional<St
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new UsageException("--routing-timeout must be a whole number of seconds >= 0, got '" + s + "'");
+    throw new UsageException(
+        "--routing-timeout must be a whole number of seconds >= 0, got '" + s + "'");
   }
 }

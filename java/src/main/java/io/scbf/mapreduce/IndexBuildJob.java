@@ -1,8 +1,8 @@
 package io.scbf.mapreduce;
 
-import io.scbf.hbase.IndexCatalog;
-import io.scbf.hbase.IndexRows;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexRows;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -22,15 +22,16 @@ import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 
 /**
- * The MapReduce job building one index of one data table: one mapper per data region
- * ({@link IndexRowMapper}), then either
+ * The MapReduce job building one index of one data table: one mapper per data region ({@link
+ * IndexRowMapper}), then either
+ *
  * <ul>
  *   <li>HFiles: {@link HFileOutputFormat2} sorts the index rows into one HFile set per index region
  *       (its total-order partitioner and sort reducer: HFiles must be sorted, and a data region's
  *       index rows spread over every bucket), which {@link BulkLoadHFiles} then moves into the
- *       index regions; each region's observer rebuilds its filter from its rows on the load; or</li>
+ *       index regions; each region's observer rebuilds its filter from its rows on the load; or
  *   <li>puts: map-only, the mappers write the index rows as puts, which the index regions count
- *       into their filters as they do streaming index writes.</li>
+ *       into their filters as they do streaming index writes.
  * </ul>
  */
 final class IndexBuildJob {
@@ -53,14 +54,15 @@ final class IndexBuildJob {
   /** Runs the job writing puts; returns its counters, or throws if it failed. */
   Counters runPuts() throws IOException, InterruptedException, ClassNotFoundException {
     Job job = newJob("puts");
-    TableMapReduceUtil.initTableReducerJob(indexTable.getNameAsString(), null, job, null, null,
-        null, null, shipDependencyJars());
+    TableMapReduceUtil.initTableReducerJob(
+        indexTable.getNameAsString(), null, job, null, null, null, null, shipDependencyJars());
     job.setNumReduceTasks(0);
     return complete(job);
   }
 
   /** Runs the job writing HFiles under {@code staging}, bulk-loads them, removes what is left. */
-  Counters runHFiles(Path staging) throws IOException, InterruptedException, ClassNotFoundException {
+  Counters runHFiles(Path staging)
+      throws IOException, InterruptedException, ClassNotFoundException {
     Job job = newJob("hfiles");
     try (Table index = connection.getTable(indexTable);
         RegionLocator regions = connection.getRegionLocator(indexTable)) {
@@ -70,19 +72,27 @@ final class IndexBuildJob {
     Counters counters = complete(job);
     BulkLoadHFiles.create(conf).bulkLoad(indexTable, staging);
     FileSystem fs = staging.getFileSystem(conf);
-    fs.delete(staging, true); // the load moved the HFiles; only empty family dirs and _SUCCESS remain
+    fs.delete(
+        staging, true); // the load moved the HFiles; only empty family dirs and _SUCCESS remain
     return counters;
   }
 
   private Job newJob(String mode) throws IOException {
-    Job job = Job.getInstance(conf, "scbf bulk index build " + dataTable + " -> " + indexTable
-        + " (" + mode + ")");
+    Job job =
+        Job.getInstance(
+            conf, "scbf bulk index build " + dataTable + " -> " + indexTable + " (" + mode + ")");
     job.setJarByClass(IndexBuildJob.class);
     job.getConfiguration().set(IndexRowMapper.SPEC_KEY, spec.encode());
     // Whole-table scan: don't churn the region servers' block caches.
     Scan scan = new IndexRows(spec).scan().setCaching(SCAN_CACHING).setCacheBlocks(false);
-    TableMapReduceUtil.initTableMapperJob(dataTable.getNameAsString(), scan, IndexRowMapper.class,
-        ImmutableBytesWritable.class, Put.class, job, shipDependencyJars());
+    TableMapReduceUtil.initTableMapperJob(
+        dataTable.getNameAsString(),
+        scan,
+        IndexRowMapper.class,
+        ImmutableBytesWritable.class,
+        Put.class,
+        job,
+        shipDependencyJars());
     return job;
   }
 
@@ -97,7 +107,8 @@ final class IndexBuildJob {
   private static Counters complete(Job job)
       throws IOException, InterruptedException, ClassNotFoundException {
     if (!job.waitForCompletion(true)) {
-      throw new IOException("job " + job.getJobName() + " failed: " + job.getStatus().getFailureInfo());
+      throw new IOException(
+          "job " + job.getJobName() + " failed: " + job.getStatus().getFailureInfo());
     }
     return job.getCounters();
   }

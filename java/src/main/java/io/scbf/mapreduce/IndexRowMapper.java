@@ -1,7 +1,7 @@
 package io.scbf.mapreduce;
 
-import io.scbf.hbase.IndexRows;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexRows;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Function;

@@ -1,10 +1,10 @@
 package io.scbf.mapreduce;
 
-import io.scbf.hbase.IndexCatalog;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
-import io.scbf.hbase.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.proto.IndexProtos.StatsResponse;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import org.apache.hadoop.hbase.TableName;
@@ -12,11 +12,11 @@ import org.apache.hadoop.hbase.client.Connection;
 
 /**
  * Waits until the master's routing holds, for every bucket of an index, a ready filter published
- * after the build's rows were counted: the build is then acknowledged like a write whose bucket
- * has published. The index regions count loaded rows before the load returns (puts: in prePut;
- * HFiles: the rebuild inside the bulk-load call), so any publication received after this wait
- * started carries them. Durations only (the master's "age" against our elapsed time), so clock
- * skew between this client and the master does not matter.
+ * after the build's rows were counted: the build is then acknowledged like a write whose bucket has
+ * published. The index regions count loaded rows before the load returns (puts: in prePut; HFiles:
+ * the rebuild inside the bulk-load call), so any publication received after this wait started
+ * carries them. Durations only (the master's "age" against our elapsed time), so clock skew between
+ * this client and the master does not matter.
  */
 final class RoutingWait {
   private static final long POLL_MS = 200;
@@ -45,7 +45,8 @@ final class RoutingWait {
   }
 
   /** Every bucket ready, and last heard from after the wait started (age below elapsed time). */
-  static boolean reflectsBuild(StatsResponse stats, String indexTable, int buckets, long elapsedMs) {
+  static boolean reflectsBuild(
+      StatsResponse stats, String indexTable, int buckets, long elapsedMs) {
     int fresh = 0;
     for (RegionStats r : stats.getRegionsList()) {
       if (!r.getIndexTable().equals(indexTable)) continue;

@@ -4,11 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.scbf.hbase.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.proto.IndexProtos.StatsResponse;
+import io.scbf.hbase.regionserver.IndexProbe;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
+import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.Oracle;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,13 +72,22 @@ class IndexClusterTest {
     util = MiniCluster.start(1);
     connection = util.getConnection();
     try (Admin admin = connection.getAdmin()) {
-      admin.createTable(TableDescriptorBuilder.newBuilder(TABLE)
-          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
-          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(X)).build(),
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(TABLE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(X))
+              .build(),
           new byte[][] {Bytes.toBytes("row-1"), Bytes.toBytes("row-2"), Bytes.toBytes("row-3")});
     }
-    new IndexAdmin(connection).createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city")
-        .buckets(CITY_BUCKETS).fpp(CITY_FPP).covered(D, NAME).build());
+    new IndexAdmin(connection)
+        .createIndex(
+            TABLE,
+            IndexSpec.builder(D, CITY)
+                .alias("city")
+                .buckets(CITY_BUCKETS)
+                .fpp(CITY_FPP)
+                .covered(D, NAME)
+                .build());
     people = new IndexedTable(connection, TABLE);
   }
 
@@ -98,10 +113,12 @@ class IndexClusterTest {
     List<Future<?>> done = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       long seed = 42 + w;
-      done.add(pool.submit(() -> {
-        randomWrites(new Random(seed), rows, opsPerWriter);
-        return null;
-      }));
+      done.add(
+          pool.submit(
+              () -> {
+                randomWrites(new Random(seed), rows, opsPerWriter);
+                return null;
+              }));
     }
     for (Future<?> f : done) f.get(5, TimeUnit.MINUTES);
     pool.shutdown();
@@ -116,26 +133,36 @@ class IndexClusterTest {
     // HBase itself masked (written in the same millisecond as an earlier delete of the row).
     people.setStrict(true); // strict: equal at once, no publication needed
     for (byte[] v : probes) {
-      assertEquals(oracle.rows(v), Oracle.resultRows(people.find(D, CITY, v)), "strict " + Bytes.toString(v)
-          + " raw index rows: " + rawIndexRows(v));
+      assertEquals(
+          oracle.rows(v),
+          Oracle.resultRows(people.find(D, CITY, v)),
+          "strict " + Bytes.toString(v) + " raw index rows: " + rawIndexRows(v));
       assertEquals(CITY_BUCKETS, people.lastTrace().bucketsAsked());
     }
     people.setStrict(false);
     Thread.sleep(PUBLISH_WAIT_MS);
     int stale = 0;
     for (byte[] v : probes) {
-      assertEquals(oracle.rows(v), Oracle.resultRows(people.find(D, CITY, v)),
+      assertEquals(
+          oracle.rows(v),
+          Oracle.resultRows(people.find(D, CITY, v)),
           "routed " + Bytes.toString(v) + " " + people.lastTrace());
       List<String> raw = Oracle.strings(people.findRowKeys(D, CITY, v));
       assertTrue(raw.containsAll(oracle.rows(v)), "no false negative for " + Bytes.toString(v));
       stale += raw.size() - oracle.rows(v).size();
     }
     System.out.println("randomized workload: " + stale + " stale index rows (HBase-masked puts)");
-    byte[][][] ranges = {{Bytes.toBytes("city-1"), Bytes.toBytes("city-2")},
-        {null, Bytes.toBytes("city-15")}, {Bytes.toBytes("city-3"), null}, {null, null},
-        {Bytes.toBytes("zzz"), null}};
+    byte[][][] ranges = {
+      {Bytes.toBytes("city-1"), Bytes.toBytes("city-2")},
+      {null, Bytes.toBytes("city-15")},
+      {Bytes.toBytes("city-3"), null},
+      {null, null},
+      {Bytes.toBytes("zzz"), null}
+    };
     for (byte[][] r : ranges) {
-      assertTrue(Oracle.strings(people.rangeRowKeys(D, CITY, r[0], r[1])).containsAll(oracle.range(r[0], r[1])));
+      assertTrue(
+          Oracle.strings(people.rangeRowKeys(D, CITY, r[0], r[1]))
+              .containsAll(oracle.range(r[0], r[1])));
       assertEquals(oracle.range(r[0], r[1]), Oracle.resultRows(people.range(D, CITY, r[0], r[1])));
       assertEquals(CITY_BUCKETS, people.lastTrace().bucketsAsked());
     }
@@ -147,8 +174,11 @@ class IndexClusterTest {
     try (Table t = connection.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
       for (int b = 0; b < CITY_BUCKETS; b++) {
         byte[] prefix = IndexKeyCodec.valuePrefix(b, Bytes.toBytes("city"), value);
-        try (var scanner = t.getScanner(new org.apache.hadoop.hbase.client.Scan().setStartStopRowForPrefixScan(prefix))) {
-          for (Result r : scanner) rows.add(Bytes.toStringBinary(IndexKeyCodec.parse(r.getRow()).userRow()));
+        try (var scanner =
+            t.getScanner(
+                new org.apache.hadoop.hbase.client.Scan().setStartStopRowForPrefixScan(prefix))) {
+          for (Result r : scanner)
+            rows.add(Bytes.toStringBinary(IndexKeyCodec.parse(r.getRow()).userRow()));
         }
       }
     }
@@ -166,9 +196,11 @@ class IndexClusterTest {
         if (kind < 4) {
           m = new Put(row).addColumn(D, CITY, Bytes.toBytes(city(rnd.nextInt(40))));
         } else if (kind < 6) {
-          m = new Put(row).addColumn(D, CITY, Bytes.toBytes(city(rnd.nextInt(40))))
-              .addColumn(D, NAME, Bytes.toBytes("n" + rnd.nextInt(1000)))
-              .addColumn(X, SCORE, Bytes.toBytes(rnd.nextInt()));
+          m =
+              new Put(row)
+                  .addColumn(D, CITY, Bytes.toBytes(city(rnd.nextInt(40))))
+                  .addColumn(D, NAME, Bytes.toBytes("n" + rnd.nextInt(1000)))
+                  .addColumn(X, SCORE, Bytes.toBytes(rnd.nextInt()));
         } else if (kind == 6) {
           m = new Delete(row).addColumns(D, CITY);
         } else if (kind == 7) {
@@ -209,7 +241,8 @@ class IndexClusterTest {
     try (Table t = connection.getTable(TABLE)) {
       List<Put> puts = new ArrayList<>();
       for (int i = 0; i < values; i++) {
-        puts.add(new Put(Bytes.toBytes("single-" + i)).addColumn(D, CITY, Bytes.toBytes("unique-" + i)));
+        puts.add(
+            new Put(Bytes.toBytes("single-" + i)).addColumn(D, CITY, Bytes.toBytes("unique-" + i)));
       }
       t.put(puts);
     }
@@ -226,19 +259,22 @@ class IndexClusterTest {
     }
     long singleAsked = 0;
     for (int i = 0; i < values; i++) {
-      assertEquals(List.of("single-" + i),
+      assertEquals(
+          List.of("single-" + i),
           Oracle.strings(people.findRowKeys(D, CITY, Bytes.toBytes("unique-" + i))));
       singleAsked += people.lastTrace().bucketsAsked();
     }
     double meanAbsent = (double) absentAsked / values;
     double meanSingle = (double) singleAsked / values;
     double expectedSingle = 1 + CITY_FPP * (CITY_BUCKETS - 1);
-    System.out.printf("routing: absent values ask %.3f buckets on average (%d of %d ask none);"
-        + " single-bucket values ask %.3f (model 1 + FPR*(B-1) = %.3f at the design FPR)%n",
+    System.out.printf(
+        "routing: absent values ask %.3f buckets on average (%d of %d ask none);"
+            + " single-bucket values ask %.3f (model 1 + FPR*(B-1) = %.3f at the design FPR)%n",
         meanAbsent, zeroAsked, values, meanSingle, expectedSingle);
     assertTrue(zeroAsked >= values * 0.8, "absent values mostly ask no bucket");
     assertTrue(meanAbsent <= 4 * CITY_FPP * CITY_BUCKETS, "absent mean " + meanAbsent);
-    assertTrue(meanSingle >= 1 && meanSingle <= 1 + 4 * CITY_FPP * (CITY_BUCKETS - 1),
+    assertTrue(
+        meanSingle >= 1 && meanSingle <= 1 + 4 * CITY_FPP * (CITY_BUCKETS - 1),
         "single mean " + meanSingle);
   }
 
@@ -253,7 +289,7 @@ class IndexClusterTest {
     }
     assertEquals(1, stats.getServersCount());
     assertTrue(stats.getRoutesServed() > 0);
-    assertTrue(IndexRpcSchedulerFactory.INDEX_CALLS.get() > 0, "index writes ran on the index pool");
+    assertTrue(IndexProbe.indexCalls(util) > 0, "index writes ran on the index pool");
   }
 
   @Test
@@ -261,14 +297,19 @@ class IndexClusterTest {
   void coveredColumnsAreStoredInTheIndexAndFollowUpdates() throws Exception {
     byte[] row = Bytes.toBytes("covered-1");
     try (Table t = connection.getTable(TABLE)) {
-      t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Nanjing")).addColumn(D, NAME, Bytes.toBytes("Li")));
+      t.put(
+          new Put(row)
+              .addColumn(D, CITY, Bytes.toBytes("Nanjing"))
+              .addColumn(D, NAME, Bytes.toBytes("Li")));
       people.setStrict(true);
       List<IndexEntry> entries = people.findEntries(D, CITY, Bytes.toBytes("Nanjing"));
       assertEquals(1, entries.size());
-      assertArrayEquals(Bytes.toBytes("Li"), entries.get(0).covered().get(new IndexSpec.Column(D, NAME)));
+      assertArrayEquals(
+          Bytes.toBytes("Li"), entries.get(0).covered().get(new IndexSpec.Column(D, NAME)));
       t.put(new Put(row).addColumn(D, NAME, Bytes.toBytes("Wang")));
       entries = people.findEntries(D, CITY, Bytes.toBytes("Nanjing"));
-      assertArrayEquals(Bytes.toBytes("Wang"), entries.get(0).covered().get(new IndexSpec.Column(D, NAME)));
+      assertArrayEquals(
+          Bytes.toBytes("Wang"), entries.get(0).covered().get(new IndexSpec.Column(D, NAME)));
       t.delete(new Delete(row).addColumns(D, NAME));
       entries = people.findEntries(D, CITY, Bytes.toBytes("Nanjing"));
       assertTrue(entries.get(0).covered().isEmpty());
@@ -280,8 +321,9 @@ class IndexClusterTest {
   @Test
   @Order(5)
   void binaryEmptyAndLargeValuesAreExact() throws Exception {
-    byte[][] values = {new byte[0], {0}, {0, 0}, {0, (byte) 0xff}, {(byte) 0xff}, {(byte) 0xff, 0},
-        new byte[20_000]};
+    byte[][] values = {
+      new byte[0], {0}, {0, 0}, {0, (byte) 0xff}, {(byte) 0xff}, {(byte) 0xff, 0}, new byte[20_000]
+    };
     java.util.Arrays.fill(values[6], (byte) 'a');
     try (Table t = connection.getTable(TABLE)) {
       for (int i = 0; i < values.length; i++) {
@@ -290,7 +332,9 @@ class IndexClusterTest {
     }
     people.setStrict(true);
     for (int i = 0; i < values.length; i++) {
-      assertEquals(List.of("bin-" + i), Oracle.strings(people.findRowKeys(D, CITY, values[i])),
+      assertEquals(
+          List.of("bin-" + i),
+          Oracle.strings(people.findRowKeys(D, CITY, values[i])),
           "value #" + i);
     }
     people.setStrict(false);
@@ -299,16 +343,18 @@ class IndexClusterTest {
       assertEquals(List.of("bin-" + i), Oracle.strings(people.findRowKeys(D, CITY, values[i])));
     }
     // Range over the binary values: [ {0}, {0,(byte)0xff} ) holds {0} and {0,0} only.
-    List<String> inRange = Oracle.strings(people.rangeRowKeys(D, CITY, new byte[] {0},
-        new byte[] {0, (byte) 0xff}));
+    List<String> inRange =
+        Oracle.strings(people.rangeRowKeys(D, CITY, new byte[] {0}, new byte[] {0, (byte) 0xff}));
     assertEquals(List.of("bin-1", "bin-2"), inRange);
 
     // An index row key holds the value, so HBase's 32767-byte row key limit bounds indexed values.
     try (Table t = connection.getTable(TABLE)) {
       byte[] row = Bytes.toBytes("bin-6");
-      IOException tooLarge = assertThrows(IOException.class,
-          () -> t.put(new Put(row).addColumn(D, CITY, new byte[40_000])));
-      assertTrue(tooLarge.getMessage().contains("too large for index 'city'"), tooLarge.getMessage());
+      IOException tooLarge =
+          assertThrows(
+              IOException.class, () -> t.put(new Put(row).addColumn(D, CITY, new byte[40_000])));
+      assertTrue(
+          tooLarge.getMessage().contains("too large for index 'city'"), tooLarge.getMessage());
       assertArrayEquals(values[6], t.get(new Get(row)).getValue(D, CITY), "row unchanged");
     }
   }
@@ -316,32 +362,47 @@ class IndexClusterTest {
   @Test
   @Order(6)
   void badInputFailsClearly() throws Exception {
-    IllegalArgumentException unindexed = assertThrows(IllegalArgumentException.class,
-        () -> people.findRowKeys(D, NAME, Bytes.toBytes("x")));
+    IllegalArgumentException unindexed =
+        assertThrows(
+            IllegalArgumentException.class, () -> people.findRowKeys(D, NAME, Bytes.toBytes("x")));
     assertTrue(unindexed.getMessage().contains("has no scbf index"), unindexed.getMessage());
 
     IndexAdmin indexAdmin = new IndexAdmin(connection);
-    IllegalArgumentException noFamily = assertThrows(IllegalArgumentException.class,
-        () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(Bytes.toBytes("nope"), CITY).alias("n").build()));
+    IllegalArgumentException noFamily =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                indexAdmin.createIndex(
+                    TABLE, IndexSpec.builder(Bytes.toBytes("nope"), CITY).alias("n").build()));
     assertTrue(noFamily.getMessage().contains("no column family 'nope'"), noFamily.getMessage());
-    IllegalArgumentException dupAlias = assertThrows(IllegalArgumentException.class,
-        () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(D, NAME).alias("city").build()));
-    assertTrue(dupAlias.getMessage().contains("already has an index with alias 'city'"), dupAlias.getMessage());
-    IllegalArgumentException dupColumn = assertThrows(IllegalArgumentException.class,
-        () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city2").build()));
+    IllegalArgumentException dupAlias =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(D, NAME).alias("city").build()));
+    assertTrue(
+        dupAlias.getMessage().contains("already has an index with alias 'city'"),
+        dupAlias.getMessage());
+    IllegalArgumentException dupColumn =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city2").build()));
     assertTrue(dupColumn.getMessage().contains("already indexed"), dupColumn.getMessage());
 
     try (Table t = connection.getTable(TABLE)) {
       byte[] row = Bytes.toBytes("bad-1");
       t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Suzhou")));
-      IOException inc = assertThrows(IOException.class,
-          () -> t.increment(new Increment(row).addColumn(D, CITY, 1)));
-      assertTrue(inc.getMessage().contains("Increment on an indexed or covered column"), inc.getMessage());
-      IOException single = assertThrows(IOException.class,
-          () -> t.delete(new Delete(row).addColumn(D, CITY)));
+      IOException inc =
+          assertThrows(
+              IOException.class, () -> t.increment(new Increment(row).addColumn(D, CITY, 1)));
+      assertTrue(
+          inc.getMessage().contains("Increment on an indexed or covered column"), inc.getMessage());
+      IOException single =
+          assertThrows(IOException.class, () -> t.delete(new Delete(row).addColumn(D, CITY)));
       assertTrue(single.getMessage().contains("single version"), single.getMessage());
       assertArrayEquals(Bytes.toBytes("Suzhou"), t.get(new Get(row)).getValue(D, CITY));
-      assertEquals(5L, Bytes.toLong(t.increment(new Increment(row).addColumn(X, SCORE, 5)).getValue(X, SCORE)),
+      assertEquals(
+          5L,
+          Bytes.toLong(t.increment(new Increment(row).addColumn(X, SCORE, 5)).getValue(X, SCORE)),
           "increments of unindexed columns still work");
     }
   }
@@ -352,23 +413,31 @@ class IndexClusterTest {
     try (Table t = connection.getTable(TABLE)) {
       List<Put> puts = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
-        puts.add(new Put(Bytes.toBytes("scored-" + i)).addColumn(X, NAME, Bytes.toBytes(String.format("%03d", i % 50))));
+        puts.add(
+            new Put(Bytes.toBytes("scored-" + i))
+                .addColumn(X, NAME, Bytes.toBytes(String.format("%03d", i % 50))));
       }
       t.put(puts);
     }
     IndexAdmin indexAdmin = new IndexAdmin(connection);
     indexAdmin.createIndex(TABLE, IndexSpec.builder(X, NAME).alias("xname").buckets(4).build());
-    assertEquals(List.of("city", "xname"), indexAdmin.listIndexes(TABLE).stream().map(IndexSpec::alias).toList());
+    assertEquals(
+        List.of("city", "xname"),
+        indexAdmin.listIndexes(TABLE).stream().map(IndexSpec::alias).toList());
     try (IndexedTable t = new IndexedTable(connection, TABLE)) {
       t.setStrict(true);
       Oracle oracle = new Oracle(connection, TABLE, X, NAME);
-      assertEquals(oracle.rows(Bytes.toBytes("007")), Oracle.strings(t.findRowKeys(X, NAME, Bytes.toBytes("007"))));
+      assertEquals(
+          oracle.rows(Bytes.toBytes("007")),
+          Oracle.strings(t.findRowKeys(X, NAME, Bytes.toBytes("007"))));
       assertEquals(4, oracle.rows(Bytes.toBytes("007")).size());
-      assertEquals(oracle.range(Bytes.toBytes("010"), Bytes.toBytes("020")),
+      assertEquals(
+          oracle.range(Bytes.toBytes("010"), Bytes.toBytes("020")),
           Oracle.strings(t.rangeRowKeys(X, NAME, Bytes.toBytes("010"), Bytes.toBytes("020"))));
     }
     indexAdmin.dropIndex(TABLE, "xname");
-    assertEquals(List.of("city"), indexAdmin.listIndexes(TABLE).stream().map(IndexSpec::alias).toList());
+    assertEquals(
+        List.of("city"), indexAdmin.listIndexes(TABLE).stream().map(IndexSpec::alias).toList());
     try (Admin admin = connection.getAdmin()) {
       assertFalse(admin.tableExists(IndexCatalog.indexTableName(TABLE, "xname")));
     }
@@ -379,14 +448,18 @@ class IndexClusterTest {
   void unavailableIndexTableFailsTheDataWriteAndLeavesTheRowUnchanged() throws Exception {
     byte[] row = Bytes.toBytes("avail-1");
     TableName indexTable = IndexCatalog.indexTableName(TABLE, "city");
-    try (Table t = connection.getTable(TABLE); Admin admin = connection.getAdmin()) {
+    try (Table t = connection.getTable(TABLE);
+        Admin admin = connection.getAdmin()) {
       t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Hangzhou")));
       admin.disableTable(indexTable);
       try {
-        IOException e = assertThrows(IOException.class,
-            () -> t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Xiamen"))));
+        IOException e =
+            assertThrows(
+                IOException.class,
+                () -> t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Xiamen"))));
         String message = String.valueOf(e.getMessage());
-        assertTrue(message.contains("scbf: writing") && message.contains("was not applied"), message);
+        assertTrue(
+            message.contains("scbf: writing") && message.contains("was not applied"), message);
         Result r = t.get(new Get(row));
         assertArrayEquals(Bytes.toBytes("Hangzhou"), r.getValue(D, CITY), "data row unchanged");
         t.put(new Put(row).addColumn(X, SCORE, Bytes.toBytes(1))); // unindexed columns still write
@@ -396,8 +469,38 @@ class IndexClusterTest {
       t.put(new Put(row).addColumn(D, CITY, Bytes.toBytes("Xiamen")));
     }
     Thread.sleep(PUBLISH_WAIT_MS); // the reopened buckets rebuild their filters and publish
-    assertEquals(List.of("avail-1"), Oracle.strings(people.findRowKeys(D, CITY, Bytes.toBytes("Xiamen"))));
+    assertEquals(
+        List.of("avail-1"), Oracle.strings(people.findRowKeys(D, CITY, Bytes.toBytes("Xiamen"))));
     assertTrue(people.findRowKeys(D, CITY, Bytes.toBytes("Hangzhou")).isEmpty());
     assertNotNull(people.lastTrace());
+  }
+
+  @Test
+  @Order(9)
+  void lastTraceBelongsToTheCallingThread() throws Exception {
+    people.setStrict(true);
+    // "unique-7" has exactly one index entry (test 2), "absent-7" none: each thread must see the
+    // trace of its own last query, however the two interleave.
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (String value : List.of("unique-7", "absent-7")) {
+        int expected = value.startsWith("unique") ? 1 : 0;
+        done.add(
+            threads.submit(
+                () -> {
+                  assertNull(people.lastTrace(), "no query yet on this thread");
+                  for (int i = 0; i < 200; i++) {
+                    people.findRowKeys(D, CITY, Bytes.toBytes(value));
+                    assertEquals(expected, people.lastTrace().indexHits(), value);
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : done) f.get();
+    } finally {
+      threads.shutdownNow();
+    }
+    assertEquals(0, people.routingFailures(), "strict queries never route");
   }
 }

@@ -3,6 +3,9 @@ package io.scbf.hbase;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.Oracle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -45,12 +48,15 @@ class IndexFaultClusterTest {
     util = MiniCluster.start(2);
     connection = util.getConnection();
     try (Admin admin = connection.getAdmin()) {
-      admin.createTable(TableDescriptorBuilder.newBuilder(TABLE)
-          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D)).build(),
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(TABLE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
           new byte[][] {Bytes.toBytes("r-1"), Bytes.toBytes("r-2"), Bytes.toBytes("r-3")});
     }
-    new IndexAdmin(connection).createIndex(TABLE,
-        IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).fpp(0.001).build());
+    new IndexAdmin(connection)
+        .createIndex(
+            TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).fpp(0.001).build());
   }
 
   @AfterAll
@@ -78,8 +84,14 @@ class IndexFaultClusterTest {
       for (boolean strict : new boolean[] {false, true}) {
         indexed.setStrict(strict);
         for (byte[] v : probes) {
-          assertEquals(oracle.rows(v), Oracle.strings(indexed.findRowKeys(D, CITY, v)),
-              when + (strict ? " strict " : " routed ") + Bytes.toString(v) + ": " + indexed.lastTrace());
+          assertEquals(
+              oracle.rows(v),
+              Oracle.strings(indexed.findRowKeys(D, CITY, v)),
+              when
+                  + (strict ? " strict " : " routed ")
+                  + Bytes.toString(v)
+                  + ": "
+                  + indexed.lastTrace());
         }
       }
     }
@@ -104,8 +116,14 @@ class IndexFaultClusterTest {
     try (Admin admin = connection.getAdmin()) {
       List<ServerName> servers = new ArrayList<>(admin.getRegionServers());
       for (RegionInfo r : admin.getRegions(indexTable)) {
-        ServerName current = connection.getRegionLocator(indexTable).getRegionLocation(r.getStartKey(), true).getServerName();
-        admin.move(r.getEncodedNameAsBytes(), servers.get(0).equals(current) ? servers.get(1) : servers.get(0));
+        ServerName current =
+            connection
+                .getRegionLocator(indexTable)
+                .getRegionLocation(r.getStartKey(), true)
+                .getServerName();
+        admin.move(
+            r.getEncodedNameAsBytes(),
+            servers.get(0).equals(current) ? servers.get(1) : servers.get(0));
       }
     }
     assertMatchesOracle("right after moves");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.scbf.hbase.shared.IndexCatalog;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -23,36 +24,59 @@ class IndexSpecTest {
   @Test
   void invalidSpecsFailWithClearMessages() {
     assertTrue(failure(IndexSpec.builder(null, Q).alias("a")).contains("family must be given"));
-    assertTrue(failure(IndexSpec.builder(new byte[0], Q).alias("a")).contains("family must be given"));
-    assertTrue(failure(IndexSpec.builder(F, null).alias("a")).contains("qualifier must not be null"));
+    assertTrue(
+        failure(IndexSpec.builder(new byte[0], Q).alias("a")).contains("family must be given"));
+    assertTrue(
+        failure(IndexSpec.builder(F, null).alias("a")).contains("qualifier must not be null"));
     assertTrue(failure(IndexSpec.builder(F, Q)).contains("alias must match"));
     assertTrue(failure(IndexSpec.builder(F, Q).alias("bad alias")).contains("got 'bad alias'"));
-    assertTrue(failure(IndexSpec.builder(F, Q).alias("a").buckets(0)).contains("buckets must be in [1, 256], got 0"));
+    assertTrue(
+        failure(IndexSpec.builder(F, Q).alias("a").buckets(0))
+            .contains("buckets must be in [1, 256], got 0"));
     assertTrue(failure(IndexSpec.builder(F, Q).alias("a").buckets(257)).contains("got 257"));
-    assertTrue(failure(IndexSpec.builder(F, Q).alias("a").fpp(0)).contains("fpp must be in (0, 0.5]"));
+    assertTrue(
+        failure(IndexSpec.builder(F, Q).alias("a").fpp(0)).contains("fpp must be in (0, 0.5]"));
     assertTrue(failure(IndexSpec.builder(F, Q).alias("a").fpp(Double.NaN)).contains("fpp"));
     assertTrue(failure(IndexSpec.builder(F, Q).alias("a").fpp(0.7)).contains("fpp"));
-    assertTrue(failure(IndexSpec.builder(F, Q).alias("a").initialCapacity(0)).contains("initialCapacity"));
-    assertTrue(failure(IndexSpec.builder(F, Q).alias("a").covered(F, Q)).contains("is the indexed column itself"));
-    assertTrue(failure(IndexSpec.builder(F, Q).alias("a").covered(F, Bytes.toBytes("c"))
-        .covered(F, Bytes.toBytes("c"))).contains("listed twice"));
+    assertTrue(
+        failure(IndexSpec.builder(F, Q).alias("a").initialCapacity(0)).contains("initialCapacity"));
+    assertTrue(
+        failure(IndexSpec.builder(F, Q).alias("a").covered(F, Q))
+            .contains("is the indexed column itself"));
+    assertTrue(
+        failure(
+                IndexSpec.builder(F, Q)
+                    .alias("a")
+                    .covered(F, Bytes.toBytes("c"))
+                    .covered(F, Bytes.toBytes("c")))
+            .contains("listed twice"));
   }
 
   @Test
   void specsRoundTripThroughTheirTextFormAndTheTableDescriptor() {
-    IndexSpec spec = IndexSpec.builder(F, new byte[] {0, (byte) 0xff}).alias("city_1").buckets(256)
-        .fpp(0.0001).initialCapacity(1000).covered(Bytes.toBytes("g"), new byte[0]).build();
+    IndexSpec spec =
+        IndexSpec.builder(F, new byte[] {0, (byte) 0xff})
+            .alias("city_1")
+            .buckets(256)
+            .fpp(0.0001)
+            .initialCapacity(1000)
+            .covered(Bytes.toBytes("g"), new byte[0])
+            .build();
     assertEquals(spec, IndexSpec.decode(spec.encode()));
     IndexSpec plain = IndexSpec.builder(F, Q).alias("p").build();
     assertEquals(plain, IndexSpec.decode(plain.encode()));
     assertEquals(IndexSpec.DEFAULT_BUCKETS, plain.buckets());
 
     TableName t = TableName.valueOf("ns1", "t");
-    TableDescriptor td = TableDescriptorBuilder.newBuilder(t).setColumnFamily(ColumnFamilyDescriptorBuilder.of(F)).build();
+    TableDescriptor td =
+        TableDescriptorBuilder.newBuilder(t)
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(F))
+            .build();
     td = IndexCatalog.withIndex(IndexCatalog.withIndex(td, spec), plain);
     assertEquals(List.of(spec, plain), IndexCatalog.specsOf(td));
     assertEquals(List.of(spec), IndexCatalog.specsOf(IndexCatalog.withoutIndex(td, "p")));
-    assertEquals(TableName.valueOf("ns1", "t__idx_city_1"), IndexCatalog.indexTableName(t, "city_1"));
+    assertEquals(
+        TableName.valueOf("ns1", "t__idx_city_1"), IndexCatalog.indexTableName(t, "city_1"));
     TableDescriptor index = IndexCatalog.indexTableDescriptor(t, spec);
     assertEquals(spec, IndexCatalog.specOfIndexTable(index).orElseThrow());
     assertTrue(IndexCatalog.specOfIndexTable(td).isEmpty());
@@ -61,8 +85,12 @@ class IndexSpecTest {
   @Test
   void malformedTextIsRejected() {
     assertThrows(IllegalArgumentException.class, () -> IndexSpec.decode("v2;family=66"));
-    assertThrows(IllegalArgumentException.class, () -> IndexSpec.decode("v1;family=66;qualifier=71"));
-    assertThrows(IllegalArgumentException.class, () -> IndexSpec.decode(
-        "v1;family=66;qualifier=71;alias=a;buckets=x;fpp=0.1;capacity=10;covered="));
+    assertThrows(
+        IllegalArgumentException.class, () -> IndexSpec.decode("v1;family=66;qualifier=71"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            IndexSpec.decode(
+                "v1;family=66;qualifier=71;alias=a;buckets=x;fpp=0.1;capacity=10;covered="));
   }
 }

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexAdmin;
-import io.scbf.hbase.IndexCatalog;
-import io.scbf.hbase.IndexProbe;
-import io.scbf.hbase.IndexProbe.Answers;
-import io.scbf.hbase.IndexProbe.BucketFilterState;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.regionserver.IndexProbe;
+import io.scbf.hbase.regionserver.IndexProbe.Answers;
+import io.scbf.hbase.regionserver.IndexProbe.BucketFilterState;
+import io.scbf.hbase.shared.IndexCatalog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -43,10 +43,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The bulk build on one mini cluster with the local job runner. Table "bulk" is loaded without
- * indexes, then its indexes are defined and built by the tool; table "streamed" gets the same
- * rows through streaming writes with the same indexes defined first. The built index must answer
- * like a full scan, and every bulk-built bucket filter must equal, byte for byte, the filter the
- * same bucket of "streamed" rebuilds from its rows on reopen. Tests share the cluster, in order.
+ * indexes, then its indexes are defined and built by the tool; table "streamed" gets the same rows
+ * through streaming writes with the same indexes defined first. The built index must answer like a
+ * full scan, and every bulk-built bucket filter must equal, byte for byte, the filter the same
+ * bucket of "streamed" rebuilds from its rows on reopen. Tests share the cluster, in order.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -57,9 +57,17 @@ class BuildIndexToolTest {
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] NAME = Bytes.toBytes("name");
   static final int ROWS = 3000;
+
   /** City: few keys per bucket before growth, so the filters grow several sub-filters. */
-  static final IndexSpec CITY_INDEX = IndexSpec.builder(D, CITY).alias("city").buckets(4)
-      .fpp(0.01).initialCapacity(64).covered(D, NAME).build();
+  static final IndexSpec CITY_INDEX =
+      IndexSpec.builder(D, CITY)
+          .alias("city")
+          .buckets(4)
+          .fpp(0.01)
+          .initialCapacity(64)
+          .covered(D, NAME)
+          .build();
+
   static final IndexSpec NAME_INDEX = IndexSpec.builder(D, NAME).alias("name").buckets(3).build();
 
   HBaseTestingUtility util;
@@ -95,8 +103,10 @@ class BuildIndexToolTest {
 
   private void createTable(TableName name) throws IOException {
     try (Admin admin = connection.getAdmin()) {
-      admin.createTable(TableDescriptorBuilder.newBuilder(name)
-          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D)).build(),
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(name)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
           new byte[][] {row(ROWS / 3), row(2 * ROWS / 3)});
     }
   }
@@ -132,9 +142,15 @@ class BuildIndexToolTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     Configuration conf = new Configuration(util.getConfiguration());
-    int status = ToolRunner.run(conf, new BuildIndexTool(new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8)), args);
-    return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int status =
+        ToolRunner.run(
+            conf,
+            new BuildIndexTool(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)),
+            args);
+    return new Run(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   record Run(int status, String out, String err) {}
@@ -144,7 +160,8 @@ class BuildIndexToolTest {
   void badArgumentsMissingTablesAndUnknownIndexesFailClearly() throws Exception {
     Run r = run();
     assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
-    assertTrue(r.err().contains("no table given") && r.err().contains("usage: BuildIndexTool"), r.err());
+    assertTrue(
+        r.err().contains("no table given") && r.err().contains("usage: BuildIndexTool"), r.err());
     r = run("bulk", "--mode", "fast");
     assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
     assertTrue(r.err().contains("--mode must be hfiles or puts, got 'fast'"), r.err());
@@ -172,7 +189,8 @@ class BuildIndexToolTest {
     }
     Run r = run("bulk", "--index", "city");
     assertEquals(0, r.status(), r.err());
-    assertTrue(r.out().contains("3000 rows read, 300 without the column, 2700 index rows"), r.out());
+    assertTrue(
+        r.out().contains("3000 rows read, 300 without the column, 2700 index rows"), r.out());
     assertQueriesMatchOracle(CITY, CITY_INDEX);
     assertFiltersEqualStreamed(CITY_INDEX);
   }
@@ -184,7 +202,8 @@ class BuildIndexToolTest {
     assertEquals(0, r.status(), r.err());
     assertTrue(r.out().contains("3000 rows read, 0 without the column, 3000 index rows"), r.out());
     assertQueriesMatchOracle(NAME, NAME_INDEX);
-    // Puts count in arrival order; with no sub-filter growth (default capacity) order is irrelevant.
+    // Puts count in arrival order; with no sub-filter growth (default capacity) order is
+    // irrelevant.
     assertFiltersEqualStreamed(NAME_INDEX);
   }
 
@@ -207,20 +226,24 @@ class BuildIndexToolTest {
   @Order(5)
   void buildingWhileTheTableIsWrittenLosesNothing() throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
-    CompletableFuture<Integer> writer = CompletableFuture.supplyAsync(() -> {
-      Random rnd = new Random(7);
-      int writes = 0;
-      try (Table t = connection.getTable(BULK)) {
-        while (!stop.get() || writes < 200) {
-          int i = rnd.nextInt(ROWS);
-          t.put(new Put(row(i)).addColumn(D, CITY, Bytes.toBytes("moved-" + rnd.nextInt(20))));
-          writes++;
-        }
-      } catch (IOException e) {
-        throw new RuntimeException(e);
-      }
-      return writes;
-    });
+    CompletableFuture<Integer> writer =
+        CompletableFuture.supplyAsync(
+            () -> {
+              Random rnd = new Random(7);
+              int writes = 0;
+              try (Table t = connection.getTable(BULK)) {
+                while (!stop.get() || writes < 200) {
+                  int i = rnd.nextInt(ROWS);
+                  t.put(
+                      new Put(row(i))
+                          .addColumn(D, CITY, Bytes.toBytes("moved-" + rnd.nextInt(20))));
+                  writes++;
+                }
+              } catch (IOException e) {
+                throw new RuntimeException(e);
+              }
+              return writes;
+            });
     Run r = run("bulk", "--index", "city");
     stop.set(true);
     int writes = writer.get();
@@ -229,8 +252,10 @@ class BuildIndexToolTest {
     Thread.sleep(2000); // the writer's last index rows: 4 publish intervals
     try (IndexedTable t = new IndexedTable(connection, BULK)) {
       for (byte[] v : oracle.values()) {
-        assertEquals(oracle.rows(v), IndexProbe.resultRows(t.find(D, CITY, v)), Bytes.toStringBinary(v));
-        assertTrue(IndexProbe.strings(t.findRowKeys(D, CITY, v)).containsAll(oracle.rows(v)),
+        assertEquals(
+            oracle.rows(v), IndexProbe.resultRows(t.find(D, CITY, v)), Bytes.toStringBinary(v));
+        assertTrue(
+            IndexProbe.strings(t.findRowKeys(D, CITY, v)).containsAll(oracle.rows(v)),
             "no false negative for " + Bytes.toStringBinary(v));
       }
     }
@@ -244,14 +269,22 @@ class BuildIndexToolTest {
     try (IndexedTable t = new IndexedTable(connection, BULK)) {
       // Routed (not strict): the tool returned once routing reflected every bucket's filter.
       for (byte[] v : probes) {
-        assertEquals(oracle.rows(v), IndexProbe.strings(t.findRowKeys(D, qualifier, v)),
+        assertEquals(
+            oracle.rows(v),
+            IndexProbe.strings(t.findRowKeys(D, qualifier, v)),
             "point " + Bytes.toStringBinary(v));
         assertEquals(0, t.lastTrace().unsureBuckets(), t.lastTrace().toString());
       }
-      byte[][][] ranges = {{null, null}, {Bytes.toBytes("city-1"), Bytes.toBytes("city-3")},
-          {null, Bytes.toBytes("city-")}, {Bytes.toBytes("n5"), null}, {Bytes.toBytes("zzz"), null}};
+      byte[][][] ranges = {
+        {null, null},
+        {Bytes.toBytes("city-1"), Bytes.toBytes("city-3")},
+        {null, Bytes.toBytes("city-")},
+        {Bytes.toBytes("n5"), null},
+        {Bytes.toBytes("zzz"), null}
+      };
       for (byte[][] range : ranges) {
-        assertEquals(oracle.range(range[0], range[1]),
+        assertEquals(
+            oracle.range(range[0], range[1]),
             IndexProbe.strings(t.rangeRowKeys(D, qualifier, range[0], range[1])));
       }
     }
@@ -261,17 +294,20 @@ class BuildIndexToolTest {
   }
 
   private void assertFiltersEqualStreamed(IndexSpec spec) throws InterruptedException {
-    assertSameFilters(IndexProbe.filters(util, indexTable(STREAMED, spec)),
+    assertSameFilters(
+        IndexProbe.filters(util, indexTable(STREAMED, spec)),
         IndexProbe.filters(util, indexTable(BULK, spec)));
   }
 
-  private static void assertSameFilters(Map<Integer, BucketFilterState> expected,
-      Map<Integer, BucketFilterState> actual) {
+  private static void assertSameFilters(
+      Map<Integer, BucketFilterState> expected, Map<Integer, BucketFilterState> actual) {
     assertEquals(expected.keySet(), actual.keySet());
-    expected.forEach((bucket, f) -> {
-      assertEquals(f.adds(), actual.get(bucket).adds(), "rows counted, bucket " + bucket);
-      assertArrayEquals(f.snapshot(), actual.get(bucket).snapshot(), "filter bytes, bucket " + bucket);
-    });
+    expected.forEach(
+        (bucket, f) -> {
+          assertEquals(f.adds(), actual.get(bucket).adds(), "rows counted, bucket " + bucket);
+          assertArrayEquals(
+              f.snapshot(), actual.get(bucket).snapshot(), "filter bytes, bucket " + bucket);
+        });
   }
 
   private static TableName indexTable(TableName data, IndexSpec spec) {

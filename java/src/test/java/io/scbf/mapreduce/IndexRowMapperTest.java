@@ -3,10 +3,10 @@ package io.scbf.mapreduce;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.scbf.hbase.CoveredValues;
-import io.scbf.hbase.IndexKeyCodec;
-import io.scbf.hbase.IndexRows;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.CoveredValues;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexRows;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
@@ -24,18 +24,22 @@ class IndexRowMapperTest {
   static final byte[] D = Bytes.toBytes("d");
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] NAME = Bytes.toBytes("name");
-  static final IndexSpec SPEC = IndexSpec.builder(D, CITY).alias("city").buckets(8)
-      .covered(D, NAME).build();
+  static final IndexSpec SPEC =
+      IndexSpec.builder(D, CITY).alias("city").buckets(8).covered(D, NAME).build();
 
   final IndexRows indexRows = new IndexRows(SPEC);
   final Counters counters = new Counters();
   final List<Put> emitted = new ArrayList<>();
 
   private void map(Result row) throws Exception {
-    IndexRowMapper.emit(indexRows, row, (key, put) -> {
-      assertArrayEquals(put.getRow(), key.copyBytes(), "keyed by the index row key");
-      emitted.add(put);
-    }, counters::findCounter);
+    IndexRowMapper.emit(
+        indexRows,
+        row,
+        (key, put) -> {
+          assertArrayEquals(put.getRow(), key.copyBytes(), "keyed by the index row key");
+          emitted.add(put);
+        },
+        counters::findCounter);
   }
 
   private long count(BuildCounter c) {
@@ -45,7 +49,9 @@ class IndexRowMapperTest {
   private static Result row(String key, byte[]... qualifierValuePairs) {
     List<Cell> cells = new ArrayList<>();
     for (int i = 0; i < qualifierValuePairs.length; i += 2) {
-      cells.add(new KeyValue(Bytes.toBytes(key), D, qualifierValuePairs[i], 5L, qualifierValuePairs[i + 1]));
+      cells.add(
+          new KeyValue(
+              Bytes.toBytes(key), D, qualifierValuePairs[i], 5L, qualifierValuePairs[i + 1]));
     }
     cells.sort(CellComparator.getInstance());
     return Result.create(cells);
@@ -58,15 +64,18 @@ class IndexRowMapperTest {
     assertEquals(1, emitted.size());
     Put put = emitted.get(0);
     byte[] userRow = Bytes.toBytes("r1");
-    assertArrayEquals(IndexKeyCodec.rowKey(IndexKeyCodec.bucket(userRow, 8), Bytes.toBytes("city"),
-        value, userRow), put.getRow());
+    assertArrayEquals(
+        IndexKeyCodec.rowKey(
+            IndexKeyCodec.bucket(userRow, 8), Bytes.toBytes("city"), value, userRow),
+        put.getRow());
     byte[] covered = CellUtil.cloneValue(put.getFamilyCellMap().values().iterator().next().get(0));
     assertArrayEquals(Bytes.toBytes("ann"), CoveredValues.decode(covered).get(0));
     assertEquals(1, count(BuildCounter.ROWS_READ));
     assertEquals(1, count(BuildCounter.INDEX_ROWS_WRITTEN));
     assertEquals(put.getRow().length + covered.length, count(BuildCounter.INDEX_BYTES_WRITTEN));
     assertEquals(0, count(BuildCounter.ROWS_WITHOUT_VALUE));
-    assertEquals(Result.getTotalSizeOfCells(row("r1", CITY, value, NAME, Bytes.toBytes("ann"))),
+    assertEquals(
+        Result.getTotalSizeOfCells(row("r1", CITY, value, NAME, Bytes.toBytes("ann"))),
         count(BuildCounter.DATA_BYTES_READ));
   }
 

@@ -1,0 +1,220 @@
+package io.scbf.hbase.demo;
+
+import io.scbf.hbase.Coprocessors;
+import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.QueryTrace;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.StartMiniClusterOption;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.FilterList;
+import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * The README's main job: an in-process HBase (mini cluster) with the scbf coprocessors, a sample
+ * table, two indexes (one created before loading, one created afterwards and backfilled), and
+ * selective / absent / popular / range queries next to a full scan with SingleColumnValueFilter.
+ *
+ * <p>Run with {@code mvn -B -Pdemo verify}; {@code -Ddemo.rows=N} changes the table size.
+ */
+public final class Demo {
+  static final TableName TABLE = TableName.valueOf("people");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] AGE = Bytes.toBytes("age");
+  static final byte[] NAME = Bytes.toBytes("name");
+
+  public static void main(String[] args) throws Exception {
+    int rows = Integer.getInteger("demo.rows", 300_000);
+    HBaseTestingUtility util = new HBaseTestingUtility();
+    Configuration conf = util.getConfiguration();
+    Coprocessors.configure(conf);
+    conf.setInt("hbase.master.info.port", -1);
+    conf.setInt("hbase.regionserver.info.port", -1);
+    say("starting an in-process HBase with the scbf coprocessors ...");
+    long t0 = System.nanoTime();
+    util.startMiniCluster(
+        StartMiniClusterOption.builder().numRegionServers(1).numDataNodes(1).build());
+    say("HBase up in %.1f s", seconds(t0));
+    try {
+      run(util.getConnection(), rows);
+    } finally {
+      util.shutdownMiniCluster();
+    }
+  }
+
+  static void run(Connection connection, int rows) throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      byte[][] splits = new byte[7][];
+      for (int i = 1; i <= 7; i++)
+        splits[i - 1] = Bytes.toBytes(String.format("user%08d", i * rows / 8));
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(TABLE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          splits);
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY).alias("city").buckets(16).fpp(0.001).covered(D, NAME).build());
+    say(
+        "table %s: 8 regions; index 'city' on d:city (16 buckets, fpp 0.001, covers d:name)",
+        TABLE);
+
+    long t0 = System.nanoTime();
+    Random rnd = new Random(1);
+    try (Table table = connection.getTable(TABLE)) {
+      List<Put> batch = new ArrayList<>(1000);
+      for (int i = 0; i < rows; i++) {
+        // 10% live in Beijing (popular); the rest spread over 20000 cities (selective).
+        String city = rnd.nextInt(10) == 0 ? "Beijing" : "city-" + rnd.nextInt(20_000);
+        batch.add(
+            new Put(Bytes.toBytes(String.format("user%08d", i)))
+                .addColumn(D, CITY, Bytes.toBytes(city))
+                .addColumn(D, AGE, Bytes.toBytes(String.format("%02d", 18 + rnd.nextInt(60))))
+                .addColumn(D, NAME, Bytes.toBytes("name-" + i)));
+        if (batch.size() == 1000) {
+          table.put(batch);
+          batch.clear();
+        }
+      }
+      table.put(batch);
+    }
+    double load = seconds(t0);
+    say(
+        "wrote %,d rows with the city index maintained: %.1f s (%,.0f rows/s)",
+        rows, load, rows / load);
+
+    t0 = System.nanoTime();
+    indexAdmin.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").buckets(8).build());
+    say("created index 'age' on d:age (8 buckets) over the existing rows: %.1f s", seconds(t0));
+    Thread.sleep(2500); // let every bucket publish its filter to the master (interval 1 s)
+
+    try (IndexedTable people = new IndexedTable(connection, TABLE)) {
+      say(
+          "%n%-36s %8s %14s %10s %12s %12s",
+          "query", "rows", "buckets asked", "cache hits", "index (ms)", "scan (ms)");
+      String selective = "city-" + 4242;
+      point(connection, people, "selective city = " + selective, selective);
+      point(connection, people, "selective again (hot cache)", selective);
+      point(connection, people, "absent city = Atlantis", "Atlantis");
+      // Row keys only, as the scan returns them; find also reads and re-checks every data row.
+      rowKeys(connection, people, "popular city = Beijing, row keys", "Beijing");
+      rowKeys(connection, people, "popular again (hot cache), row keys", "Beijing");
+      point(connection, people, "popular, find (+ data re-check)", "Beijing");
+      range(connection, people, "range 30 <= age < 32", "30", "32");
+      people.setStrict(true);
+      point(connection, people, "strict selective (no routing)", selective);
+    }
+  }
+
+  static void point(Connection connection, IndexedTable people, String label, String city)
+      throws Exception {
+    long t0 = System.nanoTime();
+    List<Result> found = people.find(D, CITY, Bytes.toBytes(city));
+    double indexMs = millis(t0);
+    QueryTrace trace = people.lastTrace();
+    t0 = System.nanoTime();
+    long scanned =
+        scan(
+            connection,
+            new SingleColumnValueFilter(D, CITY, CompareOperator.EQUAL, Bytes.toBytes(city)));
+    double scanMs = millis(t0);
+    check(found.size(), scanned, label);
+    row(label, found.size(), trace, indexMs, scanMs);
+  }
+
+  static void rowKeys(Connection connection, IndexedTable people, String label, String city)
+      throws Exception {
+    long t0 = System.nanoTime();
+    int found = people.findRowKeys(D, CITY, Bytes.toBytes(city)).size();
+    double indexMs = millis(t0);
+    QueryTrace trace = people.lastTrace();
+    t0 = System.nanoTime();
+    long scanned =
+        scan(
+            connection,
+            new SingleColumnValueFilter(D, CITY, CompareOperator.EQUAL, Bytes.toBytes(city)));
+    double scanMs = millis(t0);
+    check(found, scanned, label);
+    row(label, found, trace, indexMs, scanMs);
+  }
+
+  static void range(Connection connection, IndexedTable people, String label, String lo, String hi)
+      throws Exception {
+    long t0 = System.nanoTime();
+    List<Result> found = people.range(D, AGE, Bytes.toBytes(lo), Bytes.toBytes(hi));
+    double indexMs = millis(t0);
+    QueryTrace trace = people.lastTrace();
+    t0 = System.nanoTime();
+    long scanned =
+        scan(
+            connection,
+            new FilterList(
+                new SingleColumnValueFilter(
+                    D, AGE, CompareOperator.GREATER_OR_EQUAL, Bytes.toBytes(lo)),
+                new SingleColumnValueFilter(D, AGE, CompareOperator.LESS, Bytes.toBytes(hi))));
+    double scanMs = millis(t0);
+    check(found.size(), scanned, label);
+    row(label, found.size(), trace, indexMs, scanMs);
+  }
+
+  static void row(String label, int rows, QueryTrace trace, double indexMs, double scanMs) {
+    say(
+        "%-36s %8d %9d / %-3d %10d %12.1f %12.1f   (%.0fx)",
+        label,
+        rows,
+        trace.bucketsAsked(),
+        trace.bucketsTotal(),
+        trace.cacheHits(),
+        indexMs,
+        scanMs,
+        scanMs / Math.max(indexMs, 0.001));
+  }
+
+  static long scan(Connection connection, org.apache.hadoop.hbase.filter.Filter filter)
+      throws Exception {
+    long n = 0;
+    try (Table table = connection.getTable(TABLE);
+        ResultScanner scanner = table.getScanner(new Scan().setFilter(filter).setCaching(1000))) {
+      for (Result r : scanner) n++;
+    }
+    return n;
+  }
+
+  static void check(long indexed, long scanned, String label) {
+    if (indexed != scanned) {
+      throw new IllegalStateException(
+          label + ": index found " + indexed + " rows, scan " + scanned);
+    }
+  }
+
+  static double seconds(long t0) {
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  static double millis(long t0) {
+    return (System.nanoTime() - t0) / 1e6;
+  }
+
+  static void say(String format, Object... args) {
+    System.out.println(String.format(format, args));
+  }
+}

@@ -1,0 +1,113 @@
+package io.scbf.hbase.master;
+
+import com.google.protobuf.RpcCallback;
+import com.google.protobuf.RpcController;
+import com.google.protobuf.Service;
+import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
+import java.util.List;
+import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.HasMasterServices;
+import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
+import org.apache.hadoop.hbase.master.MasterServices;
+import org.apache.hadoop.hbase.master.RegionState;
+import org.apache.hadoop.hbase.metrics.Gauge;
+import org.apache.hadoop.hbase.metrics.MetricRegistry;
+
+/**
+ * Master endpoint: receives the index regions' filters and answers routing and stats requests. All
+ * logic is in {@link RoutingTable}; this class wires it to the master's view of region assignments
+ * and server liveness (hence {@link CoreCoprocessor}, which grants MasterServices).
+ */
+@CoreCoprocessor
+public class RoutingMasterEndpoint extends IndexRoutingService implements MasterCoprocessor {
+  private RoutingTable table;
+
+  @Override
+  public void start(CoprocessorEnvironment env) {
+    if (!(env instanceof MasterCoprocessorEnvironment menv)) return;
+    MasterServices master = ((HasMasterServices) menv).getMasterServices();
+    table =
+        new RoutingTable(
+            new MasterClusterView(master), Settings.from(env.getConfiguration()).routeStaleMs());
+    registerMetrics(menv.getMetricRegistryForMaster());
+  }
+
+  @Override
+  public void stop(CoprocessorEnvironment env) {
+    if (table != null) table.close();
+  }
+
+  @Override
+  public Iterable<Service> getServices() {
+    return List.of(this);
+  }
+
+  @Override
+  public void publish(
+      RpcController controller, PublishRequest request, RpcCallback<PublishResponse> done) {
+    done.run(table.publish(request, System.currentTimeMillis()));
+  }
+
+  @Override
+  public void route(
+      RpcController controller, RouteRequest request, RpcCallback<RouteResponse> done) {
+    done.run(
+        table.route(
+            TableName.valueOf(request.getIndexTable()),
+            request.getFilterKey().toByteArray(),
+            System.currentTimeMillis()));
+  }
+
+  @Override
+  public void stats(
+      RpcController controller, StatsRequest request, RpcCallback<StatsResponse> done) {
+    done.run(
+        table.stats(
+            request.hasIndexTable() ? request.getIndexTable() : null, System.currentTimeMillis()));
+  }
+
+  private void registerMetrics(MetricRegistry registry) {
+    gauge(registry, "scbfRoutesServed", table.routesServed::get);
+    gauge(registry, "scbfBucketsAsked", table.bucketsAsked::get);
+    gauge(registry, "scbfBucketsTotal", table.bucketsTotal::get);
+    gauge(registry, "scbfUnsureRegions", table.unsureAnswers::get);
+    gauge(registry, "scbfRoutingFilterBytes", table::filterBytes);
+  }
+
+  /** Replaces a gauge left by an earlier master in this JVM (the registry outlives it). */
+  private static void gauge(MetricRegistry registry, String name, Gauge<Long> gauge) {
+    registry.remove(name);
+    registry.register(name, gauge);
+  }
+
+  /** Region assignments and server liveness, from the master's in-memory state. */
+  private record MasterClusterView(MasterServices master) implements RoutingTable.ClusterView {
+    @Override
+    public List<RegionInfo> regionsOf(TableName table) {
+      return master.getAssignmentManager().getRegionStates().getRegionsOfTable(table);
+    }
+
+    @Override
+    public ServerName openOn(RegionInfo region) {
+      RegionState state = master.getAssignmentManager().getRegionStates().getRegionState(region);
+      return state != null && state.isOpened() ? state.getServerName() : null;
+    }
+
+    @Override
+    public boolean isOnline(ServerName server) {
+      return master.getServerManager().isServerOnline(server);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.ScalableFilterStats;
+import io.scbf.ScalableSplitCountingBloomFilter;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import java.util.Iterator;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The counting filter of one index region (bucket) over the filter keys {@code
+ * esc(alias)|esc(value)} of its index rows: +1 per index row created, -1 per index row deleted.
+ *
+ * <p>It starts "building" (routing treats the bucket as unsure) and becomes ready once {@link
+ * #build} has added the keys of every index row the region holds. Writes during a build or a
+ * compaction add normally, but their removes are skipped: the scan may or may not have counted the
+ * deleted row, and decrementing a key the filter never counted could hide another row's key (a
+ * false negative). A skipped remove only leaves an extra count, i.e. a slightly higher
+ * false-positive rate, until the next compaction.
+ *
+ * <p>{@link #version()} changes with every change of the filter; versions start at the open time
+ * shifted left by 20 bits, so a reopened region never reuses an earlier instance's versions.
+ */
+final class BucketFilter implements AutoCloseable {
+  private final ScalableSplitCountingBloomFilter filter;
+  private final AtomicLong version = new AtomicLong(System.currentTimeMillis() << 20);
+  private final AtomicInteger removesSuspended = new AtomicInteger(1); // building
+  private final AtomicLong skippedRemoves = new AtomicLong();
+  private volatile boolean ready;
+
+  BucketFilter(IndexSpec spec) {
+    this.filter = ScalableSplitCountingBloomFilter.create(spec.initialCapacity(), spec.fpp());
+  }
+
+  /** Counts the index row {@code rowKey} (an index row key; its filter key is a slice of it). */
+  void add(byte[] rowKey) {
+    filter.add(rowKey, 1, IndexKeyCodec.filterKeyEnd(rowKey) - 1);
+    version.incrementAndGet();
+  }
+
+  /** Uncounts a deleted index row, unless a build or compaction is running (see class comment). */
+  void remove(byte[] rowKey) {
+    if (removesSuspended.get() > 0) {
+      skippedRemoves.incrementAndGet();
+      return;
+    }
+    filter.remove(rowKey, 1, IndexKeyCodec.filterKeyEnd(rowKey) - 1);
+    version.incrementAndGet();
+  }
+
+  /** Adds the filter keys of all existing index rows, then makes the filter ready. */
+  void build(Iterator<byte[]> filterKeys) {
+    while (filterKeys.hasNext()) filter.add(filterKeys.next());
+    version.incrementAndGet();
+    ready = true;
+    removesSuspended.decrementAndGet();
+  }
+
+  /** Rebuilds one right-sized filter from the region's keys (after residue or growth). */
+  void compact(long expectedKeys, Iterator<byte[]> filterKeys) {
+    removesSuspended.incrementAndGet();
+    try {
+      filter.compact(expectedKeys, filterKeys);
+      version.incrementAndGet();
+    } finally {
+      removesSuspended.decrementAndGet();
+    }
+  }
+
+  boolean needsCompaction() {
+    return ready && filter.needsCompaction();
+  }
+
+  boolean isReady() {
+    return ready;
+  }
+
+  long version() {
+    return version.get();
+  }
+
+  long skippedRemoves() {
+    return skippedRemoves.get();
+  }
+
+  byte[] snapshot() {
+    return filter.toByteArray();
+  }
+
+  ScalableFilterStats stats() {
+    return filter.stats();
+  }
+
+  @Override
+  public void close() {
+    filter.close();
+  }
+}

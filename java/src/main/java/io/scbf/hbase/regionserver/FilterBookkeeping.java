@@ -1,0 +1,142 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.hbase.IndexSpec;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one index region's {@link BucketFilter} equal to its rows: builds it from the rows when the
+ * region opens, counts the index rows writes create before they become visible (so no lookup can
+ * find a row that routing would skip), uncounts the rows deletes really remove, rebuilds it after a
+ * bulk load and compacts it when it asks to.
+ */
+final class FilterBookkeeping {
+  private static final Logger LOG = LoggerFactory.getLogger(FilterBookkeeping.class);
+
+  private final IndexSpec spec;
+  private final IndexRegionRows rows;
+  private final String name;
+  private final BooleanSupplier closing;
+
+  /** Replaced by {@link #rebuildAfterBulkLoad}; every user reads it once into a local. */
+  private volatile BucketFilter filter;
+
+  /**
+   * Filters replaced by rebuilds: a handler may still hold one, so they are freed with the region.
+   */
+  private final List<BucketFilter> retired = new ArrayList<>();
+
+  FilterBookkeeping(IndexSpec spec, IndexRegionRows rows, String name, BooleanSupplier closing) {
+    this.spec = spec;
+    this.rows = rows;
+    this.name = name;
+    this.closing = closing;
+    this.filter = new BucketFilter(spec);
+  }
+
+  BucketFilter filter() {
+    return filter;
+  }
+
+  /** Counts every row of the region, then makes the filter ready (the region is opening). */
+  void build() {
+    BucketFilter target = filter; // a bulk load may replace it meanwhile: that one builds itself
+    target.build(rows.filterKeys(closing));
+    LOG.info("scbf filter of {} ready: {}", name, target.stats());
+  }
+
+  /**
+   * Index rows arrived by bulk load, which bypasses the write hooks: a fresh filter built from the
+   * region's rows exactly as {@link #build} does (each row once, in row order), so it equals the
+   * filter of a region that received the same rows by writes. Until it is built, routing treats the
+   * bucket as unsure; writes meanwhile count into it (see {@link #afterWrites}).
+   */
+  synchronized void rebuildAfterBulkLoad() {
+    BucketFilter fresh = new BucketFilter(spec);
+    retired.add(filter);
+    filter = fresh;
+    fresh.build(rows.filterKeys(closing));
+    LOG.info("scbf filter of {} rebuilt after a bulk load: {}", name, fresh.stats());
+  }
+
+  /**
+   * What a mini-batch of index writes must do once applied, and the filter it counted its puts in.
+   */
+  record PendingEffects(
+      BucketFilter counted,
+      List<byte[]> addedRows,
+      List<byte[]> deletedRows,
+      List<byte[]> touchedRows) {}
+
+  /**
+   * Before the writes apply: counts the index rows a put creates and notes the rows a delete really
+   * removes. Only a put of an absent row is counted, only a delete of a present row uncounted, so
+   * re-writing a row never counts it twice.
+   */
+  PendingEffects beforeWrites(List<Mutation> mutations) throws IOException {
+    BucketFilter counted = filter;
+    List<byte[]> added = new ArrayList<>();
+    List<byte[]> deleted = new ArrayList<>();
+    List<byte[]> touched = new ArrayList<>(mutations.size());
+    Set<byte[]> existing = rows.existing(mutations.stream().map(Mutation::getRow).toList());
+    for (Mutation m : mutations) {
+      byte[] row = m.getRow();
+      boolean exists = existing.contains(row);
+      if (m instanceof Put && !exists) {
+        counted.add(row);
+        added.add(row);
+      } else if (m instanceof Delete && exists) {
+        deleted.add(row);
+      }
+      touched.add(row);
+    }
+    return new PendingEffects(counted, added, deleted, touched);
+  }
+
+  /**
+   * After the writes are visible (or failed): uncounts really deleted rows. If a bulk-load rebuild
+   * replaced the filter since {@link #beforeWrites}, its scan may have started before these rows
+   * were visible: the new rows are counted again in the current filter (at worst twice, never zero
+   * times) and the removes skipped (the scan may not have counted those rows).
+   */
+  void afterWrites(PendingEffects effects, boolean success) {
+    if (!success) return;
+    BucketFilter current = filter;
+    if (current != effects.counted()) {
+      for (byte[] row : effects.addedRows()) current.add(row);
+    } else {
+      for (byte[] row : effects.deletedRows()) current.remove(row);
+    }
+  }
+
+  /** Rebuilds one right-sized filter if the current one asks for it (residue, growth). */
+  void compactIfNeeded() {
+    BucketFilter target = filter; // not one a bulk-load rebuild swaps in meanwhile
+    if (!target.needsCompaction() || closing.getAsBoolean()) return;
+    try {
+      long expected =
+          Math.max(spec.initialCapacity(), target.stats().adds() - target.stats().removes());
+      target.compact(expected, rows.filterKeys(closing));
+      LOG.info("scbf filter of {} compacted: {}", name, target.stats());
+    } catch (CancellationException e) {
+      LOG.debug("scbf compaction of {} cancelled: region closing", name);
+    } catch (RuntimeException e) {
+      LOG.warn("scbf compaction of {} failed; the filter is unchanged", name, e);
+    }
+  }
+
+  /** The region is closed and no operation runs any more: frees the native filters. */
+  synchronized void free() {
+    filter.close();
+    for (BucketFilter f : retired) f.close();
+  }
+}

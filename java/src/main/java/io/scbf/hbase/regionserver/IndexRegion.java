@@ -1,0 +1,203 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One open index region (one bucket of one index). Its jobs live in parts: {@link
+ * FilterBookkeeping} keeps the bucket filter equal to the rows, {@link IndexLookups} answers
+ * lookups through the hot cache, and the server's {@link FilterPublisher} and {@link
+ * FilterCompactor} find it in {@link OpenIndexRegions}. This class ties them to the region's
+ * lifecycle and checks what is written to it; {@link IndexRegionCoprocessor} translates HBase
+ * events into calls on it.
+ */
+final class IndexRegion {
+  private static final Logger LOG = LoggerFactory.getLogger(IndexRegion.class);
+
+  private final IndexSpec spec;
+  private final byte[] alias;
+  private final int bucket;
+  private final String indexTable;
+  private final String encodedName;
+  private final IndexServices services;
+  private final FilterBookkeeping bookkeeping;
+  private final IndexLookups lookups;
+  private volatile boolean closing;
+  private volatile Future<?> buildTask;
+
+  IndexRegion(
+      IndexRegionRows rows,
+      IndexSpec spec,
+      String indexTable,
+      String encodedName,
+      byte[] startKey,
+      IndexServices services) {
+    this.spec = spec;
+    this.alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    this.bucket = IndexKeyCodec.bucketOfRegion(startKey);
+    this.indexTable = indexTable;
+    this.encodedName = encodedName;
+    this.services = services;
+    this.bookkeeping =
+        new FilterBookkeeping(spec, rows, encodedName + " (" + indexTable + ")", () -> closing);
+    this.lookups = new IndexLookups(rows, services.cache(), bucket, alias);
+  }
+
+  String encodedName() {
+    return encodedName;
+  }
+
+  String indexTable() {
+    return indexTable;
+  }
+
+  BucketFilter filter() {
+    return bookkeeping.filter();
+  }
+
+  FilterBookkeeping bookkeeping() {
+    return bookkeeping;
+  }
+
+  IndexLookups lookups() {
+    return lookups;
+  }
+
+  /** Region opened: announce it (not ready) and build the filter from the region's rows. */
+  void open() {
+    services.regions().add(this);
+    services.publisher().publishSoon();
+    buildTask =
+        services
+            .builder()
+            .submit(
+                () -> {
+                  try {
+                    bookkeeping.build();
+                    services.publisher().publishSoon();
+                  } catch (CancellationException e) {
+                    LOG.debug("scbf filter build of {} cancelled: region closing", encodedName);
+                  } catch (RuntimeException e) {
+                    LOG.error(
+                        "scbf filter build of {} failed; the bucket stays unsure to routing",
+                        encodedName,
+                        e);
+                  }
+                });
+  }
+
+  /** Region closing: stop publishing (routing falls back to "unsure") and stop the build. */
+  void close() {
+    closing = true;
+    if (services.regions().remove(this)) services.publisher().publishClosed(this);
+    Future<?> task = buildTask;
+    if (task != null) {
+      try {
+        task.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException e) {
+        LOG.warn("scbf filter build of {} ended with an error", encodedName, e.getCause());
+      }
+    }
+  }
+
+  /** Region closed and no operation runs any more: free the native filters. */
+  void free() {
+    bookkeeping.free();
+  }
+
+  /**
+   * Rows were bulk-loaded into the region. It runs inside the bulk-load call, so the load is
+   * acknowledged with its rows counted, as a write is.
+   */
+  void rebuildAfterBulkLoad() {
+    lookups.forgetAll(); // the loaded rows are visible now: no earlier answer may be served again
+    try {
+      bookkeeping.rebuildAfterBulkLoad();
+      services.publisher().publishSoon();
+    } catch (CancellationException e) {
+      LOG.debug("scbf filter rebuild of {} cancelled: region closing", encodedName);
+    } catch (RuntimeException e) {
+      LOG.error(
+          "scbf filter rebuild of {} failed; the bucket stays unsure to routing until the"
+              + " region reopens",
+          encodedName,
+          e);
+    }
+  }
+
+  // ---- writes (called by the coprocessor with the row locks held) ----
+
+  FilterBookkeeping.PendingEffects beforeWrites(List<Mutation> mutations) throws IOException {
+    for (Mutation m : mutations) checkIsIndexRow(m.getRow());
+    return bookkeeping.beforeWrites(mutations);
+  }
+
+  void afterWrites(FilterBookkeeping.PendingEffects effects, boolean success) {
+    bookkeeping.afterWrites(effects, success);
+    lookups.invalidate(effects.touchedRows());
+  }
+
+  private void checkIsIndexRow(byte[] row) throws DoNotRetryIOException {
+    try {
+      IndexKeyCodec.Parsed p = IndexKeyCodec.parse(row);
+      if (p.bucket() != bucket || !Arrays.equals(p.alias(), alias)) {
+        throw new DoNotRetryIOException(
+            "index row of bucket "
+                + p.bucket()
+                + " / alias "
+                + new String(p.alias(), StandardCharsets.UTF_8)
+                + " written to "
+                + encodedName
+                + " (bucket "
+                + bucket
+                + ", alias "
+                + spec.alias()
+                + ")");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new DoNotRetryIOException(
+          "not an scbf index row key in " + indexTable + ": " + e.getMessage());
+    }
+  }
+
+  // ---- lookups ----
+
+  LookupResponse lookup(byte[] requestAlias, byte[] value) throws IOException {
+    checkAlias(requestAlias);
+    return lookups.lookup(value, filter().isReady());
+  }
+
+  LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {
+    checkAlias(requestAlias);
+    return lookups.rangeLookup(lo, hi, filter().isReady());
+  }
+
+  private void checkAlias(byte[] requestAlias) throws DoNotRetryIOException {
+    if (!Arrays.equals(requestAlias, alias)) {
+      throw new DoNotRetryIOException(
+          "index region "
+              + encodedName
+              + " of "
+              + indexTable
+              + " serves alias '"
+              + spec.alias()
+              + "', not '"
+              + new String(requestAlias, StandardCharsets.UTF_8)
+              + "'");
+    }
+  }
+}

@@ -1,0 +1,210 @@
+package io.scbf.hbase.regionserver;
+
+import com.google.protobuf.RpcCallback;
+import com.google.protobuf.RpcController;
+import com.google.protobuf.Service;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
+import org.apache.hadoop.hbase.util.Pair;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Coprocessor of index-table regions (loaded on every region, inert elsewhere): keeps the bucket
+ * filter in step with the index rows and serves the lookup endpoint. All logic is in {@link
+ * IndexRegion}; this class only maps HBase hooks and RPCs onto it.
+ *
+ * <p>{@code @CoreCoprocessor} for the server's services, through which it finds the {@link
+ * RegionServerContext}. Without one (IndexRegionServerCoprocessor not loaded) the region stays
+ * inert: it never publishes, so routing always asks it, and its lookups fail with an error naming
+ * the missing setting.
+ */
+@CoreCoprocessor
+public class IndexRegionCoprocessor extends IndexLookupService
+    implements RegionCoprocessor, RegionObserver {
+  private static final Logger LOG = LoggerFactory.getLogger(IndexRegionCoprocessor.class);
+
+  private IndexRegion index; // null on regions that are not index regions
+  private RegionServerContext context;
+  private boolean missingContext;
+
+  /** Effects computed before a mini-batch, applied after it, on the same handler thread. */
+  private final ThreadLocal<FilterBookkeeping.PendingEffects> pending = new ThreadLocal<>();
+
+  @Override
+  public void start(CoprocessorEnvironment env) {
+    if (!(env instanceof RegionCoprocessorEnvironment renv)) return;
+    Optional<IndexSpec> spec = IndexCatalog.specOfIndexTable(renv.getRegion().getTableDescriptor());
+    if (spec.isEmpty()) return;
+    Optional<RegionServerContext> found = RegionServerContext.of(renv);
+    if (found.isEmpty()) {
+      missingContext = true;
+      LOG.error(
+          "scbf: index region {} cannot maintain its filter or answer lookups: {} is not"
+              + " loaded on this region server",
+          renv.getRegionInfo().getEncodedName(),
+          IndexRegionServerCoprocessor.class.getName());
+      return;
+    }
+    context = found.get();
+    RegionInfo info = renv.getRegionInfo();
+    IndexServices services = context.attach();
+    try {
+      index =
+          new IndexRegion(
+              new HRegionRows(renv.getRegion()),
+              spec.get(),
+              info.getTable().getNameAsString(),
+              info.getEncodedName(),
+              info.getStartKey(),
+              services);
+    } catch (RuntimeException e) {
+      context.detach(); // stop() will not: there is no index region to close
+      throw e;
+    }
+  }
+
+  @Override
+  public void stop(CoprocessorEnvironment env) {
+    if (index == null) return;
+    index.close(); // normally done in preClose already; idempotent
+    index.free();
+    context.detach();
+  }
+
+  @Override
+  public Optional<RegionObserver> getRegionObserver() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public Iterable<Service> getServices() {
+    return List.of(this);
+  }
+
+  @Override
+  public void postOpen(ObserverContext<RegionCoprocessorEnvironment> c) {
+    if (index != null) index.open();
+  }
+
+  @Override
+  public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
+    if (index != null) index.close();
+  }
+
+  /** Bulk-loaded index rows bypass prePut: rebuild the filter from the region's rows. */
+  @Override
+  public void postBulkLoadHFile(
+      ObserverContext<RegionCoprocessorEnvironment> c,
+      List<Pair<byte[], String>> stagingFamilyPaths,
+      Map<byte[], List<Path>> finalPaths) {
+    if (index != null && finalPaths != null && !finalPaths.isEmpty()) index.rebuildAfterBulkLoad();
+  }
+
+  @Override
+  public void preBatchMutate(
+      ObserverContext<RegionCoprocessorEnvironment> c, MiniBatchOperationInProgress<Mutation> batch)
+      throws IOException {
+    if (index == null) return;
+    List<Mutation> writes = new ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
+      if (batch.getOperationStatus(i).getOperationStatusCode() == OperationStatusCode.NOT_RUN) {
+        writes.add(batch.getOperation(i));
+      }
+    }
+    try {
+      pending.set(index.beforeWrites(writes));
+    } catch (RuntimeException e) {
+      // Never let a bug abort the region server (hbase.coprocessor.abortonerror): fail the write.
+      throw new DoNotRetryIOException("scbf: index region bookkeeping failed: " + e, e);
+    }
+  }
+
+  @Override
+  public void postBatchMutateIndispensably(
+      ObserverContext<RegionCoprocessorEnvironment> c,
+      MiniBatchOperationInProgress<Mutation> batch,
+      boolean success) {
+    FilterBookkeeping.PendingEffects effects = pending.get();
+    if (index == null || effects == null) return;
+    pending.remove();
+    index.afterWrites(effects, success);
+  }
+
+  // ---- IndexLookupService ----
+
+  @Override
+  public void lookup(
+      RpcController controller, LookupRequest request, RpcCallback<LookupResponse> done) {
+    try {
+      done.run(region().lookup(request.getAlias().toByteArray(), request.getValue().toByteArray()));
+    } catch (IOException | RuntimeException e) {
+      fail(controller, done, e);
+    }
+  }
+
+  @Override
+  public void rangeLookup(
+      RpcController controller, RangeLookupRequest request, RpcCallback<LookupResponse> done) {
+    try {
+      done.run(
+          region()
+              .rangeLookup(
+                  request.getAlias().toByteArray(),
+                  request.hasLo() ? request.getLo().toByteArray() : null,
+                  request.hasHi() ? request.getHi().toByteArray() : null));
+    } catch (IOException | RuntimeException e) {
+      fail(controller, done, e);
+    }
+  }
+
+  private static void fail(
+      RpcController controller, RpcCallback<LookupResponse> done, Exception e) {
+    CoprocessorRpcUtils.setControllerException(
+        controller,
+        e instanceof IOException io
+            ? io
+            : new DoNotRetryIOException("scbf lookup failed: " + e, e));
+    done.run(null);
+  }
+
+  /** The index region this coprocessor serves, or null on other tables' regions. */
+  IndexRegion indexRegion() {
+    return index;
+  }
+
+  private IndexRegion region() throws DoNotRetryIOException {
+    if (missingContext) {
+      throw new DoNotRetryIOException(
+          "scbf: this region server does not load "
+              + IndexRegionServerCoprocessor.class.getName()
+              + " (hbase.coprocessor.regionserver.classes): index lookups are unavailable here");
+    }
+    if (index == null) {
+      throw new DoNotRetryIOException("the scbf lookup endpoint only serves index-table regions");
+    }
+    return index;
+  }
+}

@@ -1,0 +1,28 @@
+package io.scbf.hbase.regionserver;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.apache.hadoop.hbase.Cell;
+
+/**
+ * What the parts of an {@link IndexRegion} read from their HBase region: the seam that lets each
+ * part be tested on an in-memory region ({@link HRegionRows} is the real one).
+ */
+interface IndexRegionRows {
+  /** Which of {@code rows} exist now (any order, duplicates allowed). */
+  Set<byte[]> existing(Collection<byte[]> rows) throws IOException;
+
+  /** The index cells of rows in [{@code start}, {@code stop}), in row order. */
+  void scan(byte[] start, byte[] stop, Consumer<Cell> cells) throws IOException;
+
+  /**
+   * The filter key of every index row of the region, in row order, read lazily; {@code next} throws
+   * {@link CancellationException} once {@code cancelled} says so (the region is closing).
+   */
+  Iterator<byte[]> filterKeys(BooleanSupplier cancelled);
+}

@@ -1,0 +1,46 @@
+package io.scbf.hbase.regionserver;
+
+import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.HasRegionServerServices;
+import org.apache.hadoop.hbase.coprocessor.RegionServerCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionServerCoprocessorEnvironment;
+import org.apache.hadoop.hbase.ipc.RpcScheduler;
+import org.apache.hadoop.hbase.ipc.RpcServerInterface;
+
+/**
+ * The region-server coprocessor (one per server, loaded from {@code
+ * hbase.coprocessor.regionserver.classes}): creates the server's {@link RegionServerContext} and
+ * registers its metrics. The region coprocessors find the context through it.
+ */
+@CoreCoprocessor
+public class IndexRegionServerCoprocessor implements RegionServerCoprocessor {
+  private volatile RegionServerContext context;
+
+  @Override
+  public void start(CoprocessorEnvironment env) {
+    if (!(env instanceof RegionServerCoprocessorEnvironment rsEnv)) return;
+    RegionServerMetrics metrics = new RegionServerMetrics();
+    RegionServerContext created =
+        new RegionServerContext(rsEnv.getServerName(), env.getConfiguration(), metrics);
+    RpcServerInterface rpc =
+        env instanceof HasRegionServerServices h
+            ? h.getRegionServerServices().getRpcServer()
+            : null;
+    metrics.register(
+        rsEnv.getMetricRegistryForRegionServer(),
+        created::servicesOrNull,
+        () -> {
+          RpcScheduler scheduler = rpc == null ? null : rpc.getScheduler();
+          return scheduler instanceof IndexRpcSchedulerFactory.IndexRpcScheduler s
+              ? s.indexCalls()
+              : 0;
+        });
+    context = created;
+  }
+
+  /** Null before {@link #start} and on a host that is not a region server's. */
+  RegionServerContext context() {
+    return context;
+  }
+}

@@ -1,0 +1,146 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.hbase.shared.Settings;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Abortable;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.ipc.CallRunner;
+import org.apache.hadoop.hbase.ipc.FastPathBalancedQueueRpcExecutor;
+import org.apache.hadoop.hbase.ipc.PriorityFunction;
+import org.apache.hadoop.hbase.ipc.RpcExecutor;
+import org.apache.hadoop.hbase.ipc.RpcScheduler;
+import org.apache.hadoop.hbase.ipc.SimpleRpcScheduler;
+import org.apache.hadoop.hbase.regionserver.RpcSchedulerFactory;
+
+/**
+ * Region server RPC scheduler with a dedicated handler pool for index writes (the index-write
+ * deadlock of docs/design.md, "The write path", answered like Phoenix's index RPC queue).
+ *
+ * <p>A data-table handler that writes index rows blocks until the index region server answers. If
+ * index writes queued behind ordinary requests on the same handlers, a burst of indexed writes
+ * could occupy every handler of every server with calls waiting on index RPCs that no free handler
+ * can serve. Here index writes carry {@link #INDEX_QOS} and run on their own pool. The priority is
+ * set on every call of the index-write connection by {@link IndexRpcControllerFactory}: a
+ * per-mutation priority alone is dropped for Deletes by HTable.batch, and index deletes then
+ * deadlocked the general handlers (IndexWriteLoadTest shows both the stall and its absence).
+ * Index-table handlers never make remote calls (the index-table observer only touches its region's
+ * native filter and the local cache), so the index pool always drains and the data handlers waiting
+ * on it always progress: there is no cycle. All other calls are scheduled exactly as by HBase's
+ * SimpleRpcScheduler.
+ */
+public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
+  /** Priority of index-table writes; above HBase's levels so nothing else lands on this pool. */
+  public static final int INDEX_QOS = 1000;
+
+  public static final String INDEX_HANDLER_COUNT = Settings.INDEX_HANDLER_COUNT;
+  public static final int DEFAULT_INDEX_HANDLER_COUNT = Settings.DEFAULT_INDEX_HANDLER_COUNT;
+
+  /** As RpcServer.DEFAULT_MAX_CALLQUEUE_LENGTH_PER_HANDLER (protected there). */
+  private static final int MAX_CALLQUEUE_LENGTH_PER_HANDLER = 10;
+
+  @Override
+  public RpcScheduler create(Configuration conf, PriorityFunction priority, Abortable server) {
+    // Same pools and sizes as org.apache.hadoop.hbase.regionserver.SimpleRpcSchedulerFactory.
+    return new IndexRpcScheduler(
+        conf,
+        conf.getInt(
+            HConstants.REGION_SERVER_HANDLER_COUNT, HConstants.DEFAULT_REGION_SERVER_HANDLER_COUNT),
+        conf.getInt(
+            HConstants.REGION_SERVER_HIGH_PRIORITY_HANDLER_COUNT,
+            HConstants.DEFAULT_REGION_SERVER_HIGH_PRIORITY_HANDLER_COUNT),
+        conf.getInt(
+            HConstants.REGION_SERVER_REPLICATION_HANDLER_COUNT,
+            HConstants.DEFAULT_REGION_SERVER_REPLICATION_HANDLER_COUNT),
+        conf.getInt(
+            HConstants.MASTER_META_TRANSITION_HANDLER_COUNT,
+            HConstants.MASTER__META_TRANSITION_HANDLER_COUNT_DEFAULT),
+        priority,
+        server);
+  }
+
+  /**
+   * @deprecated required by the interface since HBase 1.0; HBase calls the 3-argument form.
+   */
+  @Override
+  @Deprecated
+  public RpcScheduler create(Configuration conf, PriorityFunction priority) {
+    return create(conf, priority, null);
+  }
+
+  static final class IndexRpcScheduler extends SimpleRpcScheduler {
+    private final PriorityFunction priority;
+    private final RpcExecutor indexExecutor;
+    private final AtomicLong indexCalls = new AtomicLong();
+    private int port;
+
+    IndexRpcScheduler(
+        Configuration conf,
+        int handlers,
+        int priorityHandlers,
+        int replicationHandlers,
+        int metaTransitionHandlers,
+        PriorityFunction priority,
+        Abortable server) {
+      super(
+          conf,
+          handlers,
+          priorityHandlers,
+          replicationHandlers,
+          metaTransitionHandlers,
+          priority,
+          server,
+          HConstants.QOS_THRESHOLD);
+      this.priority = priority;
+      int indexHandlers = Settings.from(conf).indexHandlerCount();
+      int maxQueue =
+          conf.getInt(
+              RpcScheduler.IPC_SERVER_MAX_CALLQUEUE_LENGTH,
+              indexHandlers * MAX_CALLQUEUE_LENGTH_PER_HANDLER);
+      this.indexExecutor =
+          new FastPathBalancedQueueRpcExecutor(
+              "scbf.index.FPBQ",
+              indexHandlers,
+              RpcExecutor.CALL_QUEUE_TYPE_FIFO_CONF_VALUE,
+              maxQueue,
+              priority,
+              conf,
+              server);
+    }
+
+    /** Calls dispatched to the index pool (the scbfIndexRpcCalls metric). */
+    long indexCalls() {
+      return indexCalls.get();
+    }
+
+    @Override
+    public void init(Context context) {
+      super.init(context);
+      this.port = context.getListenerAddress().getPort();
+    }
+
+    @Override
+    public void start() {
+      super.start();
+      indexExecutor.start(port);
+    }
+
+    @Override
+    public void stop() {
+      indexExecutor.stop();
+      super.stop();
+    }
+
+    @Override
+    public boolean dispatch(CallRunner task) {
+      var call = task.getRpcCall();
+      if (priority.getPriority(
+              call.getHeader(), call.getParam(), call.getRequestUser().orElse(null))
+          == INDEX_QOS) {
+        indexCalls.incrementAndGet();
+        return indexExecutor.dispatch(task);
+      }
+      return super.dispatch(task);
+    }
+  }
+}

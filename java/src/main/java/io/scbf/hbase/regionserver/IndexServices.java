@@ -1,0 +1,152 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.CacheStats;
+import io.scbf.HotscoreCache;
+import io.scbf.hbase.shared.Settings;
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.ipc.RpcControllerFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the scbf region coprocessors of one server share while any of their regions is open (started
+ * and stopped by {@link RegionServerContext}): the native hot cache, the connection for index
+ * writes and publications, the filter publisher, a thread for filter builds and the pool that sends
+ * index batches in parallel.
+ */
+final class IndexServices implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(IndexServices.class);
+
+  private final ServerName server;
+  private final Configuration conf;
+  private final Settings settings;
+  private final ScheduledExecutorService publishing;
+  private final ExecutorService builder;
+  private final ExecutorService indexWriters;
+  private final OpenIndexRegions regions = new OpenIndexRegions();
+  private final FilterPublisher publisher;
+  private HotscoreCache cache; // guarded by this
+  private Connection connection; // guarded by this
+
+  IndexServices(ServerName server, Configuration conf, Settings settings) {
+    this.server = server;
+    this.conf = conf;
+    this.settings = settings;
+    this.publishing =
+        Executors.newSingleThreadScheduledExecutor(daemon("scbf-publisher-" + server.getPort()));
+    this.builder =
+        Executors.newSingleThreadExecutor(daemon("scbf-filter-builder-" + server.getPort()));
+    // Fixed size, unbounded queue: a task only waits on an index RPC, which the index handler pool
+    // serves without waiting on anything remote, never on a data handler or on another task; so
+    // queued tasks always get to run (the deadlock argument of IndexRpcSchedulerFactory holds).
+    this.indexWriters =
+        Executors.newFixedThreadPool(
+            settings.indexWriteThreads(), daemon("scbf-index-writer-" + server.getPort()));
+    this.publisher =
+        new FilterPublisher(
+            server, regions, this::connection, publishing, settings.publishIntervalMs());
+    long interval = settings.publishIntervalMs();
+    publishing.scheduleWithFixedDelay(
+        new FilterCompactor(regions, builder), interval, interval, TimeUnit.MILLISECONDS);
+  }
+
+  OpenIndexRegions regions() {
+    return regions;
+  }
+
+  FilterPublisher publisher() {
+    return publisher;
+  }
+
+  /** The single thread that builds and compacts bucket filters. */
+  ExecutorService builder() {
+    return builder;
+  }
+
+  /**
+   * Threads that send the per-index-region batches of a data write in parallel ({@link
+   * IndexWriter}).
+   */
+  ExecutorService indexWriters() {
+    return indexWriters;
+  }
+
+  synchronized HotscoreCache cache() {
+    if (cache == null) {
+      cache =
+          HotscoreCache.builder()
+              .capacityBytes(settings.cacheCapacityBytes())
+              .policy(HotscoreCache.Policy.HOTSCORE)
+              .period(settings.cachePeriod())
+              .decay(settings.cacheDecay())
+              .build();
+    }
+    return cache;
+  }
+
+  /** Cache statistics without creating the cache. */
+  synchronized CacheStats cacheStatsOrNull() {
+    return cache == null ? null : cache.stats();
+  }
+
+  /**
+   * The connection for index writes and publications: few, short retries, so that an unavailable
+   * index table fails the data write within seconds (holding its row locks meanwhile) instead of
+   * after the default minutes of retries.
+   */
+  synchronized Connection connection() throws IOException {
+    if (connection == null) {
+      // A copy through HBaseConfiguration: the environment's configuration is a read-only view
+      // whose entries a plain Configuration copy constructor would not see.
+      Configuration c = HBaseConfiguration.create(conf);
+      c.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, settings.indexWriteRetries());
+      c.setLong(HConstants.HBASE_CLIENT_PAUSE, 100);
+      c.setInt(HConstants.HBASE_RPC_TIMEOUT_KEY, settings.indexRpcTimeoutMs());
+      c.setInt(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, settings.indexOperationTimeoutMs());
+      // Index priority on every index-table call, Deletes included (see IndexRpcControllerFactory).
+      c.set(
+          RpcControllerFactory.CUSTOM_CONTROLLER_CONF_KEY,
+          IndexRpcControllerFactory.class.getName());
+      connection = ConnectionFactory.createConnection(c);
+    }
+    return connection;
+  }
+
+  /** The last region is closed: no data handler waits on a task any more. */
+  @Override
+  public void close() {
+    publisher.stop();
+    publishing.shutdownNow();
+    builder.shutdownNow();
+    indexWriters.shutdown();
+    synchronized (this) {
+      if (cache != null) cache.close();
+      if (connection != null) {
+        try {
+          connection.close();
+        } catch (IOException e) {
+          LOG.warn("closing the scbf index connection of {}", server, e);
+        }
+      }
+    }
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

@@ -1,0 +1,123 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.CacheStats;
+import io.scbf.ScalableFilterStats;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+import org.apache.hadoop.hbase.metrics.Gauge;
+import org.apache.hadoop.hbase.metrics.MetricRegistry;
+
+/**
+ * Region server metrics of scbf-hbase, as gauges in the registry of {@link
+ * IndexRegionServerCoprocessor} (on JMX under "RegionServer,sub=Coprocessor.RegionServer.CP_"
+ * followed by that class's name, where Hadoop capitalises the names: ScbfFilterBytes, ...). The
+ * master's metrics are in the routing endpoint.
+ *
+ * <p>The registry belongs to the JVM, not to one server: registering replaces the gauges of a
+ * server that ran earlier in the same JVM (a test's earlier mini cluster).
+ */
+final class RegionServerMetrics {
+  /** Index rows left behind by failed post-write deletes (queries re-check them away). */
+  private final LongAdder staleIndexRows = new LongAdder();
+
+  void addStaleIndexRows(long n) {
+    staleIndexRows.add(n);
+  }
+
+  /**
+   * Registers the gauges over {@code services} (null while no region is open) and the index RPC
+   * calls counted by this server's scheduler.
+   */
+  void register(
+      MetricRegistry registry, Supplier<IndexServices> services, LongSupplier indexRpcCalls) {
+    Supplier<List<IndexRegion>> regions =
+        () -> {
+          IndexServices s = services.get();
+          return s == null ? List.of() : s.regions().list();
+        };
+    Supplier<CacheStats> cache =
+        () -> {
+          IndexServices s = services.get();
+          return s == null ? null : s.cacheStatsOrNull();
+        };
+    gauge(registry, "scbfFilterBytes", () -> sum(regions.get(), r -> r.filter().stats().bytes()));
+    gauge(
+        registry, "scbfFilterResidue", () -> sum(regions.get(), r -> r.filter().stats().residue()));
+    gauge(
+        registry,
+        "scbfFilterEstimatedFprMax",
+        () -> max(regions.get(), ScalableFilterStats::estimatedFpr));
+    gauge(
+        registry,
+        "scbfFilterNewestFillMax",
+        () -> max(regions.get(), ScalableFilterStats::newestFill));
+    gauge(registry, "scbfIndexRegions", () -> (long) regions.get().size());
+    gauge(
+        registry,
+        "scbfIndexRegionsReady",
+        () -> sum(regions.get(), r -> r.filter().isReady() ? 1 : 0));
+    gauge(
+        registry,
+        "scbfFilterSkippedRemoves",
+        () -> sum(regions.get(), r -> r.filter().skippedRemoves()));
+    gauge(registry, "scbfLookups", () -> sum(regions.get(), r -> r.lookups().count()));
+    gauge(registry, "scbfLookupCacheHits", () -> sum(regions.get(), r -> r.lookups().cacheHits()));
+    gauge(
+        registry,
+        "scbfCacheHitRatio",
+        () -> {
+          CacheStats c = cache.get();
+          long lookups = c == null ? 0 : c.hits() + c.misses();
+          return lookups == 0 ? 0.0 : (double) c.hits() / lookups;
+        });
+    gauge(
+        registry,
+        "scbfCacheBytesUsed",
+        () -> {
+          CacheStats c = cache.get();
+          return c == null ? 0L : c.bytesUsed();
+        });
+    gauge(
+        registry,
+        "scbfPublishLagMs",
+        () -> {
+          IndexServices s = services.get();
+          return s == null ? 0L : s.publisher().lagMillis();
+        });
+    gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
+    gauge(registry, "scbfIndexRpcCalls", indexRpcCalls::getAsLong);
+  }
+
+  private static <T> void gauge(MetricRegistry registry, String name, Gauge<T> gauge) {
+    registry.remove(name);
+    registry.register(name, gauge);
+  }
+
+  private static long sum(List<IndexRegion> regions, ToLongFunction<IndexRegion> f) {
+    long sum = 0;
+    for (IndexRegion r : regions) {
+      try {
+        sum += f.applyAsLong(r);
+      } catch (IllegalStateException closed) {
+        // region closed between listing and reading: not counted
+      }
+    }
+    return sum;
+  }
+
+  private static double max(List<IndexRegion> regions, ToDoubleFunction<ScalableFilterStats> f) {
+    double max = 0;
+    for (IndexRegion r : regions) {
+      try {
+        max = Math.max(max, f.applyAsDouble(r.filter().stats()));
+      } catch (IllegalStateException closed) {
+        // region closed between listing and reading: not counted
+      }
+    }
+    return max;
+  }
+}

@@ -1,0 +1,84 @@
+package io.scbf.hbase.shared;
+
+import io.scbf.hbase.IndexSpec;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Where index metadata lives: each index is a table attribute {@code scbf.index.<alias>} of its
+ * data table (so every data region learns its indexes when it opens), and has its own index table
+ * {@code <table>__idx_<alias>} (same namespace) carrying the spec and the data table name.
+ */
+public final class IndexCatalog {
+  private IndexCatalog() {}
+
+  public static final String DATA_ATTR_PREFIX = "scbf.index.";
+  public static final String INDEX_SPEC_ATTR = "scbf.index-table.spec";
+  public static final String INDEX_DATA_TABLE_ATTR = "scbf.index-table.data";
+  public static final byte[] INDEX_FAMILY = Bytes.toBytes("i");
+  public static final byte[] INDEX_QUALIFIER = Bytes.toBytes("c");
+
+  public static TableName indexTableName(TableName dataTable, String alias) {
+    return TableName.valueOf(
+        dataTable.getNamespaceAsString(), dataTable.getQualifierAsString() + "__idx_" + alias);
+  }
+
+  /** The indexes recorded in a data table's descriptor, ordered by alias. */
+  public static List<IndexSpec> specsOf(TableDescriptor data) {
+    List<IndexSpec> specs = new ArrayList<>();
+    for (Map.Entry<Bytes, Bytes> e : data.getValues().entrySet()) {
+      String key = Bytes.toString(e.getKey().get());
+      if (key.startsWith(DATA_ATTR_PREFIX)) {
+        specs.add(IndexSpec.decode(Bytes.toString(e.getValue().get())));
+      }
+    }
+    specs.sort(Comparator.comparing(IndexSpec::alias));
+    return specs;
+  }
+
+  public static TableDescriptor withIndex(TableDescriptor data, IndexSpec spec) {
+    return TableDescriptorBuilder.newBuilder(data)
+        .setValue(DATA_ATTR_PREFIX + spec.alias(), spec.encode())
+        .build();
+  }
+
+  public static TableDescriptor withoutIndex(TableDescriptor data, String alias) {
+    return TableDescriptorBuilder.newBuilder(data).removeValue(DATA_ATTR_PREFIX + alias).build();
+  }
+
+  /** The spec of an index table, or empty for any other table. */
+  public static Optional<IndexSpec> specOfIndexTable(TableDescriptor td) {
+    String spec = td.getValue(INDEX_SPEC_ATTR);
+    return spec == null ? Optional.empty() : Optional.of(IndexSpec.decode(spec));
+  }
+
+  /**
+   * The index table: one region per bucket that never splits or merges (the bucket is the first key
+   * byte), one family whose deletes only mask earlier writes (NEW_VERSION_BEHAVIOR): an index row
+   * deleted and re-put within one millisecond stays visible.
+   */
+  public static TableDescriptor indexTableDescriptor(TableName dataTable, IndexSpec spec) {
+    return TableDescriptorBuilder.newBuilder(indexTableName(dataTable, spec.alias()))
+        .setColumnFamily(
+            ColumnFamilyDescriptorBuilder.newBuilder(INDEX_FAMILY)
+                .setMaxVersions(1)
+                .setNewVersionBehavior(true)
+                .build())
+        .setSplitEnabled(false)
+        .setMergeEnabled(false)
+        .setNormalizationEnabled(false)
+        .setRegionSplitPolicyClassName(
+            "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy")
+        .setValue(INDEX_SPEC_ATTR, spec.encode())
+        .setValue(INDEX_DATA_TABLE_ATTR, dataTable.getNameAsString())
+        .build();
+  }
+}

@@ -1,0 +1,54 @@
+package io.scbf.hbase.shared;
+
+import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexSpec.Column;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
+
+/**
+ * The index rows of existing data rows: exactly the puts the data-table observer writes when a row
+ * with these latest values is first written ({@link IndexUpdatePlanner#diff} from the empty row).
+ * Shared by {@link IndexAdmin}'s client-side backfill and the MapReduce bulk build ({@code
+ * io.scbf.mapreduce}), so both write the same bytes as streaming writes.
+ */
+public final class IndexRows {
+  private final IndexSpec spec;
+  private final IndexUpdatePlanner planner;
+
+  public IndexRows(IndexSpec spec) {
+    this.spec = spec;
+    this.planner = new IndexUpdatePlanner(List.of(spec));
+  }
+
+  /** A scan of the latest version of the columns the index reads (indexed and covered). */
+  public Scan scan() {
+    Scan scan = new Scan().readVersions(1);
+    for (Column c : spec.watchedColumns()) scan.addColumn(c.family(), c.qualifier());
+    return scan;
+  }
+
+  /**
+   * The index puts of one data row read by {@link #scan()}: none if it lacks the indexed column.
+   */
+  public List<Put> of(Result row) {
+    RowState.Builder state = RowState.builder();
+    for (Cell cell : row.rawCells()) {
+      state.put(
+          new Column(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell)),
+          CellUtil.cloneValue(cell),
+          cell.getTimestamp());
+    }
+    List<Put> puts = new ArrayList<>(1);
+    for (IndexUpdatePlanner.IndexMutation m :
+        planner.diff(row.getRow(), RowState.EMPTY, state.build())) {
+      puts.add((Put) m.mutation()); // from the empty row, the diff only ever puts
+    }
+    return puts;
+  }
+}

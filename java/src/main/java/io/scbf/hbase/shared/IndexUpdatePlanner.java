@@ -1,0 +1,225 @@
+package io.scbf.hbase.shared;
+
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexSpec.Column;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.client.Append;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+
+/**
+ * Pure logic of the data-table observer: which mutations concern the indexes of a table, the row
+ * state a mutation leaves behind (latest version per watched column), and the index puts and
+ * deletes turning the index rows of one state into those of another.
+ *
+ * <p>Only the latest version of a column is indexed. A put with an older timestamp than the visible
+ * version changes nothing; a "delete all versions up to T" of a column or family removes the
+ * visible version iff its timestamp is &lt;= T. Deleting a single version of a watched column would
+ * expose an older version the region has not shown us yet, so it is rejected, as are Increment and
+ * Append (their result is only known inside the region).
+ */
+public final class IndexUpdatePlanner {
+  private final List<IndexSpec> specs;
+  private final Set<Column> watched = new LinkedHashSet<>();
+
+  public IndexUpdatePlanner(List<IndexSpec> specs) {
+    this.specs = List.copyOf(specs);
+    for (IndexSpec s : specs) watched.addAll(s.watchedColumns());
+  }
+
+  public List<IndexSpec> specs() {
+    return specs;
+  }
+
+  /** The columns to read before a mutation: every indexed or covered column. */
+  public Set<Column> watchedColumns() {
+    return watched;
+  }
+
+  /** True if the mutation may change a watched column (and so the index rows). */
+  public boolean concernsIndex(Mutation m) {
+    for (Map.Entry<byte[], List<Cell>> e : m.getFamilyCellMap().entrySet()) {
+      for (Cell c : e.getValue()) {
+        Cell.Type t = c.getType();
+        if (t == Cell.Type.DeleteFamily || t == Cell.Type.DeleteFamilyVersion) {
+          if (watchesFamily(e.getKey())) return true;
+        } else if (watchedColumn(e.getKey(), c) != null) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Rejects mutations whose effect on a watched column cannot be known before they apply. */
+  public void checkSupported(Mutation m) throws DoNotRetryIOException {
+    if (m instanceof Increment || m instanceof Append) {
+      if (concernsIndex(m)) {
+        throw new DoNotRetryIOException(
+            m.getClass().getSimpleName()
+                + " on an indexed or covered"
+                + " column ("
+                + describeWatched(m)
+                + ") is not supported by scbf indexes: its result is"
+                + " only known inside the region. Read, compute, and Put the new value instead.");
+      }
+      return;
+    }
+    for (Map.Entry<byte[], List<Cell>> e : m.getFamilyCellMap().entrySet()) {
+      for (Cell c : e.getValue()) {
+        if (c.getType() == Cell.Type.Put) checkKeyLength(m.getRow(), e.getKey(), c);
+        if (c.getType() == Cell.Type.Delete && watchedColumn(e.getKey(), c) != null) {
+          throw new DoNotRetryIOException(
+              "deleting a single version of indexed or covered column "
+                  + watchedColumn(e.getKey(), c)
+                  + " is not supported by scbf indexes (an older"
+                  + " version could become visible); delete all versions with Delete.addColumns,"
+                  + " addFamily or a row delete.");
+        }
+        if (c.getType() == Cell.Type.DeleteFamilyVersion && watchesFamily(e.getKey())) {
+          throw new DoNotRetryIOException(
+              "Delete.addFamilyVersion on family "
+                  + new String(e.getKey(), StandardCharsets.UTF_8)
+                  + ", which holds indexed or"
+                  + " covered columns, is not supported by scbf indexes; use addFamily or addColumns.");
+        }
+      }
+    }
+  }
+
+  /** An indexed value becomes part of an index row key, which HBase limits to 32767 bytes. */
+  private void checkKeyLength(byte[] row, byte[] family, Cell c) throws DoNotRetryIOException {
+    for (IndexSpec spec : specs) {
+      if (!spec.column().matches(family, CellUtil.cloneQualifier(c))) continue;
+      int length =
+          IndexKeyCodec.rowKeyLength(
+              spec.alias().getBytes(StandardCharsets.UTF_8), CellUtil.cloneValue(c), row);
+      if (length > IndexKeyCodec.MAX_ROW_KEY_LENGTH) {
+        throw new DoNotRetryIOException(
+            "value of indexed column "
+                + spec.column()
+                + " ("
+                + c.getValueLength()
+                + " bytes) is too large for index '"
+                + spec.alias()
+                + "': its index"
+                + " row key would be "
+                + length
+                + " bytes, HBase allows "
+                + IndexKeyCodec.MAX_ROW_KEY_LENGTH
+                + " (row key + value, with each 0x00 byte counted twice)");
+      }
+    }
+  }
+
+  /** The row state after a Put or Delete (with server-assigned timestamps) applies to {@code s}. */
+  public RowState apply(RowState s, Mutation m) {
+    RowState.Builder next = s.toBuilder();
+    for (Map.Entry<byte[], List<Cell>> e : m.getFamilyCellMap().entrySet()) {
+      byte[] family = e.getKey();
+      for (Cell c : e.getValue()) {
+        switch (c.getType()) {
+          case Put -> {
+            Column col = watchedColumn(family, c);
+            // Same timestamp: the later write wins, as in the region; a delete marker at or after
+            // the put's timestamp masks it.
+            if (col != null
+                && c.getTimestamp() > next.deleteMark(col)
+                && (next.get(col) == null || c.getTimestamp() >= next.get(col).timestamp())) {
+              next.put(col, CellUtil.cloneValue(c), c.getTimestamp());
+            }
+          }
+          case DeleteColumn -> {
+            Column col = watchedColumn(family, c);
+            if (col != null) next.delete(col, c.getTimestamp());
+          }
+          case DeleteFamily -> {
+            for (Column col : watched) {
+              if (col.inFamily(family)) next.delete(col, c.getTimestamp());
+            }
+          }
+          default -> {} // single-version deletes of watched columns are rejected by checkSupported
+        }
+      }
+    }
+    return next.build();
+  }
+
+  /** Index mutations turning the index rows of {@code before} into those of {@code after}. */
+  public List<IndexMutation> diff(byte[] row, RowState before, RowState after) {
+    List<IndexMutation> out = new ArrayList<>();
+    for (IndexSpec spec : specs) {
+      byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+      int bucket = IndexKeyCodec.bucket(row, spec.buckets());
+      byte[] oldValue = before.value(spec.column());
+      byte[] newValue = after.value(spec.column());
+      boolean valueChanged = !Arrays.equals(oldValue, newValue);
+      if (oldValue != null && valueChanged) {
+        out.add(
+            new IndexMutation(
+                spec, new Delete(IndexKeyCodec.rowKey(bucket, alias, oldValue, row))));
+      }
+      if (newValue != null && (valueChanged || coveredChanged(spec, before, after))) {
+        Put put = new Put(IndexKeyCodec.rowKey(bucket, alias, newValue, row));
+        put.addColumn(
+            IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, coveredValues(spec, after));
+        out.add(new IndexMutation(spec, put));
+      }
+    }
+    return out;
+  }
+
+  private static boolean coveredChanged(IndexSpec spec, RowState before, RowState after) {
+    for (Column c : spec.covered()) {
+      if (!Arrays.equals(before.value(c), after.value(c))) return true;
+    }
+    return false;
+  }
+
+  public static byte[] coveredValues(IndexSpec spec, RowState state) {
+    if (spec.covered().isEmpty()) return new byte[0];
+    List<byte[]> values = new ArrayList<>(spec.covered().size());
+    for (Column c : spec.covered()) values.add(state.value(c));
+    return CoveredValues.encode(values);
+  }
+
+  private Column watchedColumn(byte[] family, Cell c) {
+    byte[] q = CellUtil.cloneQualifier(c);
+    for (Column col : watched) {
+      if (col.matches(family, q)) return col;
+    }
+    return null;
+  }
+
+  private boolean watchesFamily(byte[] family) {
+    for (Column col : watched) {
+      if (col.inFamily(family)) return true;
+    }
+    return false;
+  }
+
+  private String describeWatched(Mutation m) {
+    List<String> cols = new ArrayList<>();
+    for (Map.Entry<byte[], List<Cell>> e : m.getFamilyCellMap().entrySet()) {
+      for (Cell c : e.getValue()) {
+        Column col = watchedColumn(e.getKey(), c);
+        if (col != null) cols.add(col.toString());
+      }
+    }
+    return String.join(", ", cols);
+  }
+
+  /** One index-table mutation and the index it belongs to. */
+  public record IndexMutation(IndexSpec spec, Mutation mutation) {}
+}

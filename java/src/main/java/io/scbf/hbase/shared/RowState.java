@@ -1,0 +1,80 @@
+package io.scbf.hbase.shared;
+
+import io.scbf.hbase.IndexSpec.Column;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The latest visible version (value, timestamp) of each watched column of one data row: what the
+ * index must reflect. Also the delete markers applied while simulating a mini-batch: a marker masks
+ * every put with a timestamp up to its own, even a put that comes later in the batch (all mutations
+ * of a mini-batch share one timestamp). Immutable; {@link IndexUpdatePlanner} derives successors
+ * from mutations.
+ */
+public final class RowState {
+  public static final RowState EMPTY = new RowState(Map.of(), Map.of());
+
+  public record Version(byte[] value, long timestamp) {}
+
+  private final Map<Column, Version> latest;
+  private final Map<Column, Long> deleteMarks;
+
+  private RowState(Map<Column, Version> latest, Map<Column, Long> deleteMarks) {
+    this.latest = latest;
+    this.deleteMarks = deleteMarks;
+  }
+
+  /** Latest version of the column, or null if the row has no visible value there. */
+  public Version get(Column c) {
+    return latest.get(c);
+  }
+
+  public byte[] value(Column c) {
+    Version v = latest.get(c);
+    return v == null ? null : v.value();
+  }
+
+  public static Builder builder() {
+    return new Builder(new HashMap<>(), new HashMap<>());
+  }
+
+  public Builder toBuilder() {
+    return new Builder(new HashMap<>(latest), new HashMap<>(deleteMarks));
+  }
+
+  public static final class Builder {
+    private final Map<Column, Version> latest;
+    private final Map<Column, Long> deleteMarks;
+
+    private Builder(Map<Column, Version> latest, Map<Column, Long> deleteMarks) {
+      this.latest = latest;
+      this.deleteMarks = deleteMarks;
+    }
+
+    /** Highest delete marker timestamp applied to the column, or Long.MIN_VALUE. */
+    long deleteMark(Column c) {
+      return deleteMarks.getOrDefault(c, Long.MIN_VALUE);
+    }
+
+    /** Applies a "delete all versions up to {@code timestamp}" marker to the column. */
+    public Builder delete(Column c, long timestamp) {
+      Version v = latest.get(c);
+      if (v != null && v.timestamp() <= timestamp) latest.remove(c);
+      deleteMarks.merge(c, timestamp, Math::max);
+      return this;
+    }
+
+    Version get(Column c) {
+      return latest.get(c);
+    }
+
+    public Builder put(Column c, byte[] value, long timestamp) {
+      latest.put(c, new Version(value, timestamp));
+      return this;
+    }
+
+    public RowState build() {
+      return new RowState(Map.copyOf(latest), Map.copyOf(deleteMarks));
+    }
+  }
+}

@@ -1,0 +1,269 @@
+package io.scbf.hbase.shared;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every {@code scbf.*} configuration key: its name, default, bounds and meaning, read and checked
+ * in this one place. The table in {@code docs/configuration.md} is generated from {@link
+ * #DEFINITIONS} ({@link #markdownTable()}; a test fails when the two differ).
+ *
+ * <p>A value that does not parse or is out of bounds is never fatal: it is logged at ERROR with the
+ * key, the value and the allowed range, and the default is used, so a typo in hbase-site.xml cannot
+ * stop a region server or the master.
+ */
+public final class Settings {
+  private static final Logger LOG = LoggerFactory.getLogger(Settings.class);
+
+  public static final String PUBLISH_INTERVAL_MS = "scbf.publish.interval.ms";
+  public static final String ROUTE_STALE_MS = "scbf.route.stale.ms";
+  public static final String CACHE_CAPACITY_BYTES = "scbf.cache.capacity.bytes";
+  public static final String CACHE_PERIOD = "scbf.cache.period";
+  public static final String CACHE_DECAY = "scbf.cache.decay";
+  public static final String INDEX_WRITE_RETRIES = "scbf.index.write.retries";
+  public static final String INDEX_WRITE_THREADS = "scbf.index.write.threads";
+  public static final String INDEX_HANDLER_COUNT = "scbf.index.handler.count";
+  public static final String INDEX_RPC_TIMEOUT_MS = "scbf.index.rpc.timeout.ms";
+  public static final String INDEX_OPERATION_TIMEOUT_MS = "scbf.index.operation.timeout.ms";
+
+  public static final long DEFAULT_PUBLISH_INTERVAL_MS = 1000;
+  public static final long DEFAULT_CACHE_CAPACITY_BYTES = 64L << 20;
+  public static final int DEFAULT_CACHE_PERIOD = 1000;
+  public static final double DEFAULT_CACHE_DECAY = 0.5;
+  public static final int DEFAULT_INDEX_WRITE_RETRIES = 5;
+  public static final int DEFAULT_INDEX_WRITE_THREADS = 16;
+  public static final int DEFAULT_INDEX_HANDLER_COUNT = 10;
+  public static final int DEFAULT_INDEX_RPC_TIMEOUT_MS = 10_000;
+  public static final int DEFAULT_INDEX_OPERATION_TIMEOUT_MS = 20_000;
+
+  /** One key: numeric, with inclusive bounds; {@code defaultText} documents a derived default. */
+  public record Definition(
+      String key,
+      double defaultValue,
+      double min,
+      double max,
+      boolean integral,
+      String runsOn,
+      String defaultText,
+      String meaning) {}
+
+  /** Every key, in documentation order. */
+  public static final List<Definition> DEFINITIONS =
+      List.of(
+          new Definition(
+              PUBLISH_INTERVAL_MS,
+              DEFAULT_PUBLISH_INTERVAL_MS,
+              10,
+              3_600_000,
+              true,
+              "region server, master",
+              null,
+              "Interval between two publications of the index regions' filters to the master, ms."),
+          new Definition(
+              ROUTE_STALE_MS,
+              -1,
+              100,
+              86_400_000,
+              true,
+              "master",
+              "3 x publish interval + 2000",
+              "A region not heard from for this long is unsure to routing (always asked), ms."),
+          new Definition(
+              CACHE_CAPACITY_BYTES,
+              DEFAULT_CACHE_CAPACITY_BYTES,
+              1 << 20,
+              1L << 40,
+              true,
+              "region server",
+              null,
+              "Native memory of the region server's hot cache of index lookups, bytes (every byte"
+                  + " of keys, values and metadata is charged)."),
+          new Definition(
+              CACHE_PERIOD,
+              DEFAULT_CACHE_PERIOD,
+              1,
+              1_000_000_000,
+              true,
+              "region server",
+              null,
+              "Lookups per hotscore period (scores decay once per period)."),
+          new Definition(
+              CACHE_DECAY,
+              DEFAULT_CACHE_DECAY,
+              1e-6,
+              1,
+              false,
+              "region server",
+              null,
+              "Hotscore decay a in score = a * visits / period + (1 - a) * score."),
+          new Definition(
+              INDEX_WRITE_RETRIES,
+              DEFAULT_INDEX_WRITE_RETRIES,
+              0,
+              100,
+              true,
+              "region server",
+              null,
+              "Client retries of an index write before the data write fails with"
+                  + " IndexWriteException."),
+          new Definition(
+              INDEX_WRITE_THREADS,
+              DEFAULT_INDEX_WRITE_THREADS,
+              1,
+              1024,
+              true,
+              "region server",
+              null,
+              "Threads that send a data write's per-index-region batches in parallel."),
+          new Definition(
+              INDEX_HANDLER_COUNT,
+              DEFAULT_INDEX_HANDLER_COUNT,
+              1,
+              1000,
+              true,
+              "region server",
+              null,
+              "RPC handlers reserved for index writes (IndexRpcSchedulerFactory)."),
+          new Definition(
+              INDEX_RPC_TIMEOUT_MS,
+              DEFAULT_INDEX_RPC_TIMEOUT_MS,
+              100,
+              3_600_000,
+              true,
+              "region server",
+              null,
+              "Timeout of one RPC of the index-write connection, ms."),
+          new Definition(
+              INDEX_OPERATION_TIMEOUT_MS,
+              DEFAULT_INDEX_OPERATION_TIMEOUT_MS,
+              100,
+              3_600_000,
+              true,
+              "region server",
+              null,
+              "Timeout of one index write with its retries, ms; the data write holds its row"
+                  + " locks meanwhile."));
+
+  private final Map<String, Double> values;
+  private final List<String> problems;
+
+  private Settings(Map<String, Double> values, List<String> problems) {
+    this.values = values;
+    this.problems = problems;
+  }
+
+  /** Reads every key from {@code conf}; bad values are logged and replaced by their defaults. */
+  public static Settings from(Configuration conf) {
+    Map<String, Double> values = new LinkedHashMap<>();
+    List<String> problems = new ArrayList<>();
+    for (Definition d : DEFINITIONS) {
+      String raw = conf.getTrimmed(d.key());
+      if (raw == null) continue;
+      try {
+        double v = d.integral() ? Long.parseLong(raw) : Double.parseDouble(raw);
+        if (!(v >= d.min() && v <= d.max())) throw new NumberFormatException("out of range");
+        values.put(d.key(), v);
+      } catch (NumberFormatException e) {
+        String problem =
+            String.format(
+                "scbf: %s = '%s' is invalid (%s in [%s, %s]); using the default %s",
+                d.key(),
+                raw,
+                d.integral() ? "an integer" : "a number",
+                format(d, d.min()),
+                format(d, d.max()),
+                defaultText(d));
+        LOG.error(problem);
+        problems.add(problem);
+      }
+    }
+    return new Settings(values, Collections.unmodifiableList(problems));
+  }
+
+  /** The invalid values met by {@link #from} (each also logged at ERROR). */
+  public List<String> problems() {
+    return problems;
+  }
+
+  public long publishIntervalMs() {
+    return (long) get(PUBLISH_INTERVAL_MS, DEFAULT_PUBLISH_INTERVAL_MS);
+  }
+
+  public long routeStaleMs() {
+    return (long) get(ROUTE_STALE_MS, 3 * publishIntervalMs() + 2000);
+  }
+
+  public long cacheCapacityBytes() {
+    return (long) get(CACHE_CAPACITY_BYTES, DEFAULT_CACHE_CAPACITY_BYTES);
+  }
+
+  public int cachePeriod() {
+    return (int) get(CACHE_PERIOD, DEFAULT_CACHE_PERIOD);
+  }
+
+  public double cacheDecay() {
+    return get(CACHE_DECAY, DEFAULT_CACHE_DECAY);
+  }
+
+  public int indexWriteRetries() {
+    return (int) get(INDEX_WRITE_RETRIES, DEFAULT_INDEX_WRITE_RETRIES);
+  }
+
+  public int indexWriteThreads() {
+    return (int) get(INDEX_WRITE_THREADS, DEFAULT_INDEX_WRITE_THREADS);
+  }
+
+  public int indexHandlerCount() {
+    return (int) get(INDEX_HANDLER_COUNT, DEFAULT_INDEX_HANDLER_COUNT);
+  }
+
+  public int indexRpcTimeoutMs() {
+    return (int) get(INDEX_RPC_TIMEOUT_MS, DEFAULT_INDEX_RPC_TIMEOUT_MS);
+  }
+
+  public int indexOperationTimeoutMs() {
+    return (int) get(INDEX_OPERATION_TIMEOUT_MS, DEFAULT_INDEX_OPERATION_TIMEOUT_MS);
+  }
+
+  private double get(String key, double defaultValue) {
+    return values.getOrDefault(key, defaultValue);
+  }
+
+  /** The documentation table: one row per key (docs/configuration.md holds exactly this). */
+  public static String markdownTable() {
+    StringBuilder out =
+        new StringBuilder(
+            "| key | default | allowed | read by | meaning |\n| --- | --- | --- | --- | --- |\n");
+    for (Definition d : DEFINITIONS) {
+      out.append(
+          String.format(
+              "| `%s` | %s | %s .. %s | %s | %s |%n",
+              d.key(),
+              defaultText(d),
+              format(d, d.min()),
+              format(d, d.max()),
+              d.runsOn(),
+              d.meaning()));
+    }
+    return out.toString();
+  }
+
+  private static String defaultText(Definition d) {
+    return d.defaultText() != null ? d.defaultText() : format(d, d.defaultValue());
+  }
+
+  private static String format(Definition d, double v) {
+    return d.integral() ? Long.toString((long) v) : Double.toString(v);
+  }
+
+  /** Prints the documentation table (how docs/configuration.md is regenerated). */
+  public static void main(String[] args) {
+    System.out.print(markdownTable());
+  }
+}

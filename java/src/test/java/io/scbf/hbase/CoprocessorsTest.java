@@ -1,0 +1,62 @@
+package io.scbf.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Coprocessor;
+import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
+import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionServerCoprocessor;
+import org.apache.hadoop.hbase.regionserver.RSRpcServices;
+import org.apache.hadoop.hbase.regionserver.RpcSchedulerFactory;
+import org.junit.jupiter.api.Test;
+
+/** Coprocessors names classes and keys as strings (so it loads with hbase-client alone). */
+class CoprocessorsTest {
+  @Test
+  void keysAreHBases() {
+    assertEquals(CoprocessorHost.REGION_COPROCESSOR_CONF_KEY, Coprocessors.REGION_COPROCESSOR_KEY);
+    assertEquals(
+        CoprocessorHost.REGIONSERVER_COPROCESSOR_CONF_KEY,
+        Coprocessors.REGIONSERVER_COPROCESSOR_KEY);
+    assertEquals(CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY, Coprocessors.MASTER_COPROCESSOR_KEY);
+    assertEquals(
+        RSRpcServices.REGION_SERVER_RPC_SCHEDULER_FACTORY_CLASS,
+        Coprocessors.RPC_SCHEDULER_FACTORY_KEY);
+  }
+
+  @Test
+  void namesAreTheRealClasses() throws Exception {
+    for (String c : Coprocessors.REGION_COPROCESSORS) assertKind(c, RegionCoprocessor.class);
+    for (String c : Coprocessors.REGIONSERVER_COPROCESSORS) {
+      assertKind(c, RegionServerCoprocessor.class);
+    }
+    for (String c : Coprocessors.MASTER_COPROCESSORS) assertKind(c, MasterCoprocessor.class);
+    assertKind(Coprocessors.RPC_SCHEDULER_FACTORY, RpcSchedulerFactory.class);
+  }
+
+  @Test
+  void configureAddsOnceAndKeepsOtherCoprocessors() {
+    Configuration conf = new Configuration(false);
+    conf.set(CoprocessorHost.REGION_COPROCESSOR_CONF_KEY, "org.example.Other");
+    Coprocessors.configure(Coprocessors.configure(conf));
+    List<String> region =
+        List.of(conf.getTrimmedStrings(CoprocessorHost.REGION_COPROCESSOR_CONF_KEY));
+    assertEquals(1 + Coprocessors.REGION_COPROCESSORS.length, region.size(), region.toString());
+    assertEquals("org.example.Other", region.get(0));
+    assertEquals(
+        Coprocessors.RPC_SCHEDULER_FACTORY,
+        conf.get(RSRpcServices.REGION_SERVER_RPC_SCHEDULER_FACTORY_CLASS));
+  }
+
+  private static void assertKind(String name, Class<?> kind) throws Exception {
+    Class<?> c = Class.forName(name);
+    assertTrue(kind.isAssignableFrom(c), name + " is not a " + kind.getSimpleName());
+    if (Coprocessor.class.isAssignableFrom(c)) {
+      assertTrue(java.lang.reflect.Modifier.isPublic(c.getModifiers()), name + " must be public");
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package io.scbf.hbase.regionserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.ScalableSplitCountingBloomFilter;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class FilterBookkeepingTest {
+  static final byte[] ALIAS = Bytes.toBytes("v");
+  static final IndexSpec SPEC =
+      IndexSpec.builder(Bytes.toBytes("d"), Bytes.toBytes("v")).alias("v").buckets(4).build();
+
+  final InMemoryIndexRows rows = new InMemoryIndexRows();
+  final AtomicBoolean closing = new AtomicBoolean();
+  final FilterBookkeeping books = new FilterBookkeeping(SPEC, rows, "test-region", closing::get);
+
+  @AfterEach
+  void free() {
+    books.free();
+  }
+
+  static byte[] indexRow(String value, String user) {
+    return IndexKeyCodec.rowKey(1, ALIAS, Bytes.toBytes(value), Bytes.toBytes(user));
+  }
+
+  static Put put(byte[] row) {
+    return new Put(row).addColumn(Bytes.toBytes("i"), Bytes.toBytes("c"), new byte[0]);
+  }
+
+  boolean mayHold(String value) {
+    try (ScalableSplitCountingBloomFilter f =
+        ScalableSplitCountingBloomFilter.fromByteArray(books.filter().snapshot())) {
+      return f.mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes(value)));
+    }
+  }
+
+  /** A mini-batch as the coprocessor runs it: effects computed, rows applied, effects applied. */
+  void write(List<Mutation> batch, boolean success) throws Exception {
+    FilterBookkeeping.PendingEffects effects = books.beforeWrites(batch);
+    if (success) {
+      for (Mutation m : batch) {
+        if (m instanceof Put) rows.put(m.getRow(), new byte[0]);
+        else rows.delete(m.getRow());
+      }
+    }
+    books.afterWrites(effects, success);
+  }
+
+  @Test
+  void buildCountsEveryRowThenTheFilterIsReady() {
+    rows.put(indexRow("a", "r1"), new byte[0]);
+    rows.put(indexRow("b", "r2"), new byte[0]);
+    assertFalse(books.filter().isReady());
+    books.build();
+    assertTrue(books.filter().isReady());
+    assertEquals(2, books.filter().stats().adds());
+    assertTrue(mayHold("a") && mayHold("b"));
+  }
+
+  @Test
+  void onlyNewRowsAreCountedAndOnlyPresentRowsUncounted() throws Exception {
+    books.build();
+    byte[] r1 = indexRow("a", "r1");
+    write(List.of(put(r1)), true);
+    write(List.of(put(r1)), true); // the same index row again: not a second count
+    assertEquals(1, books.filter().stats().adds());
+    write(List.of(new Delete(indexRow("a", "absent"))), true); // deletes nothing
+    assertEquals(0, books.filter().stats().removes());
+    write(List.of(new Delete(r1)), true);
+    assertEquals(1, books.filter().stats().removes());
+    assertFalse(mayHold("a"));
+  }
+
+  @Test
+  void aFailedWriteKeepsItsCountsAndRemovesNothing() throws Exception {
+    books.build();
+    byte[] r1 = indexRow("a", "r1");
+    write(List.of(put(r1)), true);
+    byte[] r2 = indexRow("b", "r2");
+    write(List.of(put(r2), new Delete(r1)), false);
+    assertTrue(mayHold("a"), "the delete did not apply: still counted");
+    assertTrue(mayHold("b"), "counted before the write: a superset, never a false negative");
+  }
+
+  @Test
+  void removesDuringTheBuildAreSkippedNotApplied() throws Exception {
+    byte[] r1 = indexRow("a", "r1");
+    rows.put(r1, new byte[0]);
+    write(List.of(new Delete(r1)), true); // the build has not counted r1 yet
+    assertEquals(1, books.filter().skippedRemoves());
+    assertEquals(0, books.filter().stats().removes());
+  }
+
+  @Test
+  void rebuildAfterBulkLoadCountsLoadedRowsAndWritesCaughtMidSwap() throws Exception {
+    books.build();
+    BucketFilter before = books.filter();
+    byte[] written = indexRow("w", "r1");
+    FilterBookkeeping.PendingEffects effects = books.beforeWrites(List.of(put(written)));
+    rows.put(indexRow("loaded", "r2"), new byte[0]); // bulk-loaded: no write hook
+    books.rebuildAfterBulkLoad(); // its scan ran before `written` became visible
+    rows.put(written, new byte[0]);
+    books.afterWrites(effects, true);
+    assertNotSame(before, books.filter());
+    assertTrue(books.filter().isReady());
+    assertTrue(mayHold("loaded"), "loaded rows counted");
+    assertTrue(mayHold("w"), "the write counted in the old filter is counted in the new one");
+  }
+
+  @Test
+  void aClosingRegionCancelsTheBuild() {
+    rows.put(indexRow("a", "r1"), new byte[0]);
+    closing.set(true);
+    assertThrows(CancellationException.class, books::build);
+    assertFalse(books.filter().isReady(), "routing keeps treating the bucket as unsure");
+  }
+}

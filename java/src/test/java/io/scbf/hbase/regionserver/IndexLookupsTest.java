@@ -1,0 +1,126 @@
+package io.scbf.hbase.regionserver;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.HotscoreCache;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import java.util.List;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class IndexLookupsTest {
+  static final int BUCKET = 3;
+  static final byte[] ALIAS = Bytes.toBytes("city");
+
+  final InMemoryIndexRows rows = new InMemoryIndexRows();
+  final HotscoreCache cache = HotscoreCache.builder().capacityBytes(1 << 20).build();
+  final IndexLookups lookups = new IndexLookups(rows, cache, BUCKET, ALIAS);
+
+  @AfterEach
+  void close() {
+    cache.close();
+  }
+
+  static byte[] indexRow(String value, String userRow) {
+    return IndexKeyCodec.rowKey(BUCKET, ALIAS, Bytes.toBytes(value), Bytes.toBytes(userRow));
+  }
+
+  static List<String> users(LookupResponse r) {
+    return r.getHitsList().stream().map(h -> Bytes.toString(h.getRow().toByteArray())).toList();
+  }
+
+  @Test
+  void pointLookupScansOnceThenAnswersFromTheCache() throws Exception {
+    rows.put(indexRow("Nanjing", "r1"), Bytes.toBytes("covered-1"));
+    rows.put(indexRow("Nanjing", "r2"), new byte[0]);
+    rows.put(indexRow("Nanjing2", "r3"), new byte[0]); // a longer value must not match the prefix
+    rows.put(indexRow("Beijing", "r4"), new byte[0]);
+
+    LookupResponse first = lookups.lookup(Bytes.toBytes("Nanjing"), true);
+    assertEquals(List.of("r1", "r2"), users(first));
+    assertFalse(first.getCacheHit());
+    assertTrue(first.getRegionReady());
+    IndexHit covered = first.getHits(0);
+    assertArrayEquals(Bytes.toBytes("covered-1"), covered.getCovered().toByteArray());
+    assertFalse(first.getHits(1).hasCovered(), "empty value: nothing covered");
+
+    LookupResponse second = lookups.lookup(Bytes.toBytes("Nanjing"), false);
+    assertEquals(users(first), users(second));
+    assertTrue(second.getCacheHit());
+    assertFalse(second.getRegionReady(), "readiness is the caller's, not the cached one");
+    assertEquals(1, rows.scans, "the second lookup did not scan");
+    assertEquals(2, lookups.count());
+    assertEquals(1, lookups.cacheHits());
+  }
+
+  @Test
+  void aWriteInvalidatesItsValueOnly() throws Exception {
+    rows.put(indexRow("a", "r1"), new byte[0]);
+    rows.put(indexRow("b", "r2"), new byte[0]);
+    lookups.lookup(Bytes.toBytes("a"), true);
+    lookups.lookup(Bytes.toBytes("b"), true);
+
+    byte[] added = indexRow("a", "r9");
+    rows.put(added, new byte[0]);
+    lookups.invalidate(List.of(added));
+
+    LookupResponse a = lookups.lookup(Bytes.toBytes("a"), true);
+    assertFalse(a.getCacheHit(), "invalidated");
+    assertEquals(List.of("r1", "r9"), users(a));
+    assertTrue(lookups.lookup(Bytes.toBytes("b"), true).getCacheHit(), "other values stay cached");
+  }
+
+  @Test
+  void aWriteRacingWithAMissNeverLeavesAStaleEntry() throws Exception {
+    byte[] late = indexRow("v", "late");
+    // The write lands (and invalidates) between the lookup's scan and its cache put.
+    InMemoryIndexRows racing =
+        new InMemoryIndexRows() {
+          @Override
+          public void scan(
+              byte[] start,
+              byte[] stop,
+              java.util.function.Consumer<org.apache.hadoop.hbase.Cell> c) {
+            super.scan(start, stop, c);
+            if (scans == 1) {
+              put(late, new byte[0]);
+              racingLookups.invalidate(List.of(late));
+            }
+          }
+        };
+    racingLookups = new IndexLookups(racing, cache, BUCKET, ALIAS);
+    assertEquals(List.of(), users(racingLookups.lookup(Bytes.toBytes("v"), true)));
+    LookupResponse next = racingLookups.lookup(Bytes.toBytes("v"), true);
+    assertFalse(next.getCacheHit(), "the answer computed before the write was not kept");
+    assertEquals(List.of("late"), users(next));
+  }
+
+  IndexLookups racingLookups;
+
+  @Test
+  void forgetAllDropsEveryCachedAnswer() throws Exception {
+    rows.put(indexRow("a", "r1"), new byte[0]);
+    lookups.lookup(Bytes.toBytes("a"), true);
+    rows.put(indexRow("a", "bulk"), new byte[0]); // arrives without invalidate (a bulk load)
+    lookups.forgetAll();
+    LookupResponse r = lookups.lookup(Bytes.toBytes("a"), true);
+    assertFalse(r.getCacheHit());
+    assertEquals(List.of("bulk", "r1"), users(r));
+  }
+
+  @Test
+  void rangeLookupIsHalfOpenAndNeverCached() throws Exception {
+    for (String v : List.of("10", "20", "30", "40")) rows.put(indexRow(v, "row" + v), new byte[0]);
+    LookupResponse r = lookups.rangeLookup(Bytes.toBytes("20"), Bytes.toBytes("40"), true);
+    assertEquals(List.of("row20", "row30"), users(r));
+    assertEquals(4, users(lookups.rangeLookup(null, null, true)).size(), "unbounded");
+    assertFalse(lookups.rangeLookup(null, null, true).getCacheHit());
+    assertEquals(3, rows.scans);
+  }
+}

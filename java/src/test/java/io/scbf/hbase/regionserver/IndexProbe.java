@@ -1,0 +1,107 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.Oracle;
+import java.io.IOException;
+import java.util.List;
+import java.util.TreeMap;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Test access from other packages (io.scbf.hbase, io.scbf.mapreduce) to the test cluster, the
+ * brute-force oracle and the region servers' internals (index regions' filters, the index RPC
+ * pool), which stay package-private in production code.
+ */
+public final class IndexProbe {
+  private IndexProbe() {}
+
+  /** The scbf mini cluster of this package's tests ({@link MiniCluster}). */
+  public static HBaseTestingUtility startCluster(int regionServers) throws Exception {
+    return MiniCluster.start(regionServers);
+  }
+
+  /** One index region's filter as its bucket holds it: bytes and number of counted index rows. */
+  public record BucketFilterState(byte[] snapshot, long adds) {}
+
+  /** The filter of every bucket of an index table, once each is ready (waits up to 60 s). */
+  public static TreeMap<Integer, BucketFilterState> filters(
+      HBaseTestingUtility util, TableName indexTable) throws InterruptedException {
+    TreeMap<Integer, BucketFilterState> out = new TreeMap<>();
+    for (HRegion r : util.getMiniHBaseCluster().getRegions(indexTable)) {
+      IndexRegion index =
+          r.getCoprocessorHost().findCoprocessor(IndexRegionCoprocessor.class).indexRegion();
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (!index.filter().isReady()) {
+        if (System.currentTimeMillis() > deadline) {
+          throw new IllegalStateException(
+              "filter of " + index.encodedName() + " never became ready");
+        }
+        Thread.sleep(50);
+      }
+      BucketFilter f = index.filter();
+      out.put(
+          IndexKeyCodec.bucketOfRegion(r.getRegionInfo().getStartKey()),
+          new BucketFilterState(f.snapshot(), f.stats().adds()));
+    }
+    return out;
+  }
+
+  /**
+   * Calls the region servers' index RPC pools have served so far (the scbfIndexRpcCalls metric).
+   */
+  public static long indexCalls(HBaseTestingUtility util) {
+    long calls = 0;
+    for (var t : util.getMiniHBaseCluster().getLiveRegionServerThreads()) {
+      if (t.getRegionServer().getRpcServer().getScheduler()
+          instanceof IndexRpcSchedulerFactory.IndexRpcScheduler s) {
+        calls += s.indexCalls();
+      }
+    }
+    return calls;
+  }
+
+  /** A full-scan answer for one column ({@link Oracle}), with row keys as toStringBinary. */
+  public static final class Answers {
+    private final Oracle oracle;
+
+    public Answers(Connection connection, TableName table, byte[] family, byte[] qualifier)
+        throws IOException {
+      this.oracle = new Oracle(connection, table, family, qualifier);
+    }
+
+    public List<String> rows(byte[] value) {
+      return oracle.rows(value);
+    }
+
+    public List<String> range(byte[] lo, byte[] hi) {
+      return oracle.range(lo, hi);
+    }
+
+    public List<byte[]> values() {
+      return oracle.values();
+    }
+
+    /** Index rows each bucket must hold: one per row having the column, in the row's bucket. */
+    public TreeMap<Integer, Long> rowsPerBucket(int buckets) {
+      TreeMap<Integer, Long> counts = new TreeMap<>();
+      for (int b = 0; b < buckets; b++) counts.put(b, 0L);
+      for (String row : oracle.range(null, null)) {
+        counts.merge(IndexKeyCodec.bucket(Bytes.toBytesBinary(row), buckets), 1L, Long::sum);
+      }
+      return counts;
+    }
+  }
+
+  public static List<String> strings(Iterable<byte[]> rows) {
+    return Oracle.strings(rows);
+  }
+
+  public static List<String> resultRows(List<org.apache.hadoop.hbase.client.Result> results) {
+    return Oracle.resultRows(results);
+  }
+}

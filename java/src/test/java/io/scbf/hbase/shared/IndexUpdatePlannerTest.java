@@ -1,0 +1,174 @@
+package io.scbf.hbase.shared;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.hbase.IndexSpec;
+import java.util.List;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.client.Append;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.Test;
+
+class IndexUpdatePlannerTest {
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] X = Bytes.toBytes("x");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] NAME = Bytes.toBytes("name");
+  static final byte[] ROW = Bytes.toBytes("r1");
+  static final IndexSpec SPEC =
+      IndexSpec.builder(D, CITY).alias("c").buckets(4).covered(D, NAME).build();
+  static final IndexSpec.Column CITY_COL = SPEC.column();
+  static final IndexSpec.Column NAME_COL = new IndexSpec.Column(D, NAME);
+  final IndexUpdatePlanner planner = new IndexUpdatePlanner(List.of(SPEC));
+
+  static byte[] b(String s) {
+    return Bytes.toBytes(s);
+  }
+
+  static RowState state(String city, long ts) {
+    return RowState.builder().put(CITY_COL, b(city), ts).build();
+  }
+
+  static byte[] indexKey(String city) {
+    return IndexKeyCodec.rowKey(IndexKeyCodec.bucket(ROW, 4), b("c"), b(city), ROW);
+  }
+
+  @Test
+  void putOfANewValueWritesOneIndexRowWithCoveredValues() {
+    Put put = new Put(ROW).addColumn(D, CITY, 10, b("Nanjing")).addColumn(D, NAME, 10, b("Li"));
+    assertTrue(planner.concernsIndex(put));
+    RowState after = planner.apply(RowState.EMPTY, put);
+    List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, RowState.EMPTY, after);
+    assertEquals(1, ops.size());
+    Put index = (Put) ops.get(0).mutation();
+    assertArrayEquals(indexKey("Nanjing"), index.getRow());
+    List<byte[]> covered =
+        CoveredValues.decode(
+            org.apache.hadoop.hbase.CellUtil.cloneValue(
+                index.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0)));
+    assertArrayEquals(b("Li"), covered.get(0));
+  }
+
+  @Test
+  void changingTheValueDeletesTheOldIndexRowAndPutsTheNew() {
+    RowState before = state("Nanjing", 10);
+    RowState after = planner.apply(before, new Put(ROW).addColumn(D, CITY, 20, b("Suzhou")));
+    List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
+    assertEquals(2, ops.size());
+    assertTrue(ops.get(0).mutation() instanceof Delete);
+    assertArrayEquals(indexKey("Nanjing"), ops.get(0).mutation().getRow());
+    assertArrayEquals(indexKey("Suzhou"), ops.get(1).mutation().getRow());
+  }
+
+  @Test
+  void rewritingTheSameValueOrAnOlderVersionChangesNothing() {
+    RowState before = state("Nanjing", 10);
+    assertTrue(
+        planner
+            .diff(
+                ROW,
+                before,
+                planner.apply(before, new Put(ROW).addColumn(D, CITY, 20, b("Nanjing"))))
+            .isEmpty());
+    RowState older = planner.apply(before, new Put(ROW).addColumn(D, CITY, 5, b("Suzhou")));
+    assertArrayEquals(
+        b("Nanjing"), older.value(CITY_COL), "an older put does not become the latest");
+    assertTrue(planner.diff(ROW, before, older).isEmpty());
+  }
+
+  @Test
+  void columnFamilyAndRowDeletesRemoveTheIndexRowOnlyIfTheyCoverTheLatestVersion() {
+    RowState before = state("Nanjing", 10);
+    for (Delete d :
+        List.of(
+            new Delete(ROW).addColumns(D, CITY, 10),
+            new Delete(ROW).addFamily(D, 15),
+            new Delete(ROW, 12).addFamily(D, 12))) {
+      RowState after = planner.apply(before, d);
+      assertNull(after.value(CITY_COL), d.toString());
+      List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
+      assertEquals(1, ops.size());
+      assertTrue(ops.get(0).mutation() instanceof Delete);
+    }
+    RowState kept = planner.apply(before, new Delete(ROW).addColumns(D, CITY, 9));
+    assertArrayEquals(b("Nanjing"), kept.value(CITY_COL), "a delete older than the value keeps it");
+    assertFalse(planner.concernsIndex(new Delete(ROW).addFamily(X, 20)));
+  }
+
+  @Test
+  void aDeleteMarkerMasksLaterPutsOfTheSameBatchWithTheSameTimestamp() {
+    RowState before = state("Nanjing", 5);
+    RowState s = planner.apply(before, new Delete(ROW).addFamily(D, 10));
+    s = planner.apply(s, new Put(ROW).addColumn(D, CITY, 10, b("Suzhou")));
+    assertNull(s.value(CITY_COL), "HBase masks a put at the delete's timestamp");
+    s = planner.apply(s, new Put(ROW).addColumn(D, CITY, 11, b("Wuxi")));
+    assertArrayEquals(b("Wuxi"), s.value(CITY_COL));
+  }
+
+  @Test
+  void coveredColumnChangesRewriteTheIndexRow() {
+    RowState before =
+        RowState.builder().put(CITY_COL, b("Nanjing"), 10).put(NAME_COL, b("Li"), 10).build();
+    RowState after = planner.apply(before, new Put(ROW).addColumn(D, NAME, 20, b("Wang")));
+    List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
+    assertEquals(1, ops.size());
+    assertTrue(ops.get(0).mutation() instanceof Put);
+    assertArrayEquals(indexKey("Nanjing"), ops.get(0).mutation().getRow());
+    assertTrue(
+        planner
+            .diff(
+                ROW,
+                RowState.EMPTY,
+                planner.apply(RowState.EMPTY, new Put(ROW).addColumn(D, NAME, 1, b("x"))))
+            .isEmpty(),
+        "covered value without indexed value: no row");
+  }
+
+  @Test
+  void unrelatedColumnsAreIgnored() {
+    assertFalse(planner.concernsIndex(new Put(ROW).addColumn(X, CITY, b("v"))));
+    assertFalse(planner.concernsIndex(new Put(ROW).addColumn(D, b("other"), b("v"))));
+  }
+
+  @Test
+  void mutationsTheIndexCannotFollowAreRejected() {
+    assertTrue(
+        assertThrows(
+                DoNotRetryIOException.class,
+                () -> planner.checkSupported(new Increment(ROW).addColumn(D, CITY, 1)))
+            .getMessage()
+            .contains("Increment on an indexed"));
+    assertTrue(
+        assertThrows(
+                DoNotRetryIOException.class,
+                () -> planner.checkSupported(new Append(ROW).addColumn(D, NAME, b("x"))))
+            .getMessage()
+            .contains("Append on an indexed"));
+    assertTrue(
+        assertThrows(
+                DoNotRetryIOException.class,
+                () -> planner.checkSupported(new Delete(ROW).addColumn(D, CITY, 10)))
+            .getMessage()
+            .contains("single version"));
+    assertTrue(
+        assertThrows(
+                DoNotRetryIOException.class,
+                () -> planner.checkSupported(new Delete(ROW).addFamilyVersion(D, 10)))
+            .getMessage()
+            .contains("addFamilyVersion"));
+    assertDoesNotThrow(() -> planner.checkSupported(new Increment(ROW).addColumn(X, CITY, 1)));
+    assertDoesNotThrow(() -> planner.checkSupported(new Delete(ROW).addColumn(D, b("other"), 10)));
+  }
+
+  private static void assertDoesNotThrow(org.junit.jupiter.api.function.Executable e) {
+    org.junit.jupiter.api.Assertions.assertDoesNotThrow(e);
+  }
+}

@@ -1,0 +1,27 @@
+package io.scbf.hbase.testing;
+
+import io.scbf.hbase.Coprocessors;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.StartMiniClusterOption;
+
+/** An in-process HBase (mini ZooKeeper, HDFS-less local file system) with the scbf coprocessors. */
+public final class MiniCluster {
+  private MiniCluster() {}
+
+  /** Starts a cluster with {@code regionServers} region servers; publishing every 500 ms. */
+  public static HBaseTestingUtility start(int regionServers) throws Exception {
+    HBaseTestingUtility util = new HBaseTestingUtility();
+    Configuration conf = util.getConfiguration();
+    Coprocessors.configure(conf);
+    conf.setLong(Coprocessors.PUBLISH_INTERVAL_MS, 500);
+    conf.setInt("hbase.master.info.port", -1);
+    conf.setInt("hbase.regionserver.info.port", -1);
+    conf.setInt("hbase.regionserver.handler.count", 10);
+    conf.setInt("hbase.regionserver.metahandler.count", 5);
+    conf.setLong(Coprocessors.CACHE_CAPACITY_BYTES, 8L << 20);
+    util.startMiniCluster(
+        StartMiniClusterOption.builder().numRegionServers(regionServers).numDataNodes(1).build());
+    return util;
+  }
+}
