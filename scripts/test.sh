@@ -6,7 +6,8 @@
 #   3. concurrency suites under ThreadSanitizer
 #   4. libFuzzer on the snapshot decoders for a bounded time
 #   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven
-# Environment: FUZZ_SECONDS (default 60), SKIP_JAVA=1 to stop after the C parts.
+# Environment: FUZZ_SECONDS (default 60), FUZZ_SEED (default 1; 0 = random),
+# SKIP_JAVA=1 to stop after the C parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/prereqs.sh
@@ -43,7 +44,10 @@ cmake --build build-fuzz -j"$jobs" >/dev/null
 for fuzzer in build-fuzz/fuzz_*; do
   corpus=$(mktemp -d)
   [ -d test/fuzz/corpus ] && cp test/fuzz/corpus/* "$corpus"/ 2>/dev/null || true
-  if ! "$fuzzer" -max_total_time="${FUZZ_SECONDS:-60}" -print_final_stats=1 "$corpus" >build-fuzz/last.log 2>&1; then
+  # A fixed seed makes CI's run reproducible (FUZZ_SEED=0 picks a random one);
+  # -timeout turns a decoder that hangs into a failure within seconds.
+  if ! "$fuzzer" -max_total_time="${FUZZ_SECONDS:-60}" -seed="${FUZZ_SEED:-1}" -timeout=10 \
+    -print_final_stats=1 "$corpus" >build-fuzz/last.log 2>&1; then
     tail -n 60 build-fuzz/last.log
     exit 1
   fi

@@ -92,6 +92,16 @@ START_TEST(sizing_rejects_bad_input) {
     ck_assert_int_eq(scbf_params_from_capacity(0, 0.01, &p), SCBF_E_INVALID_ARG);
     ck_assert_int_eq(scbf_params_from_capacity(UINT64_MAX, 0.01, &p), SCBF_E_TOO_LARGE);
     ck_assert_int_eq(scbf_params_from_positions(1000, 0.001, NULL), SCBF_E_INVALID_ARG);
+    /* Found by the fuzzer in a scalable snapshot's config: with an fpr just
+     * below 1 and a capacity near 2^64, the capacity of the right size passes
+     * 2^64. Sizing must neither hit undefined behaviour nor loop: capacity
+     * saturates and the size found is still the smallest that suffices. */
+    ck_assert_int_eq(scbf_params_from_capacity(UINT64_MAX, 1.0 - 0x1p-40, &p), SCBF_OK);
+    ck_assert_uint_eq(p.capacity, UINT64_MAX);
+    scbf_params_t q;
+    ck_assert_int_eq(scbf_params_from_positions(p.positions - p.k, 1.0 - 0x1p-40, &q), SCBF_OK);
+    ck_assert_uint_lt(q.capacity, UINT64_MAX);
+    ck_assert_int_eq(scbf_params_from_capacity(UINT64_MAX - 1, 0.999999, &p), SCBF_E_TOO_LARGE);
 
     scbf_t *f = NULL;
     ck_assert_int_eq(scbf_params_from_positions(1000, 0.01, &p), SCBF_OK);

@@ -69,8 +69,11 @@ static double keys_per_position(double fpr) {
     return ln2 * ln2 / fabs(log(fpr));
 }
 
+/* Saturates: an fpr near 1 makes keys_per_position huge, and casting a
+ * double at or past 2^64 to uint64_t is undefined behaviour. */
 static uint64_t capacity_of(uint64_t positions, double fpr) {
-    return (uint64_t)floor((double)positions * keys_per_position(fpr));
+    double c = floor((double)positions * keys_per_position(fpr));
+    return c >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)c;
 }
 
 static void params_fill(scbf_params_t *out, uint32_t k, uint64_t m, double fpr) {
@@ -100,15 +103,19 @@ int scbf_params_from_capacity(uint64_t capacity, double fpr, scbf_params_t *out)
     if (!out || capacity == 0) return SCBF_E_INVALID_ARG;
     int rc = fpr_to_k(fpr, &k);
     if (rc) return rc;
-    double guess = ceil((double)capacity / (keys_per_position(fpr) * k));
-    if (guess * k > (double)SCBF_MAX_POSITIONS) return SCBF_E_TOO_LARGE;
-    uint64_t m = guess < 1.0 ? 1 : (uint64_t)guess;
-    /* The float guess can be off by one either way; settle on the exact
-     * smallest m whose capacity (as computed by from_positions) suffices. */
-    while (capacity_of((uint64_t)k * m, fpr) < capacity) m++;
-    while (m > 1 && capacity_of((uint64_t)k * (m - 1), fpr) >= capacity) m--;
-    if ((uint64_t)k * m > SCBF_MAX_POSITIONS) return SCBF_E_TOO_LARGE;
-    params_fill(out, k, m, fpr);
+    /* The smallest m whose capacity (as from_positions computes it) suffices.
+     * capacity_of is monotone in m, so a binary search finds it exactly in at
+     * most 36 steps for any input, including ones read from a snapshot. */
+    uint64_t lo = 1, hi = SCBF_MAX_POSITIONS / k;
+    if (capacity_of((uint64_t)k * hi, fpr) < capacity) return SCBF_E_TOO_LARGE;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (capacity_of((uint64_t)k * mid, fpr) >= capacity)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    params_fill(out, k, lo, fpr);
     return SCBF_OK;
 }
 
