@@ -71,7 +71,10 @@ public final class Coprocessors {
     SERVER + "DataTableObserver", SERVER + "IndexRegionCoprocessor"
   };
   static final String[] REGIONSERVER_COPROCESSORS = {SERVER + "IndexRegionServerCoprocessor"};
-  static final String[] MASTER_COPROCESSORS = {"io.scbf.hbase.master.RoutingMasterEndpoint"};
+  private static final String MASTER = "io.scbf.hbase.master.";
+  static final String[] MASTER_COPROCESSORS = {
+    MASTER + "RoutingMasterEndpoint", MASTER + "IndexDescriptorValidator"
+  };
   static final String RPC_SCHEDULER_FACTORY = SERVER + "IndexRpcSchedulerFactory";
 
   /** Adds the scbf coprocessors and the index RPC scheduler to a server configuration. */

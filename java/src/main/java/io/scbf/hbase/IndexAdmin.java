@@ -78,7 +78,8 @@ public final class IndexAdmin {
   public void dropIndex(TableName dataTable, String alias) throws IOException {
     try (Admin admin = connection.getAdmin()) {
       TableDescriptor data = admin.getDescriptor(dataTable);
-      if (IndexCatalog.specsOf(data).stream().noneMatch(s -> s.alias().equals(alias))) {
+      // By attribute, not by decoded spec: an attribute that does not decode must be droppable.
+      if (data.getValue(IndexCatalog.DATA_ATTR_PREFIX + alias) == null) {
         throw new IllegalArgumentException("table " + dataTable + " has no index '" + alias + "'");
       }
       admin.modifyTable(IndexCatalog.withoutIndex(data, alias));
@@ -90,9 +91,10 @@ public final class IndexAdmin {
     }
   }
 
+  /** The table's valid indexes (attributes that do not hold a valid spec are left out). */
   public List<IndexSpec> listIndexes(TableName dataTable) throws IOException {
     try (Admin admin = connection.getAdmin()) {
-      return IndexCatalog.specsOf(admin.getDescriptor(dataTable));
+      return IndexCatalog.readSpecs(admin.getDescriptor(dataTable)).valid();
     }
   }
 
@@ -109,7 +111,20 @@ public final class IndexAdmin {
                 + ")");
       }
     }
-    for (IndexSpec existing : IndexCatalog.specsOf(data)) {
+    if (data.getValue(IndexCatalog.DATA_ATTR_PREFIX + spec.alias()) != null) {
+      IndexCatalog.Specs read = IndexCatalog.readSpecs(data);
+      if (read.valid().stream().noneMatch(s -> s.alias().equals(spec.alias()))) {
+        throw new IllegalArgumentException(
+            "table "
+                + data.getTableName()
+                + " has an invalid spec under alias '"
+                + spec.alias()
+                + "' ("
+                + read.invalid().get(IndexCatalog.DATA_ATTR_PREFIX + spec.alias())
+                + "); drop it first");
+      }
+    }
+    for (IndexSpec existing : IndexCatalog.readSpecs(data).valid()) {
       if (existing.alias().equals(spec.alias())) {
         throw new IllegalArgumentException(
             "table "

@@ -30,6 +30,20 @@ public final class IndexSpec {
   /** Keys the first sub-filter of a bucket holds before the scalable filter grows. */
   public static final long DEFAULT_INITIAL_CAPACITY = 16_384;
 
+  /**
+   * Smallest target rate: each new sub-filter of a growing bucket halves its rate, and the native
+   * filter allows at most 64 hash functions, so rates far below this cannot be honoured.
+   */
+  public static final double MIN_FPP = 1e-9;
+
+  public static final long MAX_INITIAL_CAPACITY = 1L << 24;
+
+  /**
+   * Native memory of one bucket's first sub-filter, at most: every region server that opens a
+   * bucket allocates it, so a careless capacity must fail at {@code createIndex}, not on servers.
+   */
+  public static final long MAX_INITIAL_FILTER_BYTES = 64L << 20;
+
   private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9_]{1,32}");
   private static final HexFormat HEX = HexFormat.of();
 
@@ -91,6 +105,16 @@ public final class IndexSpec {
     all.add(column);
     all.addAll(covered);
     return all;
+  }
+
+  /**
+   * Bytes of the first sub-filter of each bucket (4-bit counters; its rate is half the target, the
+   * scalable filter's first share): capacity · ln(1/rate) / ln²2 counters.
+   */
+  public static long initialFilterBytes(long initialCapacity, double fpp) {
+    double ln2 = Math.log(2);
+    double counters = Math.ceil(initialCapacity * -Math.log(fpp / 2) / (ln2 * ln2));
+    return (long) Math.ceil(counters / 2);
   }
 
   /** One-line text form, stable across versions ("v1;key=value;..."), for table descriptors. */
@@ -251,13 +275,16 @@ public final class IndexSpec {
       return this;
     }
 
-    /** Target false-positive rate of each bucket's filter, in (0, 0.5] (default 0.001). */
+    /** Target false-positive rate of each bucket's filter, in [1e-9, 0.5] (default 0.001). */
     public Builder fpp(double fpp) {
       this.fpp = fpp;
       return this;
     }
 
-    /** Keys per bucket before the scalable filter adds a sub-filter (default 16384). */
+    /**
+     * Keys per bucket before the scalable filter adds a sub-filter, in [1, 2^24] and with a first
+     * sub-filter of at most 64 MiB (default 16384).
+     */
     public Builder initialCapacity(long keys) {
       this.initialCapacity = keys;
       return this;
@@ -288,12 +315,25 @@ public final class IndexSpec {
         throw new IllegalArgumentException(
             "buckets must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS + "], got " + buckets);
       }
-      if (!(fpp > 0 && fpp <= 0.5)) {
-        throw new IllegalArgumentException("fpp must be in (0, 0.5], got " + fpp);
+      if (!(fpp >= MIN_FPP && fpp <= 0.5)) {
+        throw new IllegalArgumentException("fpp must be in [" + MIN_FPP + ", 0.5], got " + fpp);
       }
-      if (initialCapacity < 1 || initialCapacity > (1L << 32)) {
+      if (initialCapacity < 1 || initialCapacity > MAX_INITIAL_CAPACITY) {
         throw new IllegalArgumentException(
-            "initialCapacity must be in [1, 2^32], got " + initialCapacity);
+            "initialCapacity must be in [1, 2^24], got " + initialCapacity);
+      }
+      long filterBytes = initialFilterBytes(initialCapacity, fpp);
+      if (filterBytes > MAX_INITIAL_FILTER_BYTES) {
+        throw new IllegalArgumentException(
+            "initialCapacity "
+                + initialCapacity
+                + " at fpp "
+                + fpp
+                + " needs a first filter of "
+                + (filterBytes >> 20)
+                + " MiB per bucket; the limit is "
+                + (MAX_INITIAL_FILTER_BYTES >> 20)
+                + " MiB (lower the capacity: the filter grows as keys arrive)");
       }
       Column indexed = new Column(family, qualifier);
       for (int i = 0; i < covered.size(); i++) {

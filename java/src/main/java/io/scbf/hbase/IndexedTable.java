@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -65,6 +66,7 @@ public final class IndexedTable implements AutoCloseable {
   private final Connection connection;
   private final TableName dataTable;
   private final List<IndexSpec> specs;
+  private final Map<String, String> invalidSpecs;
   private final Admin admin;
   private final ExecutorService pool;
   private volatile boolean strict;
@@ -75,7 +77,14 @@ public final class IndexedTable implements AutoCloseable {
     this.connection = connection;
     this.dataTable = dataTable;
     this.admin = connection.getAdmin();
-    this.specs = IndexCatalog.specsOf(admin.getDescriptor(dataTable));
+    IndexCatalog.Specs read = IndexCatalog.readSpecs(admin.getDescriptor(dataTable));
+    this.specs = read.valid();
+    this.invalidSpecs = read.invalid();
+    // The region servers ignore these attributes too, so the other indexes stay usable.
+    invalidSpecs.forEach(
+        (attr, why) ->
+            LOG.warn(
+                "scbf: table {} attribute {} is not a valid index spec: {}", dataTable, attr, why));
     int maxBuckets = specs.stream().mapToInt(IndexSpec::buckets).max().orElse(1);
     // The first query would otherwise look up every bucket's region in hbase:meta, one bucket
     // at a time (tens of ms); one scan of meta here fills the connection's location cache.
@@ -216,7 +225,11 @@ public final class IndexedTable implements AutoCloseable {
             + dataTable
             + " has no scbf index;"
             + " indexed columns: "
-            + (indexed.isEmpty() ? "none" : String.join(", ", indexed)));
+            + (indexed.isEmpty() ? "none" : String.join(", ", indexed))
+            + (invalidSpecs.isEmpty()
+                ? ""
+                : "; attributes that are not valid index specs (drop and recreate the index): "
+                    + invalidSpecs));
   }
 
   private List<LookupResponse> point(IndexSpec spec, byte[] value) throws IOException {

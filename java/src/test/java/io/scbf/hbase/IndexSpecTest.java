@@ -35,7 +35,19 @@ class IndexSpecTest {
             .contains("buckets must be in [1, 256], got 0"));
     assertTrue(failure(IndexSpec.builder(F, Q).alias("a").buckets(257)).contains("got 257"));
     assertTrue(
-        failure(IndexSpec.builder(F, Q).alias("a").fpp(0)).contains("fpp must be in (0, 0.5]"));
+        failure(IndexSpec.builder(F, Q).alias("a").fpp(0))
+            .contains("fpp must be in [1.0E-9, 0.5]"));
+    // Rates the native filter cannot honour, and first filters too big for a region server, fail
+    // here, at createIndex, instead of on every server that opens a bucket.
+    assertTrue(failure(IndexSpec.builder(F, Q).alias("a").fpp(5e-20)).contains("got 5.0E-20"));
+    assertTrue(
+        failure(IndexSpec.builder(F, Q).alias("a").initialCapacity(1L << 32))
+            .contains("initialCapacity must be in [1, 2^24], got 4294967296"));
+    assertTrue(
+        failure(IndexSpec.builder(F, Q).alias("a").fpp(1e-9).initialCapacity(1L << 24))
+            .contains("the limit is 64 MiB"));
+    IndexSpec.builder(F, Q).alias("a").fpp(1e-9).initialCapacity(1L << 20).build();
+    IndexSpec.builder(F, Q).alias("a").fpp(0.001).initialCapacity(1L << 22).build();
     assertTrue(failure(IndexSpec.builder(F, Q).alias("a").fpp(Double.NaN)).contains("fpp"));
     assertTrue(failure(IndexSpec.builder(F, Q).alias("a").fpp(0.7)).contains("fpp"));
     assertTrue(

@@ -67,6 +67,10 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
 
   private IndexWriter writer;
   private Region region;
+
+  /** Why every write to this region is refused, or null (set when start failed unexpectedly). */
+  private String refusal;
+
   private final ThreadLocal<Map<TableName, List<Mutation>>> pendingDeletes = new ThreadLocal<>();
 
   /** Row locks held from preBatchMutate to postBatchMutateIndispensably (same handler thread). */
@@ -78,30 +82,59 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
   @Override
   public void start(CoprocessorEnvironment env) {
     if (!(env instanceof RegionCoprocessorEnvironment renv)) return;
-    List<IndexSpec> specs = IndexCatalog.specsOf(renv.getRegion().getTableDescriptor());
-    if (specs.isEmpty()) return;
     region = renv.getRegion();
+    context = RegionServerContext.of(renv).orElse(null);
+    try {
+      open(renv);
+    } catch (RuntimeException e) {
+      // A bug here must not abort the region server (hbase.coprocessor.abortonerror), nor let
+      // writes bypass the indexes: refuse every write to this region with the reason instead.
+      refusal = "scbf: the index observer of region " + encodedName() + " failed to start: " + e;
+      LOG.error("{}; every write to the region is refused until it reopens", refusal, e);
+    }
+  }
+
+  private void open(RegionCoprocessorEnvironment renv) {
+    IndexCatalog.Specs read = IndexCatalog.readSpecs(region.getTableDescriptor());
+    // Clients read the same attributes the same way and never query an index whose spec is
+    // invalid, so ignoring it here cannot cause a false negative.
+    read.invalid()
+        .forEach(
+            (attr, why) ->
+                LOG.error(
+                    "scbf: table {} attribute {} is not a valid index spec; that index is"
+                        + " disabled (drop and recreate it): {}",
+                    region.getRegionInfo().getTable(),
+                    attr,
+                    why));
+    if (context != null) context.metrics().indexesDisabled(encodedName(), read.invalid().size());
+    List<IndexSpec> specs = read.valid();
+    if (specs.isEmpty()) return;
     planner = new IndexUpdatePlanner(specs);
     indexTables = new LinkedHashMap<>();
     TableName data = region.getRegionInfo().getTable();
     for (IndexSpec s : specs) indexTables.put(s, IndexCatalog.indexTableName(data, s.alias()));
     rowLockWaitMs = renv.getConfiguration().getLong("hbase.rowlock.wait.duration", 30_000);
-    Optional<RegionServerContext> found = RegionServerContext.of(renv);
-    if (found.isEmpty()) {
+    if (context == null) {
       LOG.error(
           "scbf: writes to the indexed columns of {} are refused on this region server: {}"
               + " is not loaded (hbase.coprocessor.regionserver.classes)",
-          region.getRegionInfo().getEncodedName(),
+          encodedName(),
           IndexRegionServerCoprocessor.class.getName());
       return;
     }
-    context = found.get();
     writer = new IndexWriter(context.attach());
+  }
+
+  private String encodedName() {
+    return region.getRegionInfo().getEncodedName();
   }
 
   @Override
   public void stop(CoprocessorEnvironment env) {
-    if (context != null) context.detach();
+    if (context == null || region == null) return;
+    context.metrics().regionClosed(encodedName());
+    if (writer != null) context.detach();
   }
 
   @Override
@@ -113,6 +146,7 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
   public void preBatchMutate(
       ObserverContext<RegionCoprocessorEnvironment> c, MiniBatchOperationInProgress<Mutation> batch)
       throws IOException {
+    if (refusal != null) throw new IndexWriteException(refusal + "; the write was not applied");
     if (planner == null) return;
     try {
       writeIndexPuts(batch);

@@ -48,7 +48,9 @@ public class IndexRegionCoprocessor extends IndexLookupService
 
   private IndexRegion index; // null on regions that are not index regions
   private RegionServerContext context;
-  private boolean missingContext;
+
+  /** Why this index region cannot serve lookups, or null. */
+  private String unavailable;
 
   /** Effects computed before a mini-batch, applied after it, on the same handler thread. */
   private final ThreadLocal<FilterBookkeeping.PendingEffects> pending = new ThreadLocal<>();
@@ -56,20 +58,25 @@ public class IndexRegionCoprocessor extends IndexLookupService
   @Override
   public void start(CoprocessorEnvironment env) {
     if (!(env instanceof RegionCoprocessorEnvironment renv)) return;
-    Optional<IndexSpec> spec = IndexCatalog.specOfIndexTable(renv.getRegion().getTableDescriptor());
+    RegionInfo info = renv.getRegionInfo();
+    Optional<IndexSpec> spec;
+    try {
+      spec = IndexCatalog.specOfIndexTable(renv.getRegion().getTableDescriptor());
+    } catch (IllegalArgumentException e) {
+      disable(renv, "its table's spec attribute is invalid (" + e.getMessage() + ")", null);
+      return;
+    }
     if (spec.isEmpty()) return;
     Optional<RegionServerContext> found = RegionServerContext.of(renv);
     if (found.isEmpty()) {
-      missingContext = true;
-      LOG.error(
-          "scbf: index region {} cannot maintain its filter or answer lookups: {} is not"
-              + " loaded on this region server",
-          renv.getRegionInfo().getEncodedName(),
-          IndexRegionServerCoprocessor.class.getName());
+      disable(
+          renv,
+          IndexRegionServerCoprocessor.class.getName()
+              + " is not loaded on this region server (hbase.coprocessor.regionserver.classes)",
+          null);
       return;
     }
     context = found.get();
-    RegionInfo info = renv.getRegionInfo();
     IndexServices services = context.attach();
     try {
       index =
@@ -81,13 +88,28 @@ public class IndexRegionCoprocessor extends IndexLookupService
               info.getStartKey(),
               services);
     } catch (RuntimeException e) {
+      // Never abort the region server over one index (hbase.coprocessor.abortonerror): the
+      // region opens, stores what is written to it, never publishes a filter (so routing always
+      // asks it) and fails its lookups with the reason: queries fail loudly, none miss a row.
       context.detach(); // stop() will not: there is no index region to close
-      throw e;
+      disable(renv, "its filter could not be built (" + e + ")", e);
     }
+  }
+
+  private void disable(RegionCoprocessorEnvironment renv, String why, Exception cause) {
+    unavailable =
+        "scbf: index region " + renv.getRegionInfo().getEncodedName() + " is disabled: " + why;
+    LOG.error("{}; its lookups fail until the region reopens", unavailable, cause);
+    RegionServerContext.of(renv)
+        .ifPresent(c -> c.metrics().indexesDisabled(renv.getRegionInfo().getEncodedName(), 1));
   }
 
   @Override
   public void stop(CoprocessorEnvironment env) {
+    if (unavailable != null && env instanceof RegionCoprocessorEnvironment renv) {
+      RegionServerContext.of(renv)
+          .ifPresent(c -> c.metrics().regionClosed(renv.getRegionInfo().getEncodedName()));
+    }
     if (index == null) return;
     index.close(); // normally done in preClose already; idempotent
     index.free();
@@ -196,12 +218,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
   }
 
   private IndexRegion region() throws DoNotRetryIOException {
-    if (missingContext) {
-      throw new DoNotRetryIOException(
-          "scbf: this region server does not load "
-              + IndexRegionServerCoprocessor.class.getName()
-              + " (hbase.coprocessor.regionserver.classes): index lookups are unavailable here");
-    }
+    if (unavailable != null) throw new DoNotRetryIOException(unavailable);
     if (index == null) {
       throw new DoNotRetryIOException("the scbf lookup endpoint only serves index-table regions");
     }

@@ -3,6 +3,8 @@ package io.scbf.hbase.regionserver;
 import io.scbf.CacheStats;
 import io.scbf.ScalableFilterStats;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -26,6 +28,17 @@ final class RegionServerMetrics {
 
   void addStaleIndexRows(long n) {
     staleIndexRows.add(n);
+  }
+
+  /** Per open region, the indexes it disabled (invalid spec, or state it could not build). */
+  private final Map<String, Integer> disabledIndexes = new ConcurrentHashMap<>();
+
+  void indexesDisabled(String encodedRegionName, int count) {
+    if (count > 0) disabledIndexes.put(encodedRegionName, count);
+  }
+
+  void regionClosed(String encodedRegionName) {
+    disabledIndexes.remove(encodedRegionName);
   }
 
   /**
@@ -89,6 +102,10 @@ final class RegionServerMetrics {
           return s == null ? 0L : s.publisher().lagMillis();
         });
     gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
+    gauge(
+        registry,
+        "scbfDisabledIndexes",
+        () -> disabledIndexes.values().stream().mapToLong(Integer::longValue).sum());
     gauge(registry, "scbfIndexRpcCalls", indexRpcCalls::getAsLong);
   }
 

@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptor;
@@ -31,18 +32,54 @@ public final class IndexCatalog {
         dataTable.getNamespaceAsString(), dataTable.getQualifierAsString() + "__idx_" + alias);
   }
 
-  /** The indexes recorded in a data table's descriptor, ordered by alias. */
+  /**
+   * The indexes recorded in a data table's descriptor, ordered by alias.
+   *
+   * @throws IllegalArgumentException naming the attribute, if one does not hold a valid spec
+   */
   public static List<IndexSpec> specsOf(TableDescriptor data) {
-    List<IndexSpec> specs = new ArrayList<>();
+    Specs read = readSpecs(data);
+    if (!read.invalid().isEmpty()) {
+      Map.Entry<String, String> first = read.invalid().entrySet().iterator().next();
+      throw new IllegalArgumentException(
+          "table "
+              + data.getTableName()
+              + " attribute "
+              + first.getKey()
+              + ": "
+              + first.getValue());
+    }
+    return read.valid();
+  }
+
+  /**
+   * The specs of a data table's descriptor, split into valid ones (ordered by alias) and invalid
+   * attributes (attribute name to the reason). Never throws: servers read descriptors that any user
+   * with ALTER may have written, and must not fail to open a region because of one.
+   */
+  public static Specs readSpecs(TableDescriptor data) {
+    List<IndexSpec> valid = new ArrayList<>();
+    Map<String, String> invalid = new TreeMap<>();
     for (Map.Entry<Bytes, Bytes> e : data.getValues().entrySet()) {
       String key = Bytes.toString(e.getKey().get());
-      if (key.startsWith(DATA_ATTR_PREFIX)) {
-        specs.add(IndexSpec.decode(Bytes.toString(e.getValue().get())));
+      if (!key.startsWith(DATA_ATTR_PREFIX)) continue;
+      try {
+        IndexSpec spec = IndexSpec.decode(Bytes.toString(e.getValue().get()));
+        if (!key.equals(DATA_ATTR_PREFIX + spec.alias())) {
+          throw new IllegalArgumentException(
+              "holds the spec of index '" + spec.alias() + "' (expected " + key + ")");
+        }
+        valid.add(spec);
+      } catch (RuntimeException bad) {
+        invalid.put(key, bad.getMessage());
       }
     }
-    specs.sort(Comparator.comparing(IndexSpec::alias));
-    return specs;
+    valid.sort(Comparator.comparing(IndexSpec::alias));
+    return new Specs(valid, invalid);
   }
+
+  /** A descriptor's index specs: the valid ones, and each invalid attribute with its reason. */
+  public record Specs(List<IndexSpec> valid, Map<String, String> invalid) {}
 
   public static TableDescriptor withIndex(TableDescriptor data, IndexSpec spec) {
     return TableDescriptorBuilder.newBuilder(data)
@@ -54,7 +91,11 @@ public final class IndexCatalog {
     return TableDescriptorBuilder.newBuilder(data).removeValue(DATA_ATTR_PREFIX + alias).build();
   }
 
-  /** The spec of an index table, or empty for any other table. */
+  /**
+   * The spec of an index table, or empty for any other table.
+   *
+   * @throws IllegalArgumentException if the table's spec attribute is not a valid spec
+   */
   public static Optional<IndexSpec> specOfIndexTable(TableDescriptor td) {
     String spec = td.getValue(INDEX_SPEC_ATTR);
     return spec == null ? Optional.empty() : Optional.of(IndexSpec.decode(spec));

@@ -1,6 +1,7 @@
 package io.scbf.hbase.testing;
 
 import io.scbf.hbase.Coprocessors;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
@@ -11,6 +12,12 @@ public final class MiniCluster {
 
   /** Starts a cluster with {@code regionServers} region servers; publishing every 500 ms. */
   public static HBaseTestingUtility start(int regionServers) throws Exception {
+    return start(regionServers, conf -> {});
+  }
+
+  /** As {@link #start(int)}, with {@code overrides} applied to the configuration last. */
+  public static HBaseTestingUtility start(int regionServers, Consumer<Configuration> overrides)
+      throws Exception {
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     Coprocessors.configure(conf);
@@ -20,6 +27,7 @@ public final class MiniCluster {
     conf.setInt("hbase.regionserver.handler.count", 10);
     conf.setInt("hbase.regionserver.metahandler.count", 5);
     conf.setLong(Coprocessors.CACHE_CAPACITY_BYTES, 8L << 20);
+    overrides.accept(conf);
     util.startMiniCluster(
         StartMiniClusterOption.builder().numRegionServers(regionServers).numDataNodes(1).build());
     return util;
