@@ -1,6 +1,7 @@
 /*
- * bench/cache.c - hotscore vs LRU vs Belady's OPT hit ratios (Zipf and the
- * LIRS traces), and get/put cost of the byte-bounded cache, 1 and 2 threads.
+ * bench/cache.c - adaptive hotscore vs the paper's formula vs LRU vs Belady's
+ * OPT hit ratios (Zipf and every trace in ../shared/traces, at five sizes),
+ * and get/put cost of the byte-bounded cache, 1 and 2 threads.
  */
 #include <math.h>
 #include <pthread.h>
@@ -51,50 +52,60 @@ static uint64_t *zipf_trace(size_t keys, size_t n, double alpha, uint64_t seed) 
     return t;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static size_t distinct(const uint64_t *t, size_t n) {
-    uint64_t *c = malloc(n * sizeof *c);
-    if (!c) return 0;
-    memcpy(c, t, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_u64);
-    size_t d = 0;
-    for (size_t i = 0; i < n; i++) d += i == 0 || c[i] != c[i - 1];
-    free(c);
-    return d;
-}
+/* The policies compared, in column order; OPT is the bound, not a policy. */
+static const struct {
+    const char *name;
+    hotcache_policy policy;
+} POLICIES[] = {{"hotscore", HOTCACHE_HOTSCORE}, {"paper", HOTCACHE_PAPER}, {"lru", HOTCACHE_LRU}};
+#define NPOL 3
 
 typedef struct {
-    double gap_sum, worst_vs_lru;
-    int rows;
+    double gap_sum[NPOL], worst_vs_lru[NPOL], worst_zipf_vs_paper;
+    int rows, zipf_rows;
+    double ref_gap_sum[NPOL]; /* at the traces' reference capacities only */
+    int ref_rows;
+    FILE *csv;
 } summary_t;
 
-static int hit_ratio_rows(const char *name, const uint64_t *t, size_t n, summary_t *sum) {
-    static const double fractions[] = {0.05, 0.10, 0.20};
-    size_t d = distinct(t, n);
-    for (size_t f = 0; f < sizeof fractions / sizeof fractions[0]; f++) {
-        uint64_t entries = (uint64_t)(fractions[f] * (double)d);
-        uint64_t hot, lru, opt;
+/* One row: every policy and OPT at `entries`; kind is "zipf" or "trace",
+ * reference marks the capacity ../shared/traces/README.md reports at. */
+static int hit_ratio_row(const char *name, const char *kind, const uint64_t *t, size_t n,
+                         uint64_t entries, const char *size_label, int reference, summary_t *sum) {
+    double r[NPOL + 1];
+    uint64_t hits;
+    for (int p = 0; p < NPOL; p++) {
         hotcache_config_t c;
-        cache_sim_config(&c, HOTCACHE_HOTSCORE, entries);
-        int rc = cache_sim_replay(&c, t, n, &hot);
-        cache_sim_config(&c, HOTCACHE_LRU, entries);
-        if (rc == SCBF_OK) rc = cache_sim_replay(&c, t, n, &lru);
-        if (rc == SCBF_OK) rc = cache_sim_opt(t, n, entries, &opt);
+        cache_sim_config(&c, POLICIES[p].policy, entries);
+        int rc = cache_sim_replay(&c, t, n, &hits);
         if (rc != SCBF_OK) {
             fprintf(stderr, "scbf-bench cache: %s: %s\n", name, scbf_strerror(rc));
             return 1;
         }
-        double H = (double)hot / (double)n, L = (double)lru / (double)n,
-               O = (double)opt / (double)n;
-        printf("%-14s %4.0f%% %7llu  %.4f  %.4f  %.4f  %+.4f  %+.4f\n", name, fractions[f] * 100,
-               (unsigned long long)entries, H, L, O, H - L, H - O);
-        sum->gap_sum += O - H;
-        if (sum->rows == 0 || H - L < sum->worst_vs_lru) sum->worst_vs_lru = H - L;
+        r[p] = (double)hits / (double)n;
+    }
+    if (cache_sim_opt(t, n, entries, &hits) != SCBF_OK) return 1;
+    double opt = (double)hits / (double)n;
+    printf("%-12s %6s %7llu  %.4f  %.4f  %.4f  %.4f  %+.4f  %+.4f\n", name, size_label,
+           (unsigned long long)entries, r[0], r[1], r[2], opt, r[0] - r[2], r[0] - opt);
+    if (sum->csv)
+        fprintf(sum->csv, "%s,%s,%llu,%d,%.6f,%.6f,%.6f,%.6f\n", kind, name,
+                (unsigned long long)entries, reference, r[0], r[1], r[2], opt);
+    for (int p = 0; p < NPOL; p++) {
+        double vs_lru = r[p] - r[2];
+        if (!strcmp(kind, "trace")) {
+            sum->gap_sum[p] += opt - r[p];
+            if (sum->rows == 0 || vs_lru < sum->worst_vs_lru[p]) sum->worst_vs_lru[p] = vs_lru;
+            if (reference) sum->ref_gap_sum[p] += opt - r[p];
+        }
+    }
+    if (!strcmp(kind, "trace")) {
         sum->rows++;
+        sum->ref_rows += reference;
+    } else {
+        double vs_paper = r[0] - r[1];
+        if (sum->zipf_rows == 0 || vs_paper < sum->worst_zipf_vs_paper)
+            sum->worst_zipf_vs_paper = vs_paper;
+        sum->zipf_rows++;
     }
     return 0;
 }
@@ -108,11 +119,21 @@ static const char *find_traces(const char *given) {
     return NULL;
 }
 
-static int trace_rows(const char *dir, summary_t *sum) {
-    static const char *names[] = {"cpp", "loop", "multi1", "zigzag"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+/* Every trace of ../shared/traces/README.md at its reference capacity and
+ * at 1/4, 1/2, 2 and 4 times it (--quick: the five small traces only). */
+static int trace_rows(const char *dir, int quick, summary_t *sum) {
+    static const struct {
+        const char *name;
+        uint64_t capacity;
+        int big;
+    } traces[] = {{"multi1", 500, 0},       {"loop", 500, 0},       {"cpp", 300, 0},
+                  {"zigzag", 300, 0},       {"backf", 200, 0},      {"scan", 500, 0},
+                  {"corda-vault", 5000, 1}, {"orm-night", 5000, 1}, {"w106", 20000, 1}};
+    static const double scales[] = {0.25, 0.5, 1, 2, 4};
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        if (quick && traces[i].big) continue;
         char cmd[4200];
-        snprintf(cmd, sizeof cmd, "zcat '%s/%s.trace.gz'", dir, names[i]);
+        snprintf(cmd, sizeof cmd, "zcat '%s/%s.trace.gz'", dir, traces[i].name);
         FILE *p = popen(cmd, "r");
         if (!p) {
             fprintf(stderr, "scbf-bench cache: cannot run %s\n", cmd);
@@ -123,13 +144,16 @@ static int trace_rows(const char *dir, summary_t *sum) {
         int rc = cache_sim_read_trace(p, &t, &n);
         int status = pclose(p);
         if (rc != SCBF_OK || status != 0 || n == 0) {
-            fprintf(stderr, "scbf-bench cache: cannot read %s/%s.trace.gz\n", dir, names[i]);
+            fprintf(stderr, "scbf-bench cache: cannot read %s/%s.trace.gz\n", dir, traces[i].name);
             free(t);
             return 1;
         }
-        char label[32];
-        snprintf(label, sizeof label, "%s", names[i]);
-        rc = hit_ratio_rows(label, t, n, sum);
+        for (size_t s = 0; s < sizeof scales / sizeof scales[0] && rc == 0; s++) {
+            char label[16];
+            snprintf(label, sizeof label, "%gx", scales[s]);
+            uint64_t entries = (uint64_t)(scales[s] * (double)traces[i].capacity);
+            rc = hit_ratio_row(traces[i].name, "trace", t, n, entries, label, scales[s] == 1, sum);
+        }
         free(t);
         if (rc) return rc;
     }
@@ -190,13 +214,13 @@ static int cost_rows(int quick) {
     for (size_t i = 0; i < n; i++) keys[i] = keys[i] * UINT64_C(0x9E3779B97F4A7C15);
     printf("\nget/put cost: capacity 64 MiB, 8-byte keys, %d-byte values, Zipf 0.99 over 1M keys,\n"
            "%zu puts then %zu gets per row; ns per op = wall time / ops (all threads\n"
-           "together); entries = what the 64 MiB held (hotscore reserves 1/4 for ghosts)\n\n",
+           "together); entries = what the 64 MiB held (paper reserves 1/4 for ghosts)\n\n",
            VALUE_BYTES, n, n);
     printf("%-9s %7s  %8s  %8s  %9s\n", "policy", "threads", "put ns", "get ns", "entries");
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < NPOL; p++) {
         for (int threads = 1; threads <= 2; threads++) {
             hotcache_config_t c;
-            hotcache_config_default(&c, p ? HOTCACHE_LRU : HOTCACHE_HOTSCORE, cap);
+            hotcache_config_default(&c, POLICIES[p].policy, cap);
             hotcache_t *h;
             if (hotcache_create(&c, &h) != SCBF_OK) {
                 free(keys);
@@ -206,8 +230,8 @@ static int cost_rows(int quick) {
             double get_ns = timed(h, keys, n, threads, 0);
             hotcache_stats_t st;
             hotcache_stats(h, &st);
-            printf("%-9s %7d  %8.0f  %8.0f  %9llu\n", p ? "lru" : "hotscore", threads, put_ns,
-                   get_ns, (unsigned long long)st.entries);
+            printf("%-9s %7d  %8.0f  %8.0f  %9llu\n", POLICIES[p].name, threads, put_ns, get_ns,
+                   (unsigned long long)st.entries);
             hotcache_free(h);
         }
     }
@@ -217,42 +241,67 @@ static int cost_rows(int quick) {
 
 int bench_cache(int argc, char **argv) {
     int quick = 0;
-    const char *traces = NULL;
+    const char *traces = NULL, *csv = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
         else if (!strcmp(argv[i], "--traces") && i + 1 < argc)
             traces = argv[++i];
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csv = argv[++i];
         else {
-            fprintf(stderr, "usage: scbf-bench cache [--quick] [--traces DIR]\n");
+            fprintf(stderr, "usage: scbf-bench cache [--quick] [--traces DIR] [--csv FILE]\n");
             return 2;
         }
     }
+    summary_t sum;
+    memset(&sum, 0, sizeof sum);
+    if (csv) {
+        sum.csv = fopen(csv, "w");
+        if (!sum.csv) {
+            fprintf(stderr, "scbf-bench cache: cannot write %s\n", csv);
+            return 1;
+        }
+        fprintf(sum.csv, "kind,workload,entries,reference,hotscore,paper,lru,opt\n");
+    }
     size_t accesses = quick ? 200000 : 1000000;
-    printf("cache hit ratios: Zipf = 100k keys, %zu accesses, fixed seeds; cache = 5/10/20%%\n"
-           "of the distinct keys; unit-size entries; hotscore defaults (period 8 x entries,\n"
-           "a = 0.2, 2 ghosts per entry)\n\n",
+    printf("cache hit ratios, unit-size entries, get then put on a miss. hotscore = adaptive\n"
+           "(the default), paper = the HiBase formula (period 8 x entries, a = 0.2, 2 ghosts per\n"
+           "entry), OPT = Belady with bypass. Zipf: 100k keys, %zu accesses, fixed seeds, cache\n"
+           "= 1/5/20%% of the keys. Traces: ../shared/traces at the reference capacity (1x) and\n"
+           "1/4, 1/2, 2, 4 times it.\n\n",
            accesses);
-    printf("%-14s %5s %7s  %-6s  %-6s  %-6s  %-7s  %-7s\n", "workload", "cache", "entries", "hot",
-           "lru", "opt", "hot-lru", "hot-opt");
-    summary_t sum = {0, 0, 0};
-    static const double alphas[] = {0.8, 0.99};
-    for (int a = 0; a < 2; a++) {
+    printf("%-12s %6s %7s  %-6s  %-6s  %-6s  %-6s  %-7s  %-7s\n", "workload", "cache", "entries",
+           "hot", "paper", "lru", "opt", "hot-lru", "hot-opt");
+    static const double alphas[] = {0.6, 0.8, 0.99, 1.2};
+    static const double fractions[] = {0.01, 0.05, 0.20};
+    int rc = 0;
+    for (int a = 0; a < 4 && !rc; a++) {
         uint64_t *t = zipf_trace(100000, accesses, alphas[a], 42 + (uint64_t)a);
         if (!t) return 1;
         char name[32];
         snprintf(name, sizeof name, "zipf-%.2f", alphas[a]);
-        int rc = hit_ratio_rows(name, t, accesses, &sum);
+        for (int f = 0; f < 3 && !rc; f++) {
+            char label[16];
+            snprintf(label, sizeof label, "%.0f%%", fractions[f] * 100);
+            rc = hit_ratio_row(name, "zipf", t, accesses, (uint64_t)(fractions[f] * 100000), label,
+                               0, &sum);
+        }
         free(t);
-        if (rc) return rc;
     }
     const char *dir = find_traces(traces);
-    if (!dir) {
+    if (!rc && !dir) {
         fprintf(stderr, "scbf-bench cache: no trace directory (use --traces DIR)\n");
-        return 1;
+        rc = 1;
     }
-    if (trace_rows(dir, &sum)) return 1;
-    printf("\naverage gap to OPT: %.4f (target <= 0.05)\n", sum.gap_sum / sum.rows);
-    printf("worst hotscore - LRU: %+.4f (target >= -0.01)\n", sum.worst_vs_lru);
+    if (!rc) rc = trace_rows(dir, quick, &sum);
+    if (sum.csv) fclose(sum.csv);
+    if (rc) return rc;
+    printf("\n%-10s %22s %22s %18s\n", "policy", "mean gap to OPT (1x)", "mean gap (all sizes)",
+           "worst vs LRU");
+    for (int p = 0; p < NPOL; p++)
+        printf("%-10s %22.4f %22.4f %+18.4f\n", POLICIES[p].name, sum.ref_gap_sum[p] / sum.ref_rows,
+               sum.gap_sum[p] / sum.rows, sum.worst_vs_lru[p]);
+    printf("Zipf, worst hotscore - paper: %+.4f\n", sum.worst_zipf_vs_paper);
     return cost_rows(quick);
 }

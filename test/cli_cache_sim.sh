@@ -15,7 +15,7 @@ awk 'BEGIN { srand(7); print "# header"; for (i = 0; i < 20000; i++) {
 
 ratio() { "$SCBF" cache-sim --policy "$1" --capacity "$2" "$tmp/trace" | tail -n 1 | sed 's/^hit_ratio=//'; }
 
-for p in hotscore lru opt; do
+for p in hotscore paper lru opt; do
     out=$("$SCBF" cache-sim --policy $p --capacity 50 "$tmp/trace"); rc=$?
     [ $rc -eq 0 ] || fail "$p: exit $rc"
     last=$(printf '%s\n' "$out" | tail -n 1)
@@ -26,20 +26,24 @@ done
 # OPT bounds every online policy.
 for cap in 10 50 200; do
     opt=$(ratio opt $cap); lru=$(ratio lru $cap); hot=$(ratio hotscore $cap)
-    awk -v o="$opt" -v l="$lru" -v h="$hot" 'BEGIN { exit !(o >= l && o >= h && h > 0) }' ||
-        fail "capacity $cap: opt=$opt lru=$lru hotscore=$hot"
+    paper=$(ratio paper $cap)
+    awk -v o="$opt" -v l="$lru" -v h="$hot" -v p="$paper" \
+        'BEGIN { exit !(o >= l && o >= h && o >= p && h > 0 && p > 0) }' ||
+        fail "capacity $cap: opt=$opt lru=$lru hotscore=$hot paper=$paper"
 done
 
-# Stdin, and hotscore flags.
+# Stdin; no --policy is hotscore; the paper's flags.
 a=$("$SCBF" cache-sim --policy lru --capacity 50 - < "$tmp/trace" | tail -n 1)
 b=$("$SCBF" cache-sim --policy lru --capacity 50 "$tmp/trace" | tail -n 1)
 [ "$a" = "$b" ] || fail "stdin gives '$a', file gives '$b'"
-"$SCBF" cache-sim --policy hotscore --capacity 50 --period 100 --decay 0.5 --ghosts 20 "$tmp/trace" \
-    | tail -n 1 | grep -Eq '^hit_ratio=0\.[0-9]{4}$' || fail "hotscore flags"
+[ "$(ratio hotscore 50)" = "$("$SCBF" cache-sim --capacity 50 "$tmp/trace" | tail -n 1 | sed 's/^hit_ratio=//')" ] ||
+    fail "no --policy is not hotscore"
+"$SCBF" cache-sim --policy paper --capacity 50 --period 100 --decay 0.5 --ghosts 20 "$tmp/trace" \
+    | tail -n 1 | grep -Eq '^hit_ratio=0\.[0-9]{4}$' || fail "paper flags"
 
 # A trace whose answer is known: 1 2 1 2 ... with room for both keys.
 printf '1\n2\n1\n2\n1\n2\n' > "$tmp/tiny"
-for p in hotscore lru opt; do
+for p in hotscore paper lru opt; do
     last=$("$SCBF" cache-sim --policy $p --capacity 2 "$tmp/tiny" | tail -n 1)
     [ "$last" = "hit_ratio=0.6667" ] || fail "$p on 1 2 1 2 1 2: $last"
 done
@@ -53,7 +57,7 @@ expect_rc() {
 }
 expect_rc 2
 expect_rc 2 --policy lru "$tmp/trace"
-expect_rc 2 --capacity 10 "$tmp/trace"
+expect_rc 2 --policy hotscore --period 10 --capacity 10 "$tmp/trace"
 expect_rc 2 --policy fifo --capacity 10 "$tmp/trace"
 expect_rc 2 --policy lru --capacity 0 "$tmp/trace"
 expect_rc 2 --policy lru --capacity -5 "$tmp/trace"
@@ -61,9 +65,9 @@ expect_rc 2 --policy lru --capacity ten "$tmp/trace"
 expect_rc 2 --policy lru --capacity 10
 expect_rc 2 --policy lru --capacity 10 "$tmp/trace" "$tmp/trace"
 expect_rc 2 --policy lru --capacity 10 --period 5 "$tmp/trace"
-expect_rc 2 --policy hotscore --capacity 10 --decay 0 "$tmp/trace"
-expect_rc 2 --policy hotscore --capacity 10 --decay 1.5 "$tmp/trace"
-expect_rc 2 --policy hotscore --capacity 10 --period 0 "$tmp/trace"
+expect_rc 2 --policy paper --capacity 10 --decay 0 "$tmp/trace"
+expect_rc 2 --policy paper --capacity 10 --decay 1.5 "$tmp/trace"
+expect_rc 2 --policy paper --capacity 10 --period 0 "$tmp/trace"
 expect_rc 2 --policy hotscore --capacity 10 --bogus 1 "$tmp/trace"
 expect_rc 2 --policy hotscore --capacity
 expect_rc 1 --policy lru --capacity 10 "$tmp/does-not-exist"

@@ -1,10 +1,12 @@
 /*
- * test_hotcache.c - the hotscore cache, LRU, and the OPT simulator.
+ * test_hotcache.c - the cache's three policies, and the OPT simulator.
  *
- * The central check replays random workloads through the lazy cache and
- * through an eager reference written straight from the paper (every score
- * recomputed at every period close, victims found by linear scan) and
- * demands the same decisions and the same scores after every operation.
+ * The central checks replay random workloads through the cache and through
+ * slow references: for the paper's policy, an eager implementation written
+ * straight from the paper (every score recomputed at every period close,
+ * victims found by linear scan); for adaptive hotscore, plain arrays scanned
+ * linearly with the same sketch and climber. Both must make the same
+ * decisions after every operation.
  * Tcase "concurrency" is the one to run under ThreadSanitizer
  * (CK_RUN_CASE=concurrency).
  */
@@ -18,7 +20,12 @@
 
 #include "scbf/hotcache.h"
 #include "cache_sim.h"
+#include "hash.h"
+#include "sketch.h"
 #include "testutil.h"
+
+/* Loops over every policy cast the index: 0 hotscore, 1 LRU, 2 paper. */
+#define NPOLICIES 3
 
 static hotcache_t *make(hotcache_policy p, uint64_t cap_bytes, uint64_t max_entries,
                         uint32_t period, double decay, uint64_t ghosts) {
@@ -70,7 +77,7 @@ static hotcache_stats_t stats(hotcache_t *h) {
 START_TEST(score_formula_exact) {
     const uint32_t P = 4;
     const double a = 0.5;
-    hotcache_t *h = make(HOTCACHE_HOTSCORE, 1 << 20, 0, P, a, 64);
+    hotcache_t *h = make(HOTCACHE_PAPER, 1 << 20, 0, P, a, 64);
     double s;
     uint32_t v;
     /* Period 0: K three visits, X one. */
@@ -111,7 +118,7 @@ END_TEST
 START_TEST(score_memoryless) {
     /* a = 1: only the last closed period counts. */
     const uint32_t P = 5;
-    hotcache_t *h = make(HOTCACHE_HOTSCORE, 1 << 20, 0, P, 1.0, 64);
+    hotcache_t *h = make(HOTCACHE_PAPER, 1 << 20, 0, P, 1.0, 64);
     double s;
     for (int i = 0; i < 2; i++) get_u64(h, 1);
     for (int i = 0; i < 3; i++) get_u64(h, 2);
@@ -131,7 +138,7 @@ START_TEST(period_ns_closes) {
     const uint32_t P = 1u << 30;
     const double a = 0.25;
     hotcache_config_t c;
-    hotcache_config_default(&c, HOTCACHE_HOTSCORE, 1 << 20);
+    hotcache_config_default(&c, HOTCACHE_PAPER, 1 << 20);
     c.period = P;
     c.decay = a;
     c.period_ns = 20 * 1000 * 1000;
@@ -260,7 +267,7 @@ static void lazy_vs_eager(uint64_t seed, size_t nkeys, size_t cap, size_t gcap, 
                           double a, uint64_t ops) {
     ref_cache r = {.nkeys = nkeys, .cap = cap, .gcap = gcap, .P = P, .a = a};
     r.k = calloc(nkeys, sizeof *r.k);
-    hotcache_t *h = make(HOTCACHE_HOTSCORE, UINT64_MAX, cap, P, a, gcap);
+    hotcache_t *h = make(HOTCACHE_PAPER, UINT64_MAX, cap, P, a, gcap);
     tu_rng rng = {seed};
     for (uint64_t op = 0; op < ops; op++) {
         /* Skewed keys so that some are hot and scores really differ. */
@@ -314,7 +321,7 @@ END_TEST
 /* ---- admission and eviction order --------------------------------------- */
 
 START_TEST(admit_while_not_full) {
-    hotcache_t *h = make(HOTCACHE_HOTSCORE, 1 << 20, 50, 1000, 0.5, 0);
+    hotcache_t *h = make(HOTCACHE_PAPER, 1 << 20, 50, 1000, 0.5, 0);
     for (uint64_t k = 0; k < 50; k++) ck_assert_int_eq(put_u64(h, k), 1);
     hotcache_stats_t s = stats(h);
     ck_assert_uint_eq(s.entries, 50);
@@ -333,10 +340,10 @@ static void close_period(hotcache_t *h) {
     while (stats(h).periods == p) get_u64(h, 1000);
 }
 
-START_TEST(hotscore_eviction_order) {
+START_TEST(paper_eviction_order) {
     const uint32_t P = 10;
     const double a = 0.5;
-    hotcache_t *h = make(HOTCACHE_HOTSCORE, 1 << 20, 3, P, a, 16);
+    hotcache_t *h = make(HOTCACHE_PAPER, 1 << 20, 3, P, a, 16);
     put_u64(h, 1);
     put_u64(h, 2);
     put_u64(h, 3);
@@ -394,6 +401,198 @@ START_TEST(lru_order) {
     ck_assert_uint_eq(s.hits, 2);
     ck_assert_uint_eq(s.misses, 1);
     ck_assert_uint_eq(s.periods, 0);
+    hotcache_free(h);
+}
+END_TEST
+
+/* ---- adaptive hotscore: reference model -------------------------------- */
+
+/* The cache's private hash seed; if it drifts, the reference's sketch sees
+ * other hashes and adaptive_matches_reference fails. */
+#define CACHE_HASH_SEED UINT64_C(0x5CBFCAC4E5EED001)
+
+/* Unit-size entries, three ordered arrays (index 0 = most recently used),
+ * everything found by linear scan; the same sketch and the same climber
+ * rules, written out again from hotcache.h's description. */
+typedef struct {
+    uint64_t key[3][512];
+    size_t n[3];
+    sketch_t sk;
+    uint64_t cap;
+    double share, step, last;
+    uint64_t shits, slookups, ssize;
+} aref;
+
+static uint64_t aref_hash(uint64_t k) {
+    uint8_t kb[8];
+    tu_key64(k, kb);
+    return scbf_hash64(kb, 8, CACHE_HASH_SEED);
+}
+
+static size_t aref_total(const aref *r) { return r->n[0] + r->n[1] + r->n[2]; }
+
+static int aref_find(const aref *r, uint64_t k, int *q, size_t *i) {
+    for (*q = 0; *q < 3; (*q)++)
+        for (*i = 0; *i < r->n[*q]; (*i)++)
+            if (r->key[*q][*i] == k) return 1;
+    return 0;
+}
+
+static void aref_remove(aref *r, int q, size_t i) {
+    memmove(&r->key[q][i], &r->key[q][i + 1], (r->n[q] - i - 1) * sizeof(uint64_t));
+    r->n[q]--;
+}
+
+static void aref_push_front(aref *r, int q, uint64_t k) {
+    memmove(&r->key[q][1], &r->key[q][0], r->n[q] * sizeof(uint64_t));
+    r->key[q][0] = k;
+    r->n[q]++;
+}
+
+static uint64_t aref_window_target(const aref *r) { return (uint64_t)(r->share * (double)r->cap); }
+
+static uint64_t aref_protected_target(const aref *r) {
+    uint64_t w = aref_window_target(r);
+    return r->cap > w ? (uint64_t)(0.8 * (double)(r->cap - w)) : 0;
+}
+
+static unsigned aref_freq(aref *r, uint64_t k) { return sketch_frequency(&r->sk, aref_hash(k)); }
+
+static void aref_climb(aref *r, int hit) {
+    r->shits += (uint64_t)hit;
+    if (++r->slookups < r->ssize) return;
+    double ratio = (double)r->shits / (double)r->slookups, delta = ratio - r->last;
+    double amount = delta >= 0 ? r->step : -r->step;
+    r->step = fabs(delta) >= 0.05 ? (amount >= 0 ? 0.0625 : -0.0625) : 0.98 * amount;
+    r->share = fmin(1.0, fmax(0.0, r->share + amount));
+    r->last = ratio;
+    r->shits = r->slookups = 0;
+    r->ssize = 10 * aref_total(r) < 512 ? 512 : 10 * aref_total(r);
+}
+
+static int aref_get(aref *r, uint64_t k) {
+    int q;
+    size_t i;
+    sketch_increment(&r->sk, aref_hash(k));
+    int hit = aref_find(r, k, &q, &i);
+    if (hit) {
+        aref_remove(r, q, i);
+        if (q == 1) {
+            aref_push_front(r, 2, k);
+            uint64_t cap = aref_protected_target(r);
+            while (r->n[2] > cap && r->key[2][r->n[2] - 1] != k) {
+                uint64_t d = r->key[2][r->n[2] - 1];
+                r->n[2]--;
+                aref_push_front(r, 1, d);
+            }
+        } else {
+            aref_push_front(r, q, k);
+        }
+    }
+    aref_climb(r, hit);
+    return hit;
+}
+
+/* Returns whether k is cached afterwards. */
+static int aref_put(aref *r, uint64_t k) {
+    int q, alive = 1;
+    size_t i;
+    if (aref_find(r, k, &q, &i))
+        aref_remove(r, q, i);
+    else
+        q = 0;
+    aref_push_front(r, q, k);
+    while (r->n[0] > aref_window_target(r)) {
+        uint64_t c = r->key[0][--r->n[0]];
+        aref_push_front(r, 1, c);
+        unsigned f = aref_freq(r, c);
+        while (aref_total(r) > r->cap) {
+            int vq = r->n[1] > 1 ? 1 : r->n[2] ? 2 : -1;
+            if (vq < 0) break;
+            uint64_t v = r->key[vq][r->n[vq] - 1];
+            if (f > aref_freq(r, v)) {
+                r->n[vq]--;
+            } else {
+                aref_remove(r, 1, 0);
+                if (c == k) alive = 0;
+                break;
+            }
+        }
+    }
+    while (aref_total(r) > r->cap) {
+        int vq = r->n[1] ? 1 : r->n[2] ? 2 : 0;
+        if (r->key[vq][r->n[vq] - 1] == k) alive = 0;
+        r->n[vq]--;
+    }
+    return alive;
+}
+
+START_TEST(adaptive_matches_reference) {
+    static aref r;
+    for (int trial = 0; trial < 3; trial++) {
+        const uint64_t cap = 20 + 40 * (uint64_t)trial, nkeys = 6 * cap;
+        memset(&r, 0, sizeof r);
+        ck_assert_int_eq(sketch_init(&r.sk, cap), 0);
+        r.cap = cap;
+        r.share = 0.01;
+        r.step = 0.0625;
+        r.ssize = 512;
+        hotcache_t *h = make(HOTCACHE_HOTSCORE, UINT64_MAX, cap, 0, 0, 0);
+        tu_rng rng = {500 + (uint64_t)trial};
+        uint64_t ops = tu_scaled(60000, 20000);
+        for (uint64_t op = 0; op < ops; op++) {
+            /* Phases: skewed reuse, a loop larger than the cache, short scans. */
+            uint64_t phase = (op / 5000) % 3, k;
+            if (phase == 0)
+                k = tu_below(&rng, 1 + tu_below(&rng, nkeys));
+            else if (phase == 1)
+                k = op % (cap + cap / 2);
+            else
+                k = (op / 3) % nkeys;
+            int hit = aref_get(&r, k);
+            ck_assert_int_eq(get_u64(h, k) == SCBF_OK, hit);
+            if (!hit || tu_below(&rng, 20) == 0) ck_assert_int_eq(put_u64(h, k), aref_put(&r, k));
+            if (op % 97 == 0) {
+                for (uint64_t x = 0; x < nkeys; x++) {
+                    int q;
+                    size_t i;
+                    ck_assert_int_eq(is_cached(h, x), aref_find(&r, x, &q, &i));
+                }
+                ck_assert(stats(h).window_share == r.share);
+            }
+        }
+        hotcache_free(h);
+        sketch_destroy(&r.sk);
+    }
+}
+END_TEST
+
+/* The window follows the workload: a loop larger than the cache wants it
+ * small (frequency keeps part of the loop); a stream of new keys, each
+ * re-read a few times while still among the cache-size most recent ones,
+ * wants it large (recency: LRU hits every re-read); then the loop again. */
+START_TEST(adaptive_window_moves) {
+    const uint64_t cap = 400;
+    hotcache_t *h = make(HOTCACHE_HOTSCORE, UINT64_MAX, cap, 0, 0, 0);
+    tu_rng rng = {9};
+    uint64_t fresh = 1000000;
+    double after[3];
+    for (int phase = 0; phase < 3; phase++) {
+        for (uint64_t op = 0; op < 400000; op++) {
+            uint64_t k;
+            if (phase != 1)
+                k = op % (2 * cap);
+            else if (tu_below(&rng, 2) == 0)
+                k = fresh++;
+            else
+                k = fresh - 1 - tu_below(&rng, cap * 9 / 10);
+            if (get_u64(h, k) != SCBF_OK) put_u64(h, k);
+        }
+        after[phase] = stats(h).window_share;
+    }
+    ck_assert_msg(after[0] < 0.2, "loop: window share %.3f", after[0]);
+    ck_assert_msg(after[1] > 0.5, "reuse at half the cache: window share %.3f", after[1]);
+    ck_assert_msg(after[2] < 0.2, "loop again: window share %.3f", after[2]);
     hotcache_free(h);
 }
 END_TEST
@@ -469,11 +668,13 @@ static void random_bytes_workload(hotcache_policy p, uint64_t seed) {
 
 START_TEST(bytes_never_exceeded_hotscore) { random_bytes_workload(HOTCACHE_HOTSCORE, 11); }
 END_TEST
+START_TEST(bytes_never_exceeded_paper) { random_bytes_workload(HOTCACHE_PAPER, 13); }
+END_TEST
 START_TEST(bytes_never_exceeded_lru) { random_bytes_workload(HOTCACHE_LRU, 12); }
 END_TEST
 
 START_TEST(bytes_accounted) {
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < NPOLICIES; p++) {
         hotcache_t *h = make((hotcache_policy)p, 1 << 20, 0, 0, 0, 0);
         uint64_t empty = stats(h).bytes_used;
         ck_assert_uint_gt(empty, 0); /* struct, index, ghost arena */
@@ -493,7 +694,7 @@ END_TEST
 /* ---- invalidation, replacement, oversized values ------------------------ */
 
 START_TEST(invalidate_keeps_history) {
-    hotcache_t *h = make(HOTCACHE_HOTSCORE, 1 << 20, 0, 2, 0.5, 16);
+    hotcache_t *h = make(HOTCACHE_PAPER, 1 << 20, 0, 2, 0.5, 16);
     put_u64(h, 1);
     get_u64(h, 1);
     get_u64(h, 1);
@@ -516,7 +717,7 @@ START_TEST(invalidate_keeps_history) {
 END_TEST
 
 START_TEST(replace_value) {
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < NPOLICIES; p++) {
         hotcache_t *h = make((hotcache_policy)p, 8192, 0, 0, 0, 0);
         uint8_t kb[8], buf[4096];
         size_t vlen;
@@ -549,7 +750,7 @@ START_TEST(replace_value) {
 END_TEST
 
 START_TEST(value_larger_than_capacity) {
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < NPOLICIES; p++) {
         hotcache_t *h = make((hotcache_policy)p, 16384, 0, 0, 0, 0);
         for (uint64_t k = 0; k < 5; k++) put_u64(h, k);
         hotcache_stats_t before = stats(h);
@@ -574,7 +775,7 @@ START_TEST(value_larger_than_capacity) {
 END_TEST
 
 START_TEST(ghosts_bounded) {
-    hotcache_t *h = make(HOTCACHE_HOTSCORE, 1 << 20, 4, 16, 0.5, 10);
+    hotcache_t *h = make(HOTCACHE_PAPER, 1 << 20, 4, 16, 0.5, 10);
     tu_rng rng = {5};
     for (int i = 0; i < 3000; i++) {
         uint64_t k = tu_below(&rng, 500);
@@ -593,7 +794,7 @@ START_TEST(bad_arguments) {
     hotcache_t *h = NULL;
     hotcache_config_default(&c, HOTCACHE_HOTSCORE, 0);
     ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
-    hotcache_config_default(&c, HOTCACHE_HOTSCORE, 1 << 20);
+    hotcache_config_default(&c, HOTCACHE_PAPER, 1 << 20);
     c.decay = 0;
     ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
     c.decay = 1.5;
@@ -602,6 +803,8 @@ START_TEST(bad_arguments) {
     c.period = 0;
     ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
     hotcache_config_default(&c, HOTCACHE_HOTSCORE, 100); /* below the fixed overhead */
+    ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
+    hotcache_config_default(&c, (hotcache_policy)3, 1 << 20);
     ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
     ck_assert_ptr_null(h);
     ck_assert_int_eq(hotcache_create(NULL, &h), SCBF_E_INVALID_ARG);
@@ -653,7 +856,7 @@ static void *worker(void *p) {
 }
 
 START_TEST(threads_hammer) {
-    for (int p = 0; p < 2; p++) {
+    for (int p = 0; p < NPOLICIES; p++) {
         hotcache_t *h = make((hotcache_policy)p, 256 * 1024, 0, 500, 0.3, 0);
         enum { T = 4 };
         pthread_t t[T];
@@ -719,15 +922,18 @@ START_TEST(opt_bounds_online_policies) {
     uint64_t *t = malloc(n * sizeof *t);
     for (size_t i = 0; i < n; i++) t[i] = tu_below(&rng, 1 + tu_below(&rng, 3000));
     for (uint64_t cap = 10; cap <= 1000; cap *= 10) {
-        uint64_t opt, lru, hot;
+        uint64_t opt, lru, hot, paper;
         hotcache_config_t c;
         ck_assert_int_eq(cache_sim_opt(t, n, cap, &opt), SCBF_OK);
         cache_sim_config(&c, HOTCACHE_LRU, cap);
         ck_assert_int_eq(cache_sim_replay(&c, t, n, &lru), SCBF_OK);
         cache_sim_config(&c, HOTCACHE_HOTSCORE, cap);
         ck_assert_int_eq(cache_sim_replay(&c, t, n, &hot), SCBF_OK);
+        cache_sim_config(&c, HOTCACHE_PAPER, cap);
+        ck_assert_int_eq(cache_sim_replay(&c, t, n, &paper), SCBF_OK);
         ck_assert_uint_ge(opt, lru);
         ck_assert_uint_ge(opt, hot);
+        ck_assert_uint_ge(opt, paper);
         ck_assert_uint_gt(hot, 0);
     }
     free(t);
@@ -746,7 +952,7 @@ static Suite *suite(void) {
 
     tc = tcase_create("policy");
     tcase_add_test(tc, admit_while_not_full);
-    tcase_add_test(tc, hotscore_eviction_order);
+    tcase_add_test(tc, paper_eviction_order);
     tcase_add_test(tc, lru_order);
     tcase_add_test(tc, invalidate_keeps_history);
     tcase_add_test(tc, replace_value);
@@ -755,9 +961,15 @@ static Suite *suite(void) {
     tcase_add_test(tc, bad_arguments);
     suite_add_tcase(s, tc);
 
+    tc = tcase_create("adaptive");
+    tcase_add_test(tc, adaptive_matches_reference);
+    tcase_add_test(tc, adaptive_window_moves);
+    suite_add_tcase(s, tc);
+
     tc = tcase_create("bytes");
     tcase_add_test(tc, bytes_accounted);
     tcase_add_test(tc, bytes_never_exceeded_hotscore);
+    tcase_add_test(tc, bytes_never_exceeded_paper);
     tcase_add_test(tc, bytes_never_exceeded_lru);
     tcase_set_timeout(tc, 600);
     suite_add_tcase(s, tc);

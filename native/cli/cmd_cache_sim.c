@@ -1,5 +1,6 @@
-/* scbf cache-sim: replay a key trace through hotscore, LRU or Belady's OPT
- * with unit-size entries and print the hit ratio. */
+/* scbf cache-sim: replay a key trace through adaptive hotscore (the
+ * default), the paper's hotscore, LRU or Belady's OPT with unit-size
+ * entries and print the hit ratio. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +9,13 @@
 #include "cache_sim.h"
 
 static const char USAGE[] =
-    "--policy hotscore|lru|opt --capacity ENTRIES [--period LOOKUPS] [--decay A]\n"
-    "       [--ghosts N] TRACE_FILE\n"
+    "[--policy hotscore|paper|lru|opt] --capacity ENTRIES [--period LOOKUPS]\n"
+    "       [--decay A] [--ghosts N] TRACE_FILE\n"
     "  TRACE_FILE: one integer key per line (other lines are skipped); '-' reads\n"
     "  stdin, so a gzipped trace replays with: zcat t.gz | scbf cache-sim ... -\n"
-    "  --period, --decay, --ghosts tune hotscore (defaults: 8 x ENTRIES, 0.2,\n"
-    "  2 x ENTRIES).";
+    "  hotscore (the default) is the adaptive policy; paper is the HiBase\n"
+    "  formula, which --period, --decay, --ghosts tune (defaults: 8 x ENTRIES,\n"
+    "  0.2, 2 x ENTRIES).";
 
 static int usage_error(const char *msg) { return cli_usage_error("cache-sim", USAGE, msg); }
 
@@ -59,15 +61,21 @@ int cmd_cache_sim(int argc, char **argv) {
             return usage_error("more than one trace file");
         }
     }
-    if (!policy) return usage_error("--policy is required");
+    if (!policy) policy = "hotscore";
     int opt = !strcmp(policy, "opt");
-    int lru = !strcmp(policy, "lru");
-    if (!opt && !lru && strcmp(policy, "hotscore"))
-        return usage_error("--policy must be hotscore, lru or opt");
+    hotcache_policy kind = HOTCACHE_HOTSCORE;
+    if (!strcmp(policy, "hotscore"))
+        kind = HOTCACHE_HOTSCORE;
+    else if (!strcmp(policy, "paper"))
+        kind = HOTCACHE_PAPER;
+    else if (!strcmp(policy, "lru"))
+        kind = HOTCACHE_LRU;
+    else if (!opt)
+        return usage_error("--policy must be hotscore, paper, lru or opt");
     if (!have_entries) return usage_error("--capacity is required");
     if (!path) return usage_error("a trace file is required");
-    if ((opt || lru) && (have_period || have_decay || have_ghosts))
-        return usage_error("--period, --decay and --ghosts apply to hotscore only");
+    if ((opt || kind != HOTCACHE_PAPER) && (have_period || have_decay || have_ghosts))
+        return usage_error("--period, --decay and --ghosts apply to paper only");
 
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!f) {
@@ -94,7 +102,7 @@ int cmd_cache_sim(int argc, char **argv) {
         rc = cache_sim_opt(keys, n, entries, &hits);
     } else {
         hotcache_config_t c;
-        cache_sim_config(&c, lru ? HOTCACHE_LRU : HOTCACHE_HOTSCORE, entries);
+        cache_sim_config(&c, kind, entries);
         if (have_period) c.period = (uint32_t)period;
         if (have_decay) c.decay = decay;
         if (have_ghosts) c.ghost_entries = ghosts;

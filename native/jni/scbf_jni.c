@@ -545,8 +545,10 @@ JNIEXPORT jlong JNICALL Java_io_scbf_NativeBridge_cacheCreate(JNIEnv *env, jclas
                                                               jdouble decay, jlong period_nanos,
                                                               jlong ghost_entries) {
     hotcache_config_t c;
-    hotcache_config_default(&c, policy == NB(POLICY_LRU) ? HOTCACHE_LRU : HOTCACHE_HOTSCORE,
-                            (uint64_t)capacity_bytes);
+    hotcache_policy p = policy == NB(POLICY_LRU)     ? HOTCACHE_LRU
+                        : policy == NB(POLICY_PAPER) ? HOTCACHE_PAPER
+                                                     : HOTCACHE_HOTSCORE;
+    hotcache_config_default(&c, p, (uint64_t)capacity_bytes);
     if (max_entries > 0) c.max_entries = (uint64_t)max_entries;
     if (period > 0) c.period = (uint32_t)period;
     if (decay > 0) c.decay = decay;

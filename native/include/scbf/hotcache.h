@@ -1,28 +1,38 @@
 /*
- * hotcache.h - byte-bounded key/value cache with the HiBase "hotscore"
- * replacement policy, and LRU behind the same interface.
+ * hotcache.h - byte-bounded key/value cache in native memory, with three
+ * replacement policies behind one interface.
  *
- * Hotscore: each tracked key keeps `visits` in the current period and a
- * `score`. Every `period` lookups (and, if period_ns > 0, every period_ns
- * nanoseconds) the period closes:  score = a * visits / period + (1 - a) * score,
- * visits reset. The cache keeps the keys with the highest scores that fit.
- * While there is free space every put is admitted; when full a key must
- * outscore the lowest-scoring cached entries it would displace. Keys not
- * cached keep a bounded ghost record (hash, score, visits) so they can earn
- * their way in. Decay is lazy (scores carry a period stamp), so closing a
- * period costs O(1), not O(tracked keys).
+ * HOTCACHE_HOTSCORE (the default): adaptive hotscore. A key's hotscore is
+ * its recent access count, kept for every key looked up (cached or not) in
+ * a 4-bit count-min sketch that halves all counts every ten lookups per
+ * cached entry: the HiBase score update with a = 1/2, applied lazily, so no
+ * period close ever pauses. New values enter a small LRU window; leaving it,
+ * a value enters the main area only if its hotscore beats that of the main
+ * entry it would evict (segmented LRU: probation, then protected after a
+ * second hit). The window's share of the capacity adapts by hill climbing
+ * on the hit ratio, from about 0% (frequency-heavy workloads) to 100%
+ * (recency-heavy: the cache then behaves as LRU). O(1) per operation; no
+ * ghost records (the sketch remembers uncached keys).
  *
- * Admission compares scores over closed periods: a candidate must score
+ * HOTCACHE_PAPER: the HiBase paper's formula. Each tracked key keeps
+ * `visits` in the current period and a `score`. Every `period` lookups (and,
+ * if period_ns > 0, every period_ns nanoseconds) the period closes:
+ * score = a * visits / period + (1 - a) * score, visits reset. The cache
+ * keeps the keys with the highest scores that fit: a candidate must score
  * strictly more than each entry it would displace (ties keep the incumbent;
  * among equal entries the earliest put leaves first). A count-based period
  * closes when the next lookup arrives, so a miss and the put that follows it
- * fall in the same period. Ghosts rank by projected score (a * visits /
- * period + (1 - a) * score, pending visits included), so a key being looked
- * up now can displace a ghost that went cold.
+ * fall in the same period. Keys not cached keep a bounded ghost record
+ * (hash, score, visits) so they can earn their way in; ghosts rank by
+ * projected score (pending visits included), so a key being looked up now
+ * can displace a ghost that went cold. Decay is lazy (scores carry a period
+ * stamp), so closing a period costs O(1), not O(tracked keys).
+ *
+ * HOTCACHE_LRU: least recently used, the baseline.
  *
  * Capacity is in bytes of native memory, and every byte is charged: keys,
- * values, per-entry metadata, index slots and ghost records (the ghost
- * arena is allocated, and charged, at create). put replaces a cached value;
+ * values, per-entry metadata, index slots, ghost records and the sketch
+ * (both allocated, and charged, at create). put replaces a cached value;
  * if the new value is refused, the old one is dropped too. max_entries,
  * when non-zero, caps the entry count too (the trace simulator uses it with
  * unit-size entries).
@@ -42,16 +52,16 @@ extern "C" {
 
 typedef struct hotcache hotcache_t;
 
-typedef enum { HOTCACHE_HOTSCORE = 0, HOTCACHE_LRU = 1 } hotcache_policy;
+typedef enum { HOTCACHE_HOTSCORE = 0, HOTCACHE_LRU = 1, HOTCACHE_PAPER = 2 } hotcache_policy;
 
 typedef struct {
     hotcache_policy policy;
     uint64_t capacity_bytes; /* > 0 */
     uint64_t max_entries;    /* 0 = no entry cap */
-    uint32_t period;         /* lookups per period (hotscore), > 0 */
-    double decay;            /* a in (0, 1] */
-    uint64_t period_ns;      /* also close a period every this many ns; 0 = off */
-    uint64_t ghost_entries;  /* max ghost records; 0 = derived from capacity */
+    uint32_t period;         /* paper: lookups per period, > 0 */
+    double decay;            /* paper: a in (0, 1] */
+    uint64_t period_ns;      /* paper: also close a period every this many ns; 0 = off */
+    uint64_t ghost_entries;  /* paper: max ghost records; 0 = derived from capacity */
 } hotcache_config_t;
 
 /* Sensible defaults for a given policy and capacity. */
@@ -79,16 +89,19 @@ typedef struct {
     uint64_t hits, misses, admissions, rejections, evictions, invalidations;
     uint64_t entries, ghosts;
     uint64_t bytes_used, capacity_bytes;
-    uint64_t periods;
+    uint64_t periods;    /* paper: periods closed; hotscore: times the sketch aged */
+    double window_share; /* hotscore: the window's share of the capacity now; else 0 */
 } hotcache_stats_t;
 
 int hotcache_stats(const hotcache_t *h, hotcache_stats_t *out);
 
-/* Introspection that counts no visit (tests, diagnostics). Hotscore: the
+/* Introspection that counts no visit (tests, diagnostics). Paper: the
  * key's score as of the last closed period, its visits so far in the current
  * one, and whether its value is cached; SCBF_E_NOT_FOUND if the key is
- * neither cached nor a ghost. LRU: score 0, visits 0, cached 1 for cached
- * keys, SCBF_E_NOT_FOUND otherwise. Out-pointers are nullable. */
+ * neither cached nor a ghost. Hotscore (adaptive): for cached keys, the
+ * sketch's estimate of recent accesses (0..15) as score, visits 0, cached 1.
+ * LRU: score 0, visits 0, cached 1 for cached keys. Others: SCBF_E_NOT_FOUND.
+ * Out-pointers are nullable. */
 int hotcache_peek(const hotcache_t *h, const void *key, size_t klen, double *score,
                   uint32_t *visits, int *cached);
 

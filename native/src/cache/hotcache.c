@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "scbf/hotcache.h"
 #include "hash.h"
+#include "sketch.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -67,12 +68,17 @@ typedef struct {
     uint64_t kp;     /*   closed; see rank_less */
 } rec_t;
 
+/* The lists of the list-based policies: LRU uses Q_WINDOW alone; the
+ * adaptive policy all three (see the adaptive section below). */
+enum { Q_WINDOW = 0, Q_PROBATION = 1, Q_PROTECTED = 2, NQUEUES = 3 };
+
 struct entry {
     union {      /* first, so a heap's rec_t * is the entry */
-        rec_t r; /* hotscore */
+        rec_t r; /* paper */
         struct {
             struct entry *prev, *next;
-        } lru;
+            uint8_t queue;
+        } lru; /* lru, adaptive */
     } u;
     struct entry *chain; /* bucket chain */
     uint64_t hash;
@@ -85,10 +91,16 @@ struct ghost {
     uint64_t hash;
 };
 
+/* One list, most recently used first; sizes in units (see units_of). */
+struct list {
+    struct entry *mru, *lru;
+    uint64_t units;
+};
+
 struct hotcache {
     pthread_mutex_t lock;
     hotcache_config_t cfg;
-    int lru;
+    int paper;           /* the paper's policy: heaps and ghosts; otherwise lists */
     int memoryless;      /* a == 1 */
     double keep;         /* 1 - a */
     double keep_pow[64]; /* (1 - a)^k, the common decay gaps */
@@ -97,7 +109,13 @@ struct hotcache {
     size_t nbuckets, nentries;
     rec_t **heap; /* hotscore: min-heap of entries */
     size_t heap_n, heap_cap;
-    struct entry *mru, *lru_tail; /* LRU list */
+    struct list q[NQUEUES]; /* lru, adaptive */
+
+    /* adaptive: the frequency sketch, the window's share of the capacity,
+     * and the hill climber that tunes it (see climb) */
+    sketch_t sketch;
+    double window_share, step, last_hit_ratio;
+    uint64_t sample_hits, sample_lookups, sample_size;
 
     struct ghost *ghosts; /* arena, ghosts[0 .. nghosts) live */
     rec_t **gheap;        /* min-heap of ghosts */
@@ -129,7 +147,7 @@ static uint64_t entry_charge(size_t klen, size_t vlen) {
 static uint64_t bytes_used(const struct hotcache *h) {
     uint64_t b = h->fixed_bytes + h->entry_bytes +
                  alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
-    if (!h->lru) b += alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
+    if (h->paper) b += alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
     return b;
 }
 
@@ -374,25 +392,41 @@ static struct entry **chain_link(const struct hotcache *h, uint64_t hash, const 
     return link;
 }
 
-static void lru_unlink(struct hotcache *h, struct entry *e) {
+/* An entry's size against the capacity: one with max_entries (the trace
+ * simulator's unit-size entries), else its bytes. */
+static uint64_t units_of(const struct hotcache *h, const struct entry *e) {
+    return h->cfg.max_entries ? 1 : entry_charge(e->klen, e->vlen);
+}
+
+static void list_unlink(struct hotcache *h, struct entry *e) {
+    struct list *l = &h->q[e->u.lru.queue];
     if (e->u.lru.prev)
         e->u.lru.prev->u.lru.next = e->u.lru.next;
     else
-        h->mru = e->u.lru.next;
+        l->mru = e->u.lru.next;
     if (e->u.lru.next)
         e->u.lru.next->u.lru.prev = e->u.lru.prev;
     else
-        h->lru_tail = e->u.lru.prev;
+        l->lru = e->u.lru.prev;
+    l->units -= units_of(h, e);
 }
 
-static void lru_push_front(struct hotcache *h, struct entry *e) {
+static void list_push_front(struct hotcache *h, struct entry *e, int queue) {
+    struct list *l = &h->q[queue];
+    e->u.lru.queue = (uint8_t)queue;
     e->u.lru.prev = NULL;
-    e->u.lru.next = h->mru;
-    if (h->mru)
-        h->mru->u.lru.prev = e;
+    e->u.lru.next = l->mru;
+    if (l->mru)
+        l->mru->u.lru.prev = e;
     else
-        h->lru_tail = e;
-    h->mru = e;
+        l->lru = e;
+    l->mru = e;
+    l->units += units_of(h, e);
+}
+
+static void list_move_front(struct hotcache *h, struct entry *e, int queue) {
+    list_unlink(h, e);
+    list_push_front(h, e, queue);
 }
 
 /* Unlink from its chain and free; the caller has already taken it out of
@@ -407,8 +441,8 @@ static void entry_destroy(struct hotcache *h, struct entry *e) {
 
 /* Remove a cached entry; its score history (hotscore) goes to the ghosts. */
 static void entry_drop(struct hotcache *h, struct entry *e) {
-    if (h->lru) {
-        lru_unlink(h, e);
+    if (!h->paper) {
+        list_unlink(h, e);
         entry_destroy(h, e);
         return;
     }
@@ -429,7 +463,7 @@ static int fits(const struct hotcache *h, size_t n, uint64_t freed, uint64_t cha
     if (n1 > h->nbuckets)
         need += alloc_bytes(2 * (uint64_t)h->nbuckets * sizeof(struct entry *)) -
                 alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
-    if (!h->lru && n1 > h->heap_cap)
+    if (h->paper && n1 > h->heap_cap)
         need += alloc_bytes(2 * (uint64_t)h->heap_cap * sizeof(rec_t *)) -
                 alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
     return bytes_used(h) - freed + need <= h->cfg.capacity_bytes;
@@ -473,8 +507,8 @@ static int hotscore_make_room(struct hotcache *h, const rec_t *cand, uint64_t ch
 
 static int lru_make_room(struct hotcache *h, uint64_t charge) {
     while (!fits(h, h->nentries, 0, charge)) {
-        struct entry *v = h->lru_tail;
-        lru_unlink(h, v);
+        struct entry *v = h->q[Q_WINDOW].lru;
+        list_unlink(h, v);
         entry_destroy(h, v);
         h->evictions++;
     }
@@ -508,23 +542,171 @@ static int grow_heap(struct hotcache *h) {
     return SCBF_OK;
 }
 
-/* Link a new entry; room has been made and charged by make_room. */
-static int entry_link(struct hotcache *h, struct entry *e, const rec_t *r) {
+/* Link a new entry: into the paper's heap with record r, or at the front of
+ * list `queue`. Room has been made by make_room, except in the adaptive
+ * policy, which links first and then evicts until the cache fits. */
+static int entry_link(struct hotcache *h, struct entry *e, const rec_t *r, int queue) {
     int rc;
     if (h->nentries + 1 > h->nbuckets && (rc = grow_buckets(h)) != SCBF_OK) return rc;
-    if (!h->lru && h->heap_n + 1 > h->heap_cap && (rc = grow_heap(h)) != SCBF_OK) return rc;
+    if (h->paper && h->heap_n + 1 > h->heap_cap && (rc = grow_heap(h)) != SCBF_OK) return rc;
     struct entry **head = &h->buckets[e->hash & (h->nbuckets - 1)];
     e->chain = *head;
     *head = e;
     h->nentries++;
     h->entry_bytes += entry_charge(e->klen, e->vlen);
-    if (h->lru) {
-        lru_push_front(h, e);
-    } else {
+    if (h->paper) {
         e->u.r = *r;
         heap_push(h, h->heap, &h->heap_n, &e->u.r);
+    } else {
+        list_push_front(h, e, queue);
     }
     return SCBF_OK;
+}
+
+/* ---- adaptive hotscore -------------------------------------------------
+ *
+ * New entries enter a small LRU *window*; entries leaving the window enter
+ * the *main* area only if their hotscore (the sketch's estimate of their
+ * recent accesses) is higher than that of the main entry they would evict,
+ * the least recently used of the *probation* segment. A second hit in main
+ * promotes an entry to the *protected* segment (80% of main); entries
+ * demoted from it return to probation. So a key earns its place by being
+ * used, at once, not when a period closes; a burst of one-time keys passes
+ * through the window without flushing the hot set; and a loop larger than
+ * the cache keeps a fixed part of itself cached.
+ *
+ * The window's share of the capacity is tuned online by hill climbing on
+ * the hit ratio: every sample (ten lookups per cached entry) the share moves
+ * one step in the direction that last improved the hit ratio, or turns
+ * back; steps shrink by 2% per sample and restart at 6.25% when the hit
+ * ratio jumps by 5 points (a change of workload). A recency-heavy workload
+ * grows the window to the whole cache (LRU); a frequency-heavy one shrinks
+ * it. This is W-TinyLFU with Caffeine's hill climber (Einziger, Friedman and
+ * Manes, "TinyLFU", 2017; Einziger et al., "Adaptive software cache
+ * management", Middleware 2018), over this cache's byte accounting. */
+
+#define INITIAL_WINDOW_SHARE 0.01
+#define CLIMB_STEP           0.0625
+#define CLIMB_STEP_DECAY     0.98
+#define CLIMB_RESTART        0.05
+#define PROTECTED_SHARE      0.8
+#define MIN_SAMPLE           512
+
+/* Units entries may take: the entry cap, else the bytes the fixed
+ * structures and the bucket array leave. */
+static uint64_t unit_budget(const struct hotcache *h) {
+    if (h->cfg.max_entries) return h->cfg.max_entries;
+    uint64_t overhead = bytes_used(h) - h->entry_bytes;
+    return h->cfg.capacity_bytes > overhead ? h->cfg.capacity_bytes - overhead : 0;
+}
+
+static uint64_t window_target(const struct hotcache *h) {
+    return (uint64_t)(h->window_share * (double)unit_budget(h));
+}
+
+static uint64_t protected_target(const struct hotcache *h) {
+    uint64_t budget = unit_budget(h), window = window_target(h);
+    return budget > window ? (uint64_t)(PROTECTED_SHARE * (double)(budget - window)) : 0;
+}
+
+static int over_capacity(const struct hotcache *h) {
+    return bytes_used(h) > h->cfg.capacity_bytes ||
+           (h->cfg.max_entries && h->nentries > h->cfg.max_entries);
+}
+
+static void adaptive_evict(struct hotcache *h, struct entry *e) {
+    list_unlink(h, e);
+    entry_destroy(h, e);
+    h->evictions++;
+}
+
+/* A candidate that just left the window for probation meets the entries it
+ * would displace, least recently used first: it stays only if it is hotter
+ * than each (ties keep the incumbent). Returns 0 if it was evicted. */
+static int admit(struct hotcache *h, struct entry *cand) {
+    unsigned f = sketch_frequency(&h->sketch, cand->hash);
+    while (over_capacity(h)) {
+        struct entry *v = h->q[Q_PROBATION].lru;
+        if (v == cand) v = NULL; /* cand, at the front, is all probation holds */
+        if (!v) v = h->q[Q_PROTECTED].lru;
+        if (!v) return 1; /* main holds nothing else: the window makes room */
+        if (f > sketch_frequency(&h->sketch, v->hash)) {
+            adaptive_evict(h, v);
+        } else {
+            adaptive_evict(h, cand);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Make the cache fit after `node` was linked; returns 0 if node itself had
+ * to go. */
+static int adaptive_fit(struct hotcache *h, struct entry *node) {
+    int kept = 1;
+    uint64_t window = window_target(h);
+    while (h->q[Q_WINDOW].units > window) {
+        struct entry *c = h->q[Q_WINDOW].lru;
+        list_move_front(h, c, Q_PROBATION);
+        if (!admit(h, c) && c == node) kept = 0;
+    }
+    /* Still too full (the window grew, or is all there is): main shrinks
+     * by recency, then the window. */
+    while (over_capacity(h)) {
+        struct entry *v = h->q[Q_PROBATION].lru;
+        if (!v) v = h->q[Q_PROTECTED].lru;
+        if (!v) v = h->q[Q_WINDOW].lru;
+        if (v == node) kept = 0;
+        adaptive_evict(h, v);
+    }
+    return kept;
+}
+
+static void adaptive_hit(struct hotcache *h, struct entry *e) {
+    if (e->u.lru.queue != Q_PROBATION) {
+        list_move_front(h, e, e->u.lru.queue);
+        return;
+    }
+    list_move_front(h, e, Q_PROTECTED);
+    uint64_t cap = protected_target(h);
+    while (h->q[Q_PROTECTED].units > cap && h->q[Q_PROTECTED].lru != e)
+        list_move_front(h, h->q[Q_PROTECTED].lru, Q_PROBATION);
+}
+
+static uint64_t sample_size(const struct hotcache *h) {
+    uint64_t n = 10 * (uint64_t)h->nentries;
+    return n < MIN_SAMPLE ? MIN_SAMPLE : n;
+}
+
+/* One hill-climbing step per sample of lookups (see the section comment). */
+static void climb(struct hotcache *h, int hit) {
+    h->sample_hits += (uint64_t)hit;
+    if (++h->sample_lookups < h->sample_size) return;
+    double ratio = (double)h->sample_hits / (double)h->sample_lookups;
+    double delta = ratio - h->last_hit_ratio;
+    double amount = delta >= 0 ? h->step : -h->step;
+    h->step = fabs(delta) >= CLIMB_RESTART ? (amount >= 0 ? CLIMB_STEP : -CLIMB_STEP)
+                                           : CLIMB_STEP_DECAY * amount;
+    h->window_share = fmin(1.0, fmax(0.0, h->window_share + amount));
+    h->last_hit_ratio = ratio;
+    h->sample_hits = h->sample_lookups = 0;
+    h->sample_size = sample_size(h);
+}
+
+static void adaptive_reset(struct hotcache *h) {
+    h->window_share = INITIAL_WINDOW_SHARE;
+    h->step = CLIMB_STEP;
+    h->last_hit_ratio = 0;
+    h->sample_hits = h->sample_lookups = 0;
+    h->sample_size = MIN_SAMPLE;
+}
+
+/* Keys the sketch is sized for: the entry cap, else the capacity at the
+ * assumed entry size, with the sketch held to 1/16 of the capacity. */
+static uint64_t sketch_keys(const hotcache_config_t *c) {
+    uint64_t keys = c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES;
+    while (keys > 32 && sketch_bytes(keys) > c->capacity_bytes / 16) keys /= 2;
+    return keys;
 }
 
 /* ---- public API -------------------------------------------------------- */
@@ -549,13 +731,15 @@ static uint64_t ghost_record_bytes(void) {
 
 int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
     if (!c || !out || c->capacity_bytes == 0) return SCBF_E_INVALID_ARG;
-    if (c->policy != HOTCACHE_HOTSCORE && c->policy != HOTCACHE_LRU) return SCBF_E_INVALID_ARG;
-    int lru = c->policy == HOTCACHE_LRU;
-    if (!lru && (c->period == 0 || !(c->decay > 0 && c->decay <= 1))) return SCBF_E_INVALID_ARG;
+    if (c->policy != HOTCACHE_HOTSCORE && c->policy != HOTCACHE_LRU && c->policy != HOTCACHE_PAPER)
+        return SCBF_E_INVALID_ARG;
+    int paper = c->policy == HOTCACHE_PAPER;
+    int adaptive = c->policy == HOTCACHE_HOTSCORE;
+    if (paper && (c->period == 0 || !(c->decay > 0 && c->decay <= 1))) return SCBF_E_INVALID_ARG;
     *out = NULL;
 
     uint64_t ghosts = 0;
-    if (!lru) {
+    if (paper) {
         ghosts = c->ghost_entries;
         if (!ghosts) {
             ghosts = c->capacity_bytes / GHOST_BYTES_DIV / ghost_record_bytes();
@@ -565,17 +749,18 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
         }
         if (ghosts > UINT32_MAX / 4) return SCBF_E_TOO_LARGE;
     }
+    uint64_t keys = adaptive ? sketch_keys(c) : 0;
 
     struct hotcache *h = calloc(1, sizeof *h);
     if (!h) return SCBF_E_NOMEM;
     h->cfg = *c;
-    h->lru = lru;
-    h->memoryless = !lru && c->decay == 1.0;
+    h->paper = paper;
+    h->memoryless = paper && c->decay == 1.0;
     h->keep = 1.0 - c->decay;
     for (int k = 0; k < 64; k++) h->keep_pow[k] = pow(h->keep, k);
     h->ghost_cap = (size_t)ghosts;
     h->nbuckets = INITIAL_BUCKETS;
-    h->heap_cap = lru ? 0 : INITIAL_HEAP;
+    h->heap_cap = paper ? INITIAL_HEAP : 0;
     h->fixed_bytes = alloc_bytes(sizeof *h);
     if (ghosts) {
         size_t slots = 2;
@@ -584,6 +769,12 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
         h->fixed_bytes += alloc_bytes(ghosts * sizeof(struct ghost)) +
                           alloc_bytes(ghosts * sizeof(rec_t *)) +
                           alloc_bytes(slots * sizeof(uint32_t));
+    }
+    if (adaptive) {
+        /* the sketch's two arrays, charged as allocated */
+        uint64_t words = sketch_bytes(keys) / (sizeof(uint64_t) + sizeof(uint8_t));
+        h->fixed_bytes += alloc_bytes(words * sizeof(uint64_t)) + alloc_bytes(words);
+        adaptive_reset(h);
     }
     if (bytes_used(h) > c->capacity_bytes) {
         free(h);
@@ -594,13 +785,15 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
         return SCBF_E_NOMEM;
     }
     h->buckets = calloc(h->nbuckets, sizeof *h->buckets);
-    if (!lru) h->heap = malloc(h->heap_cap * sizeof *h->heap);
+    if (paper) h->heap = malloc(h->heap_cap * sizeof *h->heap);
     if (ghosts) {
         h->ghosts = malloc(ghosts * sizeof *h->ghosts);
         h->gheap = malloc(ghosts * sizeof *h->gheap);
         h->gindex = calloc(h->gmask + 1, sizeof *h->gindex);
     }
-    if (!h->buckets || (!lru && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex))) {
+    int sketch_failed = adaptive && sketch_init(&h->sketch, keys) != 0;
+    if (!h->buckets || (paper && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex)) ||
+        sketch_failed) {
         hotcache_free(h);
         return SCBF_E_NOMEM;
     }
@@ -622,7 +815,7 @@ static void free_entries(struct hotcache *h) {
     h->nentries = 0;
     h->heap_n = 0;
     h->entry_bytes = 0;
-    h->mru = h->lru_tail = NULL;
+    memset(h->q, 0, sizeof h->q);
 }
 
 void hotcache_free(hotcache_t *h) {
@@ -633,8 +826,39 @@ void hotcache_free(hotcache_t *h) {
     free(h->ghosts);
     free(h->gheap);
     free(h->gindex);
+    sketch_destroy(&h->sketch);
     pthread_mutex_destroy(&h->lock);
     free(h);
+}
+
+/* A paper-policy lookup's visit: to the entry's record, or to the ghost's. */
+static void paper_visit(struct hotcache *h, struct entry *e, uint64_t hash) {
+    if (e) {
+        /* A hit changes the entry's rank only when it closes a pending
+         * period (and only upward); `seq` is not bumped, so that the
+         * common hit costs no heap walk. Among equal scores entries
+         * therefore leave in the order they were put. */
+        int stale = entry_stale(h, &e->u.r);
+        rec_visit(h, &e->u.r);
+        if (stale) {
+            rank_as_entry(&e->u.r);
+            sift_down(h, h->heap, h->heap_n, e->u.r.slot);
+        }
+        return;
+    }
+    struct ghost *g = ghost_find(h, hash);
+    if (g) {
+        rec_visit(h, &g->r);
+        g->r.seq = ++h->seq;
+        rank_as_ghost(h, &g->r);
+        sift_down(h, h->gheap, h->nghosts, g->r.slot);
+    } else {
+        rec_t r;
+        rec_init(&r);
+        rec_visit(h, &r);
+        r.seq = ++h->seq;
+        ghost_offer(h, hash, r);
+    }
 }
 
 int hotcache_get(hotcache_t *h, const void *key, size_t klen, void *buf, size_t cap, size_t *vlen) {
@@ -642,52 +866,94 @@ int hotcache_get(hotcache_t *h, const void *key, size_t klen, void *buf, size_t 
     uint64_t hash = scbf_hash64(key, klen, HASH_SEED);
     int rc;
     pthread_mutex_lock(&h->lock);
-    if (!h->lru) {
+    if (h->paper) {
         close_due_periods(h, 1);
         h->lookups++;
     }
     struct entry *e = *chain_link(h, hash, key, klen);
+    if (h->paper) {
+        paper_visit(h, e, hash);
+    } else if (h->cfg.policy == HOTCACHE_HOTSCORE) {
+        sketch_increment(&h->sketch, hash);
+        if (e) adaptive_hit(h, e);
+        climb(h, e != NULL);
+    } else if (e) {
+        list_move_front(h, e, Q_WINDOW);
+    }
     if (e) {
         h->hits++;
-        if (h->lru) {
-            lru_unlink(h, e);
-            lru_push_front(h, e);
-        } else {
-            /* A hit changes the entry's rank only when it closes a pending
-             * period (and only upward); `seq` is not bumped, so that the
-             * common hit costs no heap walk. Among equal scores entries
-             * therefore leave in the order they were put. */
-            int stale = entry_stale(h, &e->u.r);
-            rec_visit(h, &e->u.r);
-            if (stale) {
-                rank_as_entry(&e->u.r);
-                sift_down(h, h->heap, h->heap_n, e->u.r.slot);
-            }
-        }
         if (vlen) *vlen = e->vlen;
         rc = cap < e->vlen ? SCBF_E_BUFFER_TOO_SMALL : SCBF_OK;
         if (rc == SCBF_OK && e->vlen) memcpy(buf, e->data + e->klen, e->vlen);
     } else {
         h->misses++;
-        if (!h->lru) {
-            struct ghost *g = ghost_find(h, hash);
-            if (g) {
-                rec_visit(h, &g->r);
-                g->r.seq = ++h->seq;
-                rank_as_ghost(h, &g->r);
-                sift_down(h, h->gheap, h->nghosts, g->r.slot);
-            } else {
-                rec_t r;
-                rec_init(&r);
-                rec_visit(h, &r);
-                r.seq = ++h->seq;
-                ghost_offer(h, hash, r);
-            }
-        }
         rc = SCBF_E_NOT_FOUND;
     }
     pthread_mutex_unlock(&h->lock);
     return rc;
+}
+
+/* The paper's put: the candidate carries the key's record (from the old
+ * entry or its ghost) and must outscore whatever it displaces. */
+static int paper_put(struct hotcache *h, struct entry *old, struct entry *node, uint64_t hash,
+                     int hopeless, uint64_t charge, int *admitted) {
+    rec_t cand;
+    struct ghost *g;
+    close_due_periods(h, 0);
+    if (old) {
+        cand = old->u.r;
+        heap_remove(h, h->heap, &h->heap_n, cand.slot);
+        entry_destroy(h, old);
+    } else if ((g = ghost_find(h, hash)) != NULL) {
+        cand = g->r;
+        ghost_remove(h, g);
+    } else {
+        rec_init(&cand);
+    }
+    rec_close(h, &cand);
+    cand.seq = ++h->seq;
+    rank_as_entry(&cand);
+    int rc = SCBF_OK;
+    int ok =
+        !hopeless && fits(h, 0, h->entry_bytes, charge) && hotscore_make_room(h, &cand, charge);
+    if (ok) rc = entry_link(h, node, &cand, 0);
+    *admitted = ok && rc == SCBF_OK;
+    if (!*admitted) ghost_offer(h, hash, cand);
+    return rc;
+}
+
+static int lru_put(struct hotcache *h, struct entry *old, struct entry *node, int hopeless,
+                   uint64_t charge, int *admitted) {
+    if (old) {
+        list_unlink(h, old);
+        entry_destroy(h, old);
+    }
+    int rc = SCBF_OK;
+    int ok = !hopeless && fits(h, 0, h->entry_bytes, charge) && lru_make_room(h, charge);
+    if (ok) rc = entry_link(h, node, NULL, Q_WINDOW);
+    *admitted = ok && rc == SCBF_OK;
+    return rc;
+}
+
+/* The adaptive put: a new key enters the window; a replaced value keeps the
+ * old one's place (window, probation or protected). Once linked, the node
+ * belongs to the cache (*nodep = NULL), even if making room evicts it. */
+static int adaptive_put(struct hotcache *h, struct entry *old, struct entry **nodep, int hopeless,
+                        uint64_t charge, int *admitted) {
+    struct entry *node = *nodep;
+    int queue = Q_WINDOW;
+    if (old) {
+        queue = old->u.lru.queue;
+        list_unlink(h, old);
+        entry_destroy(h, old);
+    }
+    *admitted = 0;
+    if (hopeless || !fits(h, 0, h->entry_bytes, charge)) return SCBF_OK;
+    int rc = entry_link(h, node, NULL, queue);
+    if (rc != SCBF_OK) return rc;
+    *nodep = NULL;
+    *admitted = adaptive_fit(h, node);
+    return SCBF_OK;
 }
 
 int hotcache_put(hotcache_t *h, const void *key, size_t klen, const void *val, size_t vlen,
@@ -710,45 +976,23 @@ int hotcache_put(hotcache_t *h, const void *key, size_t klen, const void *val, s
         if (vlen) memcpy(node->data + klen, val, vlen);
     }
 
-    int rc = SCBF_OK, ok;
-    rec_t cand = {0};
+    int rc, in = 0;
     pthread_mutex_lock(&h->lock);
-    if (!h->lru) close_due_periods(h, 0);
     /* The old value goes first: if the new one is refused, neither stays. */
     struct entry *old = *chain_link(h, hash, key, klen);
-    struct ghost *g;
-    if (h->lru) {
-        if (old) {
-            lru_unlink(h, old);
-            entry_destroy(h, old);
-        }
-    } else {
-        if (old) {
-            cand = old->u.r;
-            heap_remove(h, h->heap, &h->heap_n, cand.slot);
-            entry_destroy(h, old);
-        } else if ((g = ghost_find(h, hash)) != NULL) {
-            cand = g->r;
-            ghost_remove(h, g);
-        } else {
-            rec_init(&cand);
-        }
-        rec_close(h, &cand);
-        cand.seq = ++h->seq;
-        rank_as_entry(&cand);
-    }
-    /* Refuse what would not fit even an empty cache before evicting anything. */
-    ok = !hopeless && fits(h, 0, h->entry_bytes, charge) &&
-         (h->lru ? lru_make_room(h, charge) : hotscore_make_room(h, &cand, charge));
-    if (ok) rc = entry_link(h, node, &cand);
-    if (ok && rc == SCBF_OK) {
+    if (h->paper)
+        rc = paper_put(h, old, node, hash, hopeless, charge, &in);
+    else if (h->cfg.policy == HOTCACHE_LRU)
+        rc = lru_put(h, old, node, hopeless, charge, &in);
+    else
+        rc = adaptive_put(h, old, &node, hopeless, charge, &in);
+    if (in) {
         h->admissions++;
-        if (admitted) *admitted = 1;
     } else {
         h->rejections++;
-        if (!h->lru) ghost_offer(h, hash, cand);
-        free(node);
+        free(node); /* NULL if the cache took it */
     }
+    if (admitted) *admitted = in;
     pthread_mutex_unlock(&h->lock);
     return rc;
 }
@@ -772,6 +1016,10 @@ void hotcache_clear(hotcache_t *h) {
     free_entries(h);
     h->nghosts = 0;
     if (h->ghost_cap) memset(h->gindex, 0, (h->gmask + 1) * sizeof *h->gindex);
+    if (h->cfg.policy == HOTCACHE_HOTSCORE) {
+        sketch_clear(&h->sketch);
+        adaptive_reset(h);
+    }
     pthread_mutex_unlock(&h->lock);
 }
 
@@ -789,7 +1037,8 @@ int hotcache_stats(const hotcache_t *hc, hotcache_stats_t *out) {
     out->ghosts = h->nghosts;
     out->bytes_used = bytes_used(h);
     out->capacity_bytes = h->cfg.capacity_bytes;
-    out->periods = h->period;
+    out->periods = h->paper ? h->period : h->sketch.ages;
+    out->window_share = h->cfg.policy == HOTCACHE_HOTSCORE ? h->window_share : 0;
     pthread_mutex_unlock(&h->lock);
     return SCBF_OK;
 }
@@ -802,13 +1051,15 @@ int hotcache_peek(const hotcache_t *hc, const void *key, size_t klen, double *sc
     pthread_mutex_lock(&h->lock);
     struct entry *e = *chain_link(h, hash, key, klen);
     const rec_t *r = NULL;
-    if (!h->lru) {
+    if (h->paper) {
         struct ghost *g = e ? NULL : ghost_find(h, hash);
         r = e ? &e->u.r : g ? &g->r : NULL;
     }
     int found = e || r;
     if (found) {
-        if (score) *score = r ? score_now(h, r) : 0;
+        double adaptive_score =
+            h->cfg.policy == HOTCACHE_HOTSCORE ? sketch_frequency(&h->sketch, hash) : 0;
+        if (score) *score = r ? score_now(h, r) : adaptive_score;
         if (visits) *visits = r && r->visits && r->vstamp == h->period ? r->visits : 0;
         if (cached) *cached = e != NULL;
     }

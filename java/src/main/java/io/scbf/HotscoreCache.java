@@ -3,15 +3,16 @@ package io.scbf;
 import java.util.Objects;
 
 /**
- * A byte-bounded key/value cache in native memory with the HiBase "hotscore" replacement policy (or
- * LRU, for comparison): the index-lookup cache of a region server.
+ * A byte-bounded key/value cache in native memory: the index-lookup cache of a region server.
  *
- * <p>Hotscore keeps the keys with the highest exponentially decayed access rate: every {@code
- * period} lookups (and every {@code periodNanos}, if set) each key's score becomes {@code decay *
- * visits / period + (1 - decay) * score}. While there is room every put is admitted; when full, a
- * key must outscore the entries it would displace, and keys that are not cached keep a small ghost
- * record so they can earn their way in. Unlike LRU, a scan of one-off keys cannot flush the hot
- * set.
+ * <p>The default policy, {@link Policy#HOTSCORE}, is adaptive hotscore: a key's hotscore is its
+ * recent access count, kept for every key looked up (cached or not) in a small frequency sketch
+ * that halves all counts as time passes. New values enter a small LRU window; leaving it, a value
+ * enters the main area only if it is hotter than the entry it would evict, so a scan of one-off
+ * keys cannot flush the hot set, yet a new key earns its place as soon as it is used again. The
+ * window's share of the capacity adapts to the workload by hill climbing on the hit ratio (towards
+ * LRU when recency pays, towards frequency when it does not). {@link Policy#PAPER} is the HiBase
+ * paper's formula (period, decay, ghosts), kept for reproduction; {@link Policy#LRU} the baseline.
  *
  * <p>Every byte is charged against {@code capacityBytes} (keys, values, metadata, index, ghosts),
  * none of it on the Java heap. Thread-safe; {@link #close()} may race with other calls, which then
@@ -30,10 +31,16 @@ import java.util.Objects;
 public final class HotscoreCache implements AutoCloseable {
   /** Replacement policy. */
   public enum Policy {
-    /** Highest decayed access rate wins (HiBase). */
+    /** Adaptive hotscore (the default): recency window, hotscore admission, self-tuning. */
     HOTSCORE(NativeBridge.POLICY_HOTSCORE),
     /** Least recently used is evicted first. */
-    LRU(NativeBridge.POLICY_LRU);
+    LRU(NativeBridge.POLICY_LRU),
+    /**
+     * The HiBase paper's formula: every {@code period} lookups (and every {@code periodNanos}, if
+     * set) each key's score becomes {@code decay * visits / period + (1 - decay) * score}; a key
+     * must outscore the entries it would displace; uncached keys keep a ghost record.
+     */
+    PAPER(NativeBridge.POLICY_PAPER);
 
     final int nativeCode;
 
@@ -169,7 +176,7 @@ public final class HotscoreCache implements AutoCloseable {
       return this;
     }
 
-    /** Lookups per scoring period (&gt; 0). */
+    /** {@link Policy#PAPER}: lookups per scoring period (&gt; 0). */
     public Builder period(int period) {
       if (period <= 0) {
         throw new IllegalArgumentException("period must be > 0: " + period);
@@ -178,7 +185,7 @@ public final class HotscoreCache implements AutoCloseable {
       return this;
     }
 
-    /** Weight a of the current period in the score, in (0, 1]. */
+    /** {@link Policy#PAPER}: weight a of the current period in the score, in (0, 1]. */
     public Builder decay(double decay) {
       if (!(decay > 0.0 && decay <= 1.0)) {
         throw new IllegalArgumentException("decay must be in (0, 1]: " + decay);
@@ -187,7 +194,10 @@ public final class HotscoreCache implements AutoCloseable {
       return this;
     }
 
-    /** Also close a period every this many nanoseconds (0 = only every {@code period} lookups). */
+    /**
+     * {@link Policy#PAPER}: also close a period every this many nanoseconds (0 = only every {@code
+     * period} lookups).
+     */
     public Builder periodNanos(long periodNanos) {
       if (periodNanos < 0) {
         throw new IllegalArgumentException("periodNanos must be >= 0: " + periodNanos);
@@ -205,7 +215,7 @@ public final class HotscoreCache implements AutoCloseable {
       return this;
     }
 
-    /** Cap on ghost records (0 = derived from the capacity). */
+    /** {@link Policy#PAPER}: cap on ghost records (0 = derived from the capacity). */
     public Builder ghostEntries(long ghostEntries) {
       if (ghostEntries < 0) {
         throw new IllegalArgumentException("ghostEntries must be >= 0: " + ghostEntries);

@@ -36,6 +36,8 @@ final class NativeBridge {
 
   static final int POLICY_LRU = 1;
 
+  static final int POLICY_PAPER = 2;
+
   /** Keys per {@link KeySource} chunk; the glue sizes its offset buffer with it. */
   static final int SOURCE_CHUNK_KEYS = 1024;
 

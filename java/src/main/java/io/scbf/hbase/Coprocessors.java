@@ -43,7 +43,10 @@ public final class Coprocessors {
 
   public static final long DEFAULT_CACHE_CAPACITY_BYTES = Settings.DEFAULT_CACHE_CAPACITY_BYTES;
 
-  /** Lookups per hotscore period (default 1000) and decay a in (0, 1] (default 0.5). */
+  /** Policy of the hot cache: hotscore (adaptive, default), paper or lru. */
+  public static final String CACHE_POLICY = Settings.CACHE_POLICY;
+
+  /** Policy paper: lookups per period (default 1000) and decay a in (0, 1] (default 0.5). */
   public static final String CACHE_PERIOD = Settings.CACHE_PERIOD;
 
   public static final String CACHE_DECAY = Settings.CACHE_DECAY;

@@ -87,7 +87,9 @@ final class IndexServices implements AutoCloseable {
       cache =
           HotscoreCache.builder()
               .capacityBytes(settings.cacheCapacityBytes())
-              .policy(HotscoreCache.Policy.HOTSCORE)
+              .policy(
+                  HotscoreCache.Policy.valueOf(
+                      settings.cachePolicy().toUpperCase(java.util.Locale.ROOT)))
               .period(settings.cachePeriod())
               .decay(settings.cacheDecay())
               .build();

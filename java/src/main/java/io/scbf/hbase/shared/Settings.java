@@ -24,6 +24,7 @@ public final class Settings {
   public static final String PUBLISH_INTERVAL_MS = "scbf.publish.interval.ms";
   public static final String ROUTE_STALE_MS = "scbf.route.stale.ms";
   public static final String CACHE_CAPACITY_BYTES = "scbf.cache.capacity.bytes";
+  public static final String CACHE_POLICY = "scbf.cache.policy";
   public static final String CACHE_PERIOD = "scbf.cache.period";
   public static final String CACHE_DECAY = "scbf.cache.decay";
   public static final String INDEX_WRITE_RETRIES = "scbf.index.write.retries";
@@ -42,7 +43,13 @@ public final class Settings {
   public static final int DEFAULT_INDEX_RPC_TIMEOUT_MS = 10_000;
   public static final int DEFAULT_INDEX_OPERATION_TIMEOUT_MS = 20_000;
 
-  /** One key: numeric, with inclusive bounds; {@code defaultText} documents a derived default. */
+  /** The cache policies {@link #CACHE_POLICY} names, in the order of their values. */
+  public static final List<String> CACHE_POLICIES = List.of("hotscore", "paper", "lru");
+
+  /**
+   * One key: numeric, with inclusive bounds; {@code defaultText} documents a derived default. A key
+   * with {@code choices} takes one of those words, stored as its index.
+   */
   public record Definition(
       String key,
       double defaultValue,
@@ -51,7 +58,20 @@ public final class Settings {
       boolean integral,
       String runsOn,
       String defaultText,
-      String meaning) {}
+      String meaning,
+      List<String> choices) {
+    public Definition(
+        String key,
+        double defaultValue,
+        double min,
+        double max,
+        boolean integral,
+        String runsOn,
+        String defaultText,
+        String meaning) {
+      this(key, defaultValue, min, max, integral, runsOn, defaultText, meaning, null);
+    }
+  }
 
   /** Every key, in documentation order. */
   public static final List<Definition> DEFINITIONS =
@@ -85,6 +105,17 @@ public final class Settings {
               "Native memory of the region server's hot cache of index lookups, bytes (every byte"
                   + " of keys, values and metadata is charged)."),
           new Definition(
+              CACHE_POLICY,
+              0,
+              0,
+              CACHE_POLICIES.size() - 1,
+              true,
+              "region server",
+              null,
+              "Replacement policy of the hot cache: hotscore (adaptive, the default), paper (the"
+                  + " HiBase formula, tuned by the next two keys) or lru.",
+              CACHE_POLICIES),
+          new Definition(
               CACHE_PERIOD,
               DEFAULT_CACHE_PERIOD,
               1,
@@ -92,7 +123,7 @@ public final class Settings {
               true,
               "region server",
               null,
-              "Lookups per hotscore period (scores decay once per period)."),
+              "Policy paper: lookups per hotscore period (scores decay once per period)."),
           new Definition(
               CACHE_DECAY,
               DEFAULT_CACHE_DECAY,
@@ -101,7 +132,7 @@ public final class Settings {
               false,
               "region server",
               null,
-              "Hotscore decay a in score = a * visits / period + (1 - a) * score."),
+              "Policy paper: decay a in score = a * visits / period + (1 - a) * score."),
           new Definition(
               INDEX_WRITE_RETRIES,
               DEFAULT_INDEX_WRITE_RETRIES,
@@ -166,19 +197,17 @@ public final class Settings {
       String raw = conf.getTrimmed(d.key());
       if (raw == null) continue;
       try {
-        double v = d.integral() ? Long.parseLong(raw) : Double.parseDouble(raw);
+        double v =
+            d.choices() != null
+                ? d.choices().indexOf(raw.toLowerCase(java.util.Locale.ROOT))
+                : d.integral() ? Long.parseLong(raw) : Double.parseDouble(raw);
         if (!(v >= d.min() && v <= d.max())) throw new NumberFormatException("out of range");
         values.put(d.key(), v);
       } catch (NumberFormatException e) {
         String problem =
             String.format(
-                "scbf: %s = '%s' is invalid (%s in [%s, %s]); using the default %s",
-                d.key(),
-                raw,
-                d.integral() ? "an integer" : "a number",
-                format(d, d.min()),
-                format(d, d.max()),
-                defaultText(d));
+                "scbf: %s = '%s' is invalid (%s); using the default %s",
+                d.key(), raw, allowed(d), defaultText(d));
         LOG.error(problem);
         problems.add(problem);
       }
@@ -201,6 +230,11 @@ public final class Settings {
 
   public long cacheCapacityBytes() {
     return (long) get(CACHE_CAPACITY_BYTES, DEFAULT_CACHE_CAPACITY_BYTES);
+  }
+
+  /** One of {@link #CACHE_POLICIES}. */
+  public String cachePolicy() {
+    return CACHE_POLICIES.get((int) get(CACHE_POLICY, 0));
   }
 
   public int cachePeriod() {
@@ -243,15 +277,24 @@ public final class Settings {
     for (Definition d : DEFINITIONS) {
       out.append(
           String.format(
-              "| `%s` | %s | %s .. %s | %s | %s |%n",
-              d.key(),
-              defaultText(d),
-              format(d, d.min()),
-              format(d, d.max()),
-              d.runsOn(),
-              d.meaning()));
+              "| `%s` | %s | %s | %s | %s |%n",
+              d.key(), defaultText(d), range(d), d.runsOn(), d.meaning()));
     }
     return out.toString();
+  }
+
+  private static String range(Definition d) {
+    return d.choices() != null
+        ? String.join(", ", d.choices())
+        : format(d, d.min()) + " .. " + format(d, d.max());
+  }
+
+  private static String allowed(Definition d) {
+    return d.choices() != null
+        ? "one of " + String.join(", ", d.choices())
+        : String.format(
+            "%s in [%s, %s]",
+            d.integral() ? "an integer" : "a number", format(d, d.min()), format(d, d.max()));
   }
 
   private static String defaultText(Definition d) {
@@ -259,6 +302,7 @@ public final class Settings {
   }
 
   private static String format(Definition d, double v) {
+    if (d.choices() != null) return d.choices().get((int) v);
     return d.integral() ? Long.toString((long) v) : Double.toString(v);
   }
 

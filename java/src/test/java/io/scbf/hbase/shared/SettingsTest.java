@@ -19,6 +19,7 @@ class SettingsTest {
     assertEquals(1000, s.publishIntervalMs());
     assertEquals(3 * 1000 + 2000, s.routeStaleMs(), "derived from the publish interval");
     assertEquals(64L << 20, s.cacheCapacityBytes());
+    assertEquals("hotscore", s.cachePolicy());
     assertEquals(1000, s.cachePeriod());
     assertEquals(0.5, s.cacheDecay());
     assertEquals(5, s.indexWriteRetries());
@@ -35,7 +36,9 @@ class SettingsTest {
     conf.set(Settings.PUBLISH_INTERVAL_MS, " 500 ");
     conf.set(Settings.CACHE_DECAY, "0.25");
     conf.set(Settings.INDEX_WRITE_THREADS, "4");
+    conf.set(Settings.CACHE_POLICY, "Paper");
     Settings s = Settings.from(conf);
+    assertEquals("paper", s.cachePolicy());
     assertEquals(500, s.publishIntervalMs());
     assertEquals(3 * 500 + 2000, s.routeStaleMs());
     assertEquals(0.25, s.cacheDecay());
@@ -50,12 +53,18 @@ class SettingsTest {
     conf.set(Settings.CACHE_DECAY, "1.5");
     conf.set(Settings.INDEX_WRITE_THREADS, "0");
     conf.set(Settings.CACHE_PERIOD, "2.5"); // integral key
+    conf.set(Settings.CACHE_POLICY, "arc");
     Settings s = Settings.from(conf);
     assertEquals(64L << 20, s.cacheCapacityBytes());
     assertEquals(0.5, s.cacheDecay());
     assertEquals(16, s.indexWriteThreads());
     assertEquals(1000, s.cachePeriod());
-    assertEquals(4, s.problems().size(), s.problems().toString());
+    assertEquals("hotscore", s.cachePolicy());
+    assertEquals(5, s.problems().size(), s.problems().toString());
+    assertTrue(
+        s.problems().stream()
+            .anyMatch(p -> p.contains("'arc'") && p.contains("one of hotscore, paper, lru")),
+        s.problems().toString());
     String first = s.problems().get(0);
     assertTrue(
         first.contains(Settings.CACHE_CAPACITY_BYTES)
