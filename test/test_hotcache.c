@@ -412,15 +412,17 @@ END_TEST
 #define CACHE_HASH_SEED UINT64_C(0x5CBFCAC4E5EED001)
 
 /* Unit-size entries, three ordered arrays (index 0 = most recently used),
- * everything found by linear scan; the same sketch and the same climber
- * rules, written out again from hotcache.h's description. */
+ * everything found by linear scan; the same sketch, and the window tuned by
+ * the same rule against an LRU kept here as one more plain array, written
+ * out again from hotcache.c's description. */
 typedef struct {
     uint64_t key[3][512];
     size_t n[3];
+    uint64_t lru[512]; /* LRU of the hashes of the last `total` distinct keys */
+    size_t nlru;
     sketch_t sk;
     uint64_t cap;
-    double share, step, last;
-    uint64_t shits, slookups, ssize;
+    double share;
 } aref;
 
 static uint64_t aref_hash(uint64_t k) {
@@ -458,16 +460,28 @@ static uint64_t aref_protected_target(const aref *r) {
 
 static unsigned aref_freq(aref *r, uint64_t k) { return sketch_frequency(&r->sk, aref_hash(k)); }
 
-static void aref_climb(aref *r, int hit) {
-    r->shits += (uint64_t)hit;
-    if (++r->slookups < r->ssize) return;
-    double ratio = (double)r->shits / (double)r->slookups, delta = ratio - r->last;
-    double amount = delta >= 0 ? r->step : -r->step;
-    r->step = fabs(delta) >= 0.05 ? (amount >= 0 ? 0.0625 : -0.0625) : 0.98 * amount;
-    r->share = fmin(1.0, fmax(0.0, r->share + amount));
-    r->last = ratio;
-    r->shits = r->slookups = 0;
-    r->ssize = 10 * aref_total(r) < 512 ? 512 : 10 * aref_total(r);
+/* Would an LRU as large as the cache have hit? Then the window verdict. */
+static void aref_tune(aref *r, uint64_t k, int hit) {
+    uint64_t h = aref_hash(k);
+    size_t n = aref_total(r), limit = n < 1 ? 1 : n, i;
+    if (r->nlru > limit) r->nlru = limit;
+    for (i = 0; i < r->nlru && r->lru[i] != h; i++) continue;
+    int lru_hit = i < r->nlru;
+    if (lru_hit)
+        memmove(&r->lru[1], &r->lru[0], i * sizeof(uint64_t));
+    else {
+        if (r->nlru == limit) r->nlru--;
+        memmove(&r->lru[1], &r->lru[0], r->nlru * sizeof(uint64_t));
+        r->nlru++;
+    }
+    r->lru[0] = h;
+    double step = 1.0 / (double)(n < 64 ? 64 : n);
+    if (lru_hit && !hit)
+        r->share = fmin(1.0, r->share + step);
+    else if (hit && !lru_hit)
+        r->share = fmax(0.0, r->share - step);
+    else if (r->share >= 1.0)
+        r->share = 1.0 - step;
 }
 
 static int aref_get(aref *r, uint64_t k) {
@@ -489,7 +503,7 @@ static int aref_get(aref *r, uint64_t k) {
             aref_push_front(r, q, k);
         }
     }
-    aref_climb(r, hit);
+    aref_tune(r, k, hit);
     return hit;
 }
 
@@ -534,9 +548,7 @@ START_TEST(adaptive_matches_reference) {
         memset(&r, 0, sizeof r);
         ck_assert_int_eq(sketch_init(&r.sk, cap), 0);
         r.cap = cap;
-        r.share = 0.01;
-        r.step = 0.0625;
-        r.ssize = 512;
+        r.share = 0.5;
         hotcache_t *h = make(HOTCACHE_HOTSCORE, UINT64_MAX, cap, 0, 0, 0);
         tu_rng rng = {500 + (uint64_t)trial};
         uint64_t ops = tu_scaled(60000, 20000);

@@ -27,6 +27,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "scbf/hotcache.h"
 #include "hash.h"
+#include "shadow.h"
 #include "sketch.h"
 
 #include <math.h>
@@ -112,10 +113,10 @@ struct hotcache {
     struct list q[NQUEUES]; /* lru, adaptive */
 
     /* adaptive: the frequency sketch, the window's share of the capacity,
-     * and the hill climber that tunes it (see climb) */
+     * and the shadow LRU that tunes it (see tune_window) */
     sketch_t sketch;
-    double window_share, step, last_hit_ratio;
-    uint64_t sample_hits, sample_lookups, sample_size;
+    shadow_t shadow;
+    double window_share;
 
     struct ghost *ghosts; /* arena, ghosts[0 .. nghosts) live */
     rec_t **gheap;        /* min-heap of ghosts */
@@ -575,22 +576,30 @@ static int entry_link(struct hotcache *h, struct entry *e, const rec_t *r, int q
  * through the window without flushing the hot set; and a loop larger than
  * the cache keeps a fixed part of itself cached.
  *
- * The window's share of the capacity is tuned online by hill climbing on
- * the hit ratio: every sample (ten lookups per cached entry) the share moves
- * one step in the direction that last improved the hit ratio, or turns
- * back; steps shrink by 2% per sample and restart at 6.25% when the hit
- * ratio jumps by 5 points (a change of workload). A recency-heavy workload
- * grows the window to the whole cache (LRU); a frequency-heavy one shrinks
- * it. This is W-TinyLFU with Caffeine's hill climber (Einziger, Friedman and
- * Manes, "TinyLFU", 2017; Einziger et al., "Adaptive software cache
- * management", Middleware 2018), over this cache's byte accounting. */
+ * The window's share of the capacity is tuned online by comparing the cache
+ * with plain LRU on the same lookups: a shadow LRU of key hashes, as large
+ * as the cache, says for each lookup whether LRU would have hit. A lookup
+ * LRU hits and the cache misses moves the share up one entry's worth (more
+ * recency); one the cache hits and LRU misses moves it down one (more
+ * frequency). The share settles where the two kinds balance, that is where
+ * the cache hits at least as often as LRU would, unless frequency does
+ * better, when it keeps going down. Both sides see the same accesses, so
+ * unlike hill climbing over successive samples (W-TinyLFU's adaptive
+ * variant) a phase change of the workload is not mistaken for the effect of
+ * the last step. At a share of 1 the cache is LRU and the two never
+ * disagree, so it then steps down one notch on its own to keep a small main
+ * area that can show frequency paying again.
+ *
+ * Admission by frequency sketch and the segmented main area follow
+ * W-TinyLFU (Einziger, Friedman and Manes, "TinyLFU", ACM TOS 2017); the
+ * duel with a shadow policy follows set dueling and ARC's ghost lists in
+ * spirit, with the whole cache as the shadow's size. */
 
-#define INITIAL_WINDOW_SHARE 0.01
-#define CLIMB_STEP           0.0625
-#define CLIMB_STEP_DECAY     0.98
-#define CLIMB_RESTART        0.05
+/* Starting halfway lets short workloads reach either end quickly; tuned on
+ * the traces in docs/benchmarks-cache.md, like the sketch's aging rate. */
+#define INITIAL_WINDOW_SHARE 0.5
 #define PROTECTED_SHARE      0.8
-#define MIN_SAMPLE           512
+#define MIN_STEP_ENTRIES     64
 
 /* Units entries may take: the entry cap, else the bytes the fixed
  * structures and the bucket array leave. */
@@ -673,40 +682,32 @@ static void adaptive_hit(struct hotcache *h, struct entry *e) {
         list_move_front(h, h->q[Q_PROTECTED].lru, Q_PROBATION);
 }
 
-static uint64_t sample_size(const struct hotcache *h) {
-    uint64_t n = 10 * (uint64_t)h->nentries;
-    return n < MIN_SAMPLE ? MIN_SAMPLE : n;
+/* One lookup's verdict against the shadow LRU (see the section comment). */
+static void tune_window(struct hotcache *h, uint64_t hash, int hit) {
+    uint64_t n = h->nentries;
+    shadow_set_limit(&h->shadow, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
+    int lru_hit = shadow_access(&h->shadow, hash);
+    double step = 1.0 / (double)(n < MIN_STEP_ENTRIES ? MIN_STEP_ENTRIES : n);
+    if (lru_hit && !hit)
+        h->window_share = fmin(1.0, h->window_share + step);
+    else if (hit && !lru_hit)
+        h->window_share = fmax(0.0, h->window_share - step);
+    else if (h->window_share >= 1.0)
+        h->window_share = 1.0 - step;
 }
 
-/* One hill-climbing step per sample of lookups (see the section comment). */
-static void climb(struct hotcache *h, int hit) {
-    h->sample_hits += (uint64_t)hit;
-    if (++h->sample_lookups < h->sample_size) return;
-    double ratio = (double)h->sample_hits / (double)h->sample_lookups;
-    double delta = ratio - h->last_hit_ratio;
-    double amount = delta >= 0 ? h->step : -h->step;
-    h->step = fabs(delta) >= CLIMB_RESTART ? (amount >= 0 ? CLIMB_STEP : -CLIMB_STEP)
-                                           : CLIMB_STEP_DECAY * amount;
-    h->window_share = fmin(1.0, fmax(0.0, h->window_share + amount));
-    h->last_hit_ratio = ratio;
-    h->sample_hits = h->sample_lookups = 0;
-    h->sample_size = sample_size(h);
-}
+static void adaptive_reset(struct hotcache *h) { h->window_share = INITIAL_WINDOW_SHARE; }
 
-static void adaptive_reset(struct hotcache *h) {
-    h->window_share = INITIAL_WINDOW_SHARE;
-    h->step = CLIMB_STEP;
-    h->last_hit_ratio = 0;
-    h->sample_hits = h->sample_lookups = 0;
-    h->sample_size = MIN_SAMPLE;
-}
-
-/* Keys the sketch is sized for: the entry cap, else the capacity at the
- * assumed entry size, with the sketch held to 1/16 of the capacity. */
-static uint64_t sketch_keys(const hotcache_config_t *c) {
+/* Keys the sketch and the shadow LRU are sized for: the entry cap, else the
+ * capacity at the assumed entry size, both held to 1/16 of the capacity
+ * (the shadow gets room for twice as many, entries may be smaller). */
+static uint64_t expected_keys(const hotcache_config_t *c) {
     uint64_t keys = c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES;
-    while (keys > 32 && sketch_bytes(keys) > c->capacity_bytes / 16) keys /= 2;
-    return keys;
+    if (keys > UINT32_MAX / 2) keys = UINT32_MAX / 2;
+    while (keys > 32 &&
+           sketch_bytes(keys) + shadow_bytes((uint32_t)(2 * keys)) > c->capacity_bytes / 16)
+        keys /= 2;
+    return keys ? keys : 1;
 }
 
 /* ---- public API -------------------------------------------------------- */
@@ -749,7 +750,7 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
         }
         if (ghosts > UINT32_MAX / 4) return SCBF_E_TOO_LARGE;
     }
-    uint64_t keys = adaptive ? sketch_keys(c) : 0;
+    uint64_t keys = adaptive ? expected_keys(c) : 0;
 
     struct hotcache *h = calloc(1, sizeof *h);
     if (!h) return SCBF_E_NOMEM;
@@ -771,9 +772,9 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
                           alloc_bytes(slots * sizeof(uint32_t));
     }
     if (adaptive) {
-        /* the sketch's two arrays, charged as allocated */
-        uint64_t words = sketch_bytes(keys) / (sizeof(uint64_t) + sizeof(uint8_t));
-        h->fixed_bytes += alloc_bytes(words * sizeof(uint64_t)) + alloc_bytes(words);
+        /* the sketch's two arrays and the shadow's four, each charged its
+         * size plus malloc's most overhead (32 bytes) */
+        h->fixed_bytes += sketch_bytes(keys) + 2 * 32 + shadow_bytes((uint32_t)(2 * keys)) + 4 * 32;
         adaptive_reset(h);
     }
     if (bytes_used(h) > c->capacity_bytes) {
@@ -791,7 +792,8 @@ int hotcache_create(const hotcache_config_t *c, hotcache_t **out) {
         h->gheap = malloc(ghosts * sizeof *h->gheap);
         h->gindex = calloc(h->gmask + 1, sizeof *h->gindex);
     }
-    int sketch_failed = adaptive && sketch_init(&h->sketch, keys) != 0;
+    int sketch_failed = adaptive && (sketch_init(&h->sketch, keys) != 0 ||
+                                     shadow_init(&h->shadow, (uint32_t)(2 * keys)) != 0);
     if (!h->buckets || (paper && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex)) ||
         sketch_failed) {
         hotcache_free(h);
@@ -827,6 +829,7 @@ void hotcache_free(hotcache_t *h) {
     free(h->gheap);
     free(h->gindex);
     sketch_destroy(&h->sketch);
+    shadow_destroy(&h->shadow);
     pthread_mutex_destroy(&h->lock);
     free(h);
 }
@@ -876,7 +879,7 @@ int hotcache_get(hotcache_t *h, const void *key, size_t klen, void *buf, size_t 
     } else if (h->cfg.policy == HOTCACHE_HOTSCORE) {
         sketch_increment(&h->sketch, hash);
         if (e) adaptive_hit(h, e);
-        climb(h, e != NULL);
+        tune_window(h, hash, e != NULL);
     } else if (e) {
         list_move_front(h, e, Q_WINDOW);
     }
@@ -1018,6 +1021,7 @@ void hotcache_clear(hotcache_t *h) {
     if (h->ghost_cap) memset(h->gindex, 0, (h->gmask + 1) * sizeof *h->gindex);
     if (h->cfg.policy == HOTCACHE_HOTSCORE) {
         sketch_clear(&h->sketch);
+        shadow_clear(&h->shadow);
         adaptive_reset(h);
     }
     pthread_mutex_unlock(&h->lock);
