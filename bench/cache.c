@@ -119,6 +119,65 @@ static const char *find_traces(const char *given) {
     return NULL;
 }
 
+static int read_trace(const char *dir, const char *name, uint64_t **t, size_t *n) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "zcat '%s/%s.trace.gz'", dir, name);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        fprintf(stderr, "scbf-bench cache: cannot run %s\n", cmd);
+        return 1;
+    }
+    int rc = cache_sim_read_trace(p, t, n);
+    int status = pclose(p);
+    if (rc != SCBF_OK || status != 0 || *n == 0) {
+        fprintf(stderr, "scbf-bench cache: cannot read %s/%s.trace.gz\n", dir, name);
+        free(*t);
+        return 1;
+    }
+    return 0;
+}
+
+/* What splitting a cache into 16 shards (hotcache.h: each with 1/16 of the
+ * entries and its own policy state) costs in hit ratio, per policy. */
+static int sharding_row(const char *name, const uint64_t *t, size_t n, uint64_t entries) {
+    printf("%-12s %7llu", name, (unsigned long long)entries);
+    for (int p = 0; p < NPOL; p++) {
+        uint64_t one, sixteen;
+        hotcache_config_t c;
+        cache_sim_config(&c, POLICIES[p].policy, entries);
+        if (cache_sim_replay(&c, t, n, &one) != SCBF_OK) return 1;
+        c.shards = 16;
+        if (cache_sim_replay(&c, t, n, &sixteen) != SCBF_OK) return 1;
+        printf("  %-8s %.4f -> %.4f (%+.4f)", POLICIES[p].name, (double)one / (double)n,
+               (double)sixteen / (double)n, ((double)sixteen - (double)one) / (double)n);
+    }
+    printf("\n");
+    return 0;
+}
+
+static int sharding_rows(const char *dir, int quick) {
+    static const struct {
+        const char *name;
+        uint64_t capacity;
+    } traces[] = {{"orm-night", 5000}, {"w106", 20000}};
+    printf("\nhit ratio, 1 shard -> 16 shards (each 1/16 of the entries), reference capacity:\n");
+    uint64_t *z = zipf_trace(100000, quick ? 200000 : 1000000, 0.99, 44);
+    if (!z || sharding_row("zipf-0.99", z, quick ? 200000 : 1000000, 5000)) {
+        free(z);
+        return 1;
+    }
+    free(z);
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0] && !quick; i++) {
+        uint64_t *t = NULL;
+        size_t n = 0;
+        if (read_trace(dir, traces[i].name, &t, &n)) return 1;
+        int rc = sharding_row(traces[i].name, t, n, traces[i].capacity);
+        free(t);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* Every trace of ../shared/traces/README.md at its reference capacity and
  * at 1/4, 1/2, 2 and 4 times it (--quick: the five small traces only). */
 static int trace_rows(const char *dir, int quick, summary_t *sum) {
@@ -132,22 +191,10 @@ static int trace_rows(const char *dir, int quick, summary_t *sum) {
     static const double scales[] = {0.25, 0.5, 1, 2, 4};
     for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
         if (quick && traces[i].big) continue;
-        char cmd[4200];
-        snprintf(cmd, sizeof cmd, "zcat '%s/%s.trace.gz'", dir, traces[i].name);
-        FILE *p = popen(cmd, "r");
-        if (!p) {
-            fprintf(stderr, "scbf-bench cache: cannot run %s\n", cmd);
-            return 1;
-        }
         uint64_t *t = NULL;
         size_t n = 0;
-        int rc = cache_sim_read_trace(p, &t, &n);
-        int status = pclose(p);
-        if (rc != SCBF_OK || status != 0 || n == 0) {
-            fprintf(stderr, "scbf-bench cache: cannot read %s/%s.trace.gz\n", dir, traces[i].name);
-            free(t);
-            return 1;
-        }
+        int rc = read_trace(dir, traces[i].name, &t, &n);
+        if (rc) return rc;
         for (size_t s = 0; s < sizeof scales / sizeof scales[0] && rc == 0; s++) {
             char label[16];
             snprintf(label, sizeof label, "%gx", scales[s]);
@@ -212,15 +259,20 @@ static int cost_rows(int quick) {
     uint64_t *keys = zipf_trace(1000000, n, 0.99, 7);
     if (!keys) return 1;
     for (size_t i = 0; i < n; i++) keys[i] = keys[i] * UINT64_C(0x9E3779B97F4A7C15);
-    printf("\nget/put cost: capacity 64 MiB, 8-byte keys, %d-byte values, Zipf 0.99 over 1M keys,\n"
-           "%zu puts then %zu gets per row; ns per op = wall time / ops (all threads\n"
-           "together); entries = what the 64 MiB held (paper reserves 1/4 for ghosts)\n\n",
+    printf("\nget/put cost: capacity 64 MiB (64 shards, the automatic count; 'x1' rows: 1 shard),\n"
+           "8-byte keys, %d-byte values, Zipf 0.99 over 1M keys, %zu puts then %zu gets per\n"
+           "row; ns per op = wall time / ops (all threads together); get x = get throughput\n"
+           "over the same policy's 1-thread row; entries = what the 64 MiB held\n\n",
            VALUE_BYTES, n, n);
-    printf("%-9s %7s  %8s  %8s  %9s\n", "policy", "threads", "put ns", "get ns", "entries");
-    for (int p = 0; p < NPOL; p++) {
+    printf("%-12s %7s  %8s  %8s  %6s  %9s\n", "policy", "threads", "put ns", "get ns", "get x",
+           "entries");
+    for (int row = 0; row <= NPOL; row++) {
+        int p = row < NPOL ? row : 0; /* the last: hotscore in one shard */
+        double get1 = 0;
         for (int threads = 1; threads <= 2; threads++) {
             hotcache_config_t c;
             hotcache_config_default(&c, POLICIES[p].policy, cap);
+            if (row == NPOL) c.shards = 1;
             hotcache_t *h;
             if (hotcache_create(&c, &h) != SCBF_OK) {
                 free(keys);
@@ -228,10 +280,13 @@ static int cost_rows(int quick) {
             }
             double put_ns = timed(h, keys, n, threads, 1);
             double get_ns = timed(h, keys, n, threads, 0);
+            if (threads == 1) get1 = get_ns;
             hotcache_stats_t st;
             hotcache_stats(h, &st);
-            printf("%-9s %7d  %8.0f  %8.0f  %9llu\n", POLICIES[p].name, threads, put_ns, get_ns,
-                   (unsigned long long)st.entries);
+            char name[24];
+            snprintf(name, sizeof name, "%s%s", POLICIES[p].name, row == NPOL ? " x1" : "");
+            printf("%-12s %7d  %8.0f  %8.0f  %6.2f  %9llu\n", name, threads, put_ns, get_ns,
+                   get1 / get_ns, (unsigned long long)st.entries);
             hotcache_free(h);
         }
     }
@@ -303,5 +358,6 @@ int bench_cache(int argc, char **argv) {
         printf("%-10s %22.4f %22.4f %+18.4f\n", POLICIES[p].name, sum.ref_gap_sum[p] / sum.ref_rows,
                sum.gap_sum[p] / sum.rows, sum.worst_vs_lru[p]);
     printf("Zipf, worst hotscore - paper: %+.4f\n", sum.worst_zipf_vs_paper);
+    if (sharding_rows(dir, quick)) return 1;
     return cost_rows(quick);
 }

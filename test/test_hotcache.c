@@ -27,17 +27,23 @@
 /* Loops over every policy cast the index: 0 hotscore, 1 LRU, 2 paper. */
 #define NPOLICIES 3
 
-static hotcache_t *make(hotcache_policy p, uint64_t cap_bytes, uint64_t max_entries,
-                        uint32_t period, double decay, uint64_t ghosts) {
+static hotcache_t *make_sharded(hotcache_policy p, uint64_t cap_bytes, uint64_t max_entries,
+                                uint32_t period, double decay, uint64_t ghosts, uint32_t shards) {
     hotcache_config_t c;
     hotcache_config_default(&c, p, cap_bytes);
     c.max_entries = max_entries;
     if (period) c.period = period;
     if (decay > 0) c.decay = decay;
     c.ghost_entries = ghosts;
+    c.shards = shards;
     hotcache_t *h = NULL;
     ck_assert_int_eq(hotcache_create(&c, &h), SCBF_OK);
     return h;
+}
+
+static hotcache_t *make(hotcache_policy p, uint64_t cap_bytes, uint64_t max_entries,
+                        uint32_t period, double decay, uint64_t ghosts) {
+    return make_sharded(p, cap_bytes, max_entries, period, decay, ghosts, 0);
 }
 
 static int get_u64(hotcache_t *h, uint64_t k) {
@@ -616,10 +622,10 @@ static void fill_value(uint8_t *v, size_t len, uint64_t key, uint64_t version) {
     for (size_t i = 0; i < len; i++) v[i] = (uint8_t)tu_next(&r);
 }
 
-static void random_bytes_workload(hotcache_policy p, uint64_t seed) {
-    const uint64_t cap = 64 * 1024;
-    const size_t nkeys = 400, maxv = 3000;
-    hotcache_t *h = make(p, cap, 0, 300, 0.4, 0);
+static void random_bytes_workload(hotcache_policy p, uint64_t seed, uint32_t shards) {
+    const uint64_t cap = 64 * 1024 * (shards ? shards : 1);
+    const size_t nkeys = 400 * (shards ? shards : 1), maxv = 3000;
+    hotcache_t *h = make_sharded(p, cap, 0, 300, 0.4, 0, shards);
     uint64_t *version = calloc(nkeys, sizeof *version); /* 0 = must miss */
     size_t *len = calloc(nkeys, sizeof *len);
     uint8_t *v = malloc(maxv), *expect = malloc(maxv);
@@ -678,11 +684,53 @@ static void random_bytes_workload(hotcache_policy p, uint64_t seed) {
     free(expect);
 }
 
-START_TEST(bytes_never_exceeded_hotscore) { random_bytes_workload(HOTCACHE_HOTSCORE, 11); }
+START_TEST(bytes_never_exceeded_hotscore) { random_bytes_workload(HOTCACHE_HOTSCORE, 11, 0); }
 END_TEST
-START_TEST(bytes_never_exceeded_paper) { random_bytes_workload(HOTCACHE_PAPER, 13); }
+START_TEST(bytes_never_exceeded_paper) { random_bytes_workload(HOTCACHE_PAPER, 13, 0); }
 END_TEST
-START_TEST(bytes_never_exceeded_lru) { random_bytes_workload(HOTCACHE_LRU, 12); }
+START_TEST(bytes_never_exceeded_lru) { random_bytes_workload(HOTCACHE_LRU, 12, 0); }
+END_TEST
+/* Four shards, each with a quarter of the capacity: the sum stays bounded. */
+START_TEST(bytes_never_exceeded_sharded) {
+    for (int p = 0; p < NPOLICIES; p++) random_bytes_workload((hotcache_policy)p, 14 + p, 4);
+}
+END_TEST
+
+/* The automatic shard count: one below 2 MiB, up to 64 of at least 1 MiB. */
+START_TEST(shards_bad_and_automatic) {
+    hotcache_config_t c;
+    hotcache_t *h = NULL;
+    hotcache_config_default(&c, HOTCACHE_HOTSCORE, 1 << 20);
+    c.shards = 3; /* not a power of two */
+    ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
+    c.shards = 128;
+    ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
+    c.shards = 8;
+    c.max_entries = 4; /* fewer entries than shards */
+    ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
+    ck_assert_ptr_null(h);
+    /* 64 MiB makes 64 shards of 1 MiB: each holds one 600 KB value (one
+     * 64 MiB shard would hold about a hundred), and a 1.5 MiB value fits none. */
+    h = make(HOTCACHE_LRU, UINT64_C(64) << 20, 0, 0, 0, 0);
+    static uint8_t big[1536 << 10];
+    int admitted_all = 1, admitted;
+    for (uint64_t k = 0; k < 200; k++) {
+        uint8_t kb[8];
+        tu_key64(k, kb);
+        ck_assert_int_eq(hotcache_put(h, kb, 8, big, 600 << 10, &admitted), SCBF_OK);
+        admitted_all &= admitted;
+    }
+    hotcache_stats_t s = stats(h);
+    ck_assert_uint_le(s.entries, 64);
+    ck_assert_uint_ge(s.entries, 32);
+    ck_assert_uint_le(s.bytes_used, s.capacity_bytes);
+    ck_assert_int_eq(admitted_all, 1); /* each value fits its shard alone */
+    uint8_t kb[8];
+    tu_key64(1000, kb);
+    ck_assert_int_eq(hotcache_put(h, kb, 8, big, sizeof big, &admitted), SCBF_OK);
+    ck_assert_int_eq(admitted, 0);
+    hotcache_free(h);
+}
 END_TEST
 
 START_TEST(bytes_accounted) {
@@ -868,8 +916,10 @@ static void *worker(void *p) {
 }
 
 START_TEST(threads_hammer) {
-    for (int p = 0; p < NPOLICIES; p++) {
-        hotcache_t *h = make((hotcache_policy)p, 256 * 1024, 0, 500, 0.3, 0);
+    for (int run = 0; run < 2 * NPOLICIES; run++) {
+        int p = run % NPOLICIES, shards = run < NPOLICIES ? 0 : 4;
+        hotcache_t *h = make_sharded((hotcache_policy)p, 256 * 1024 * (shards ? 2 : 1), 0, 500, 0.3,
+                                     0, (uint32_t)shards);
         enum { T = 4 };
         pthread_t t[T];
         worker_arg w[T];
@@ -983,6 +1033,8 @@ static Suite *suite(void) {
     tcase_add_test(tc, bytes_never_exceeded_hotscore);
     tcase_add_test(tc, bytes_never_exceeded_paper);
     tcase_add_test(tc, bytes_never_exceeded_lru);
+    tcase_add_test(tc, bytes_never_exceeded_sharded);
+    tcase_add_test(tc, shards_bad_and_automatic);
     tcase_set_timeout(tc, 600);
     suite_add_tcase(s, tc);
 

@@ -9,10 +9,13 @@
  * period close ever pauses. New values enter a small LRU window; leaving it,
  * a value enters the main area only if its hotscore beats that of the main
  * entry it would evict (segmented LRU: probation, then protected after a
- * second hit). The window's share of the capacity adapts by hill climbing
- * on the hit ratio, from about 0% (frequency-heavy workloads) to 100%
- * (recency-heavy: the cache then behaves as LRU). O(1) per operation; no
- * ghost records (the sketch remembers uncached keys).
+ * second hit). The window's share of the capacity adapts to the workload: a
+ * shadow LRU of key hashes, as large as the cache, tells for each lookup
+ * whether plain LRU would have hit; lookups LRU hits and the cache misses
+ * grow the window, lookups the cache hits and LRU misses shrink it, from 0%
+ * (frequency-heavy workloads) to 100% (recency-heavy: the cache then behaves
+ * as LRU). O(1) per operation; no ghost records (the sketch remembers
+ * uncached keys).
  *
  * HOTCACHE_PAPER: the HiBase paper's formula. Each tracked key keeps
  * `visits` in the current period and a `score`. Every `period` lookups (and,
@@ -37,7 +40,11 @@
  * when non-zero, caps the entry count too (the trace simulator uses it with
  * unit-size entries).
  *
- * All functions are thread-safe; hotcache_free must not race with anything.
+ * Concurrency. A cache is split into shards by key hash, each an
+ * independent cache with its own lock and share of the capacity (and of
+ * max_entries), so threads that look up different keys rarely wait for each
+ * other; the policy then works per shard. All functions are thread-safe;
+ * hotcache_free must not race with anything.
  */
 #ifndef SCBF_HOTCACHE_H
 #define SCBF_HOTCACHE_H
@@ -62,6 +69,9 @@ typedef struct {
     double decay;            /* paper: a in (0, 1] */
     uint64_t period_ns;      /* paper: also close a period every this many ns; 0 = off */
     uint64_t ghost_entries;  /* paper: max ghost records; 0 = derived from capacity */
+    uint32_t shards;         /* independent parts, each with its own lock and 1/shards of the
+                                capacity: a power of two <= 64; 0 = automatic (1 with
+                                max_entries, else up to 64 of at least 1 MiB each) */
 } hotcache_config_t;
 
 /* Sensible defaults for a given policy and capacity. */

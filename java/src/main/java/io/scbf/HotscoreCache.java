@@ -10,8 +10,8 @@ import java.util.Objects;
  * that halves all counts as time passes. New values enter a small LRU window; leaving it, a value
  * enters the main area only if it is hotter than the entry it would evict, so a scan of one-off
  * keys cannot flush the hot set, yet a new key earns its place as soon as it is used again. The
- * window's share of the capacity adapts to the workload by hill climbing on the hit ratio (towards
- * LRU when recency pays, towards frequency when it does not). {@link Policy#PAPER} is the HiBase
+ * window's share of the capacity adapts to the workload by comparing each lookup with what plain
+ * LRU would have done (towards LRU when recency pays, towards frequency when it does not). {@link Policy#PAPER} is the HiBase
  * paper's formula (period, decay, ghosts), kept for reproduction; {@link Policy#LRU} the baseline.
  *
  * <p>Every byte is charged against {@code capacityBytes} (keys, values, metadata, index, ghosts),
