@@ -11,8 +11,9 @@ import java.util.Objects;
  * enters the main area only if it is hotter than the entry it would evict, so a scan of one-off
  * keys cannot flush the hot set, yet a new key earns its place as soon as it is used again. The
  * window's share of the capacity adapts to the workload by comparing each lookup with what plain
- * LRU would have done (towards LRU when recency pays, towards frequency when it does not). {@link Policy#PAPER} is the HiBase
- * paper's formula (period, decay, ghosts), kept for reproduction; {@link Policy#LRU} the baseline.
+ * LRU would have done (towards LRU when recency pays, towards frequency when it does not). {@link
+ * Policy#PAPER} is the HiBase paper's formula (period, decay, ghosts), kept for reproduction;
+ * {@link Policy#LRU} the baseline.
  *
  * <p>Every byte is charged against {@code capacityBytes} (keys, values, metadata, index, ghosts),
  * none of it on the Java heap. Thread-safe; {@link #close()} may race with other calls, which then
