@@ -21,11 +21,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * HotscoreCache (hotscore and LRU) vs Caffeine on one Zipf workload: each operation looks a key up
- * and, on a miss, puts its value (what the index-region endpoint does). Same byte budget for all:
- * Caffeine weighs an entry by its key + value bytes, the native cache charges everything it
- * allocates (so it holds fewer entries for the same budget). Hits and lookups are reported as
- * auxiliary counters: hit ratio = hits / lookups.
+ * HotscoreCache (adaptive hotscore and LRU) vs Caffeine on one Zipf workload, 1 or 2 threads (-t):
+ * each operation looks a key up and, on a miss, puts its value (what the index-region endpoint
+ * does). Same byte budget for all: Caffeine weighs an entry by its key + value bytes, the native
+ * cache charges everything it allocates (so it holds fewer entries for the same budget). Hits and
+ * lookups are reported as auxiliary counters: hit ratio = hits / lookups.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -48,7 +48,6 @@ public class CacheBenchmark {
   private byte[][] keys;
   private byte[] value;
   private int[] trace;
-  private int next;
   private HotscoreCache nativeCache;
   private Cache<ByteKey, byte[]> caffeine;
 
@@ -70,6 +69,17 @@ public class CacheBenchmark {
   public static class Hits {
     public long hits;
     public long lookups;
+  }
+
+  /** Each thread walks the trace from its own offset (run with -t 1 and -t 2). */
+  @State(Scope.Thread)
+  public static class Cursor {
+    int next;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      next = (int) (Thread.currentThread().getId() * 7919) & (TRACE - 1);
+    }
   }
 
   @Setup(Level.Trial)
@@ -125,8 +135,8 @@ public class CacheBenchmark {
   }
 
   @Benchmark
-  public Object getOrPut(Hits hits) {
-    byte[] key = keys[trace[next++ & (TRACE - 1)]];
+  public Object getOrPut(Hits hits, Cursor cursor) {
+    byte[] key = keys[trace[cursor.next++ & (TRACE - 1)]];
     hits.lookups++;
     if (nativeCache != null) {
       byte[] v = nativeCache.get(key);

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
@@ -76,6 +78,27 @@ final class FilterBookkeeping {
       List<byte[]> addedRows,
       List<byte[]> deletedRows,
       List<byte[]> touchedRows) {}
+
+  /**
+   * Why the bookkeeping cannot follow a write to an index region, or null if it can. Index
+   * maintenance only writes Puts and whole-row Deletes at the latest timestamp (which the region
+   * has expanded into family delete markers by the time coprocessors see them); a Delete of some
+   * versions or columns, an Append or an Increment could make a row appear or disappear without the
+   * filter knowing, and a later routed query would then skip a bucket that holds the row.
+   */
+  static String unsupported(Mutation m) {
+    if (m instanceof Put) return null;
+    if (m instanceof Delete d) {
+      if (d.getTimestamp() != HConstants.LATEST_TIMESTAMP) return "a Delete with a timestamp";
+      for (List<Cell> cells : d.getFamilyCellMap().values()) {
+        for (Cell c : cells) {
+          if (c.getType() != Cell.Type.DeleteFamily) return "a Delete of columns or versions";
+        }
+      }
+      return null;
+    }
+    return "a " + m.getClass().getSimpleName();
+  }
 
   /**
    * Before the writes apply: counts the index rows a put creates and notes the rows a delete really

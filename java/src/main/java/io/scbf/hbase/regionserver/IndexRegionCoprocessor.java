@@ -27,6 +27,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
+import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.util.Pair;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -152,9 +153,22 @@ public class IndexRegionCoprocessor extends IndexLookupService
     if (index == null) return;
     List<Mutation> writes = new ArrayList<>(batch.size());
     for (int i = 0; i < batch.size(); i++) {
-      if (batch.getOperationStatus(i).getOperationStatusCode() == OperationStatusCode.NOT_RUN) {
-        writes.add(batch.getOperation(i));
+      if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN) {
+        continue;
       }
+      String unsupported = FilterBookkeeping.unsupported(batch.getOperation(i));
+      if (unsupported != null) {
+        batch.setOperationStatus(
+            i,
+            new OperationStatus(
+                OperationStatusCode.SANITY_CHECK_FAILURE,
+                "scbf: index tables accept only the Puts and whole-row Deletes of index"
+                    + " maintenance; "
+                    + unsupported
+                    + " would desynchronise the bucket's filter"));
+        continue;
+      }
+      writes.add(batch.getOperation(i));
     }
     try {
       pending.set(index.beforeWrites(writes));

@@ -12,7 +12,9 @@ import io.scbf.hbase.shared.IndexKeyCodec;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -127,5 +129,25 @@ class FilterBookkeepingTest {
     closing.set(true);
     assertThrows(CancellationException.class, books::build);
     assertFalse(books.filter().isReady(), "routing keeps treating the bucket as unsure");
+  }
+
+  @Test
+  void onlyTheWritesOfIndexMaintenanceAreFollowed() {
+    byte[] row = Bytes.toBytes("r");
+    byte[] f = Bytes.toBytes("i");
+    assertEquals(null, FilterBookkeeping.unsupported(new Put(row).addColumn(f, f, row)));
+    assertEquals(null, FilterBookkeeping.unsupported(new Delete(row)));
+    assertEquals(
+        "a Delete with a timestamp", FilterBookkeeping.unsupported(new Delete(row, 1234L)));
+    assertEquals(null, FilterBookkeeping.unsupported(new Delete(row).addFamily(f)));
+    assertEquals(
+        "a Delete of columns or versions",
+        FilterBookkeeping.unsupported(new Delete(row).addColumn(f, f)));
+    assertEquals(
+        "a Delete of columns or versions",
+        FilterBookkeeping.unsupported(new Delete(row).addColumns(f, f)));
+    assertEquals("a Append", FilterBookkeeping.unsupported(new Append(row).addColumn(f, f, row)));
+    assertEquals(
+        "a Increment", FilterBookkeeping.unsupported(new Increment(row).addColumn(f, f, 1)));
   }
 }
