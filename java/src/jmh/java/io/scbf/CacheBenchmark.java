@@ -42,7 +42,12 @@ public class CacheBenchmark {
   static final int VALUE_BYTES = 100;
   static final long CAPACITY_BYTES = 4L << 20; // about 10% of the working set
 
-  @Param({"hotscore", "lru", "caffeine"})
+  /**
+   * caffeine: weighs key + value bytes against the same budget (so it holds about twice the
+   * entries); caffeine-same-entries: capped at the entry count the native hotscore cache holds in
+   * that budget, so hit ratios compare policies rather than memory accounting.
+   */
+  @Param({"hotscore", "lru", "caffeine", "caffeine-same-entries"})
   public String cache;
 
   private byte[][] keys;
@@ -101,6 +106,9 @@ public class CacheBenchmark {
                           ? HotscoreCache.Policy.LRU
                           : HotscoreCache.Policy.HOTSCORE)
                   .build();
+      case "caffeine-same-entries" ->
+          caffeine =
+              Caffeine.newBuilder().maximumSize(nativeEntries()).executor(Runnable::run).build();
       default ->
           caffeine =
               Caffeine.newBuilder()
@@ -108,6 +116,14 @@ public class CacheBenchmark {
                   .weigher((ByteKey k, byte[] v) -> k.bytes().length + v.length)
                   .executor(Runnable::run)
                   .build();
+    }
+  }
+
+  /** Entries the native hotscore cache holds in CAPACITY_BYTES once full. */
+  private long nativeEntries() {
+    try (HotscoreCache probe = HotscoreCache.builder().capacityBytes(CAPACITY_BYTES).build()) {
+      for (byte[] key : keys) probe.put(key, value);
+      return probe.stats().entries();
     }
   }
 
