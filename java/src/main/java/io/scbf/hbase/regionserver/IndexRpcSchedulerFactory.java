@@ -1,17 +1,29 @@
 package io.scbf.hbase.regionserver;
 
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.Settings;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Abortable;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.ipc.CallRunner;
 import org.apache.hadoop.hbase.ipc.FastPathBalancedQueueRpcExecutor;
 import org.apache.hadoop.hbase.ipc.PriorityFunction;
 import org.apache.hadoop.hbase.ipc.RpcExecutor;
 import org.apache.hadoop.hbase.ipc.RpcScheduler;
 import org.apache.hadoop.hbase.ipc.SimpleRpcScheduler;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.regionserver.RpcSchedulerFactory;
+import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.MultiRequest;
+import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.MutateRequest;
+import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.RegionAction;
+import org.apache.hadoop.hbase.shaded.protobuf.generated.HBaseProtos.RegionSpecifier;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hbase.thirdparty.com.google.protobuf.Message;
 
 /**
  * Region server RPC scheduler with a dedicated handler pool for index writes (the index-write
@@ -28,6 +40,11 @@ import org.apache.hadoop.hbase.regionserver.RpcSchedulerFactory;
  * native filter and the local cache), so the index pool always drains and the data handlers waiting
  * on it always progress: there is no cycle. All other calls are scheduled exactly as by HBase's
  * SimpleRpcScheduler.
+ *
+ * <p>Any client can set a request's priority, so the priority alone does not admit a call to the
+ * index pool: every region it writes must be an index region of this server. A data write sent with
+ * {@link #INDEX_QOS} would otherwise occupy an index handler while it waits for its own index
+ * writes, and enough of them would stall the pool.
  */
 public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
   /** Priority of index-table writes; above HBase's levels so nothing else lands on this pool. */
@@ -70,6 +87,7 @@ public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
 
   static final class IndexRpcScheduler extends SimpleRpcScheduler {
     private final PriorityFunction priority;
+    private final HRegionServer regionServer; // null when not hosted by a region server
     private final RpcExecutor indexExecutor;
     private final AtomicLong indexCalls = new AtomicLong();
     private int port;
@@ -92,6 +110,7 @@ public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
           server,
           HConstants.QOS_THRESHOLD);
       this.priority = priority;
+      this.regionServer = server instanceof HRegionServer rs ? rs : null;
       int indexHandlers = Settings.from(conf).indexHandlerCount();
       int maxQueue =
           conf.getInt(
@@ -135,12 +154,38 @@ public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
     public boolean dispatch(CallRunner task) {
       var call = task.getRpcCall();
       if (priority.getPriority(
-              call.getHeader(), call.getParam(), call.getRequestUser().orElse(null))
-          == INDEX_QOS) {
+                  call.getHeader(), call.getParam(), call.getRequestUser().orElse(null))
+              == INDEX_QOS
+          && writesIndexRegionsOnly(call.getParam())) {
         indexCalls.incrementAndGet();
         return indexExecutor.dispatch(task);
       }
       return super.dispatch(task);
+    }
+
+    /** Whether every region a write request names is an index region open on this server. */
+    private boolean writesIndexRegionsOnly(Message param) {
+      if (regionServer == null) return true;
+      List<RegionSpecifier> regions = new ArrayList<>();
+      if (param instanceof MultiRequest multi) {
+        for (RegionAction action : multi.getRegionActionList()) regions.add(action.getRegion());
+      } else if (param instanceof MutateRequest mutate) {
+        regions.add(mutate.getRegion());
+      }
+      if (regions.isEmpty()) return false;
+      for (RegionSpecifier spec : regions) {
+        byte[] name = spec.getValue().toByteArray();
+        String encoded =
+            spec.getType() == RegionSpecifier.RegionSpecifierType.ENCODED_REGION_NAME
+                ? Bytes.toString(name)
+                : RegionInfo.encodeRegionName(name);
+        HRegion region = regionServer.getRegion(encoded);
+        if (region == null
+            || region.getTableDescriptor().getValue(IndexCatalog.INDEX_SPEC_ATTR) == null) {
+          return false;
+        }
+      }
+      return true;
     }
   }
 }

@@ -307,6 +307,58 @@ class IndexWriteLoadTest {
   }
 
   /**
+   * A client may set any priority on its calls. Data writes sent with the index pool's priority
+   * used to run on the index handlers and wait there for their own index writes, which then found
+   * no free index handler: the pool stalled. The scheduler now admits only writes to index regions.
+   */
+  @Test
+  @Order(4)
+  void dataWritesWithTheIndexPriorityDoNotTakeTheIndexPool() throws Exception {
+    int writers = 24, puts = 20;
+    long indexCallsBefore = IndexProbe.indexCalls(util);
+    ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    for (int w = 0; w < writers; w++) {
+      int writer = w;
+      pool.execute(
+          () -> {
+            try (Table t = connection.getTable(LOAD)) {
+              for (int i = 0; i < puts; i++) {
+                Put put =
+                    new Put(Bytes.toBytes(String.format("prio-%02d-%02d", writer, i)))
+                        .addColumn(D, V, Bytes.toBytes("prio-" + (i % 5)));
+                put.setPriority(IndexRpcSchedulerFactory.INDEX_QOS);
+                t.put(put);
+              }
+            } catch (Throwable e) {
+              failures.add("writer " + writer + ": " + e);
+            }
+          });
+    }
+    pool.shutdown();
+    if (!pool.awaitTermination(LOAD_DEADLINE_S, TimeUnit.SECONDS)) {
+      pool.shutdownNow();
+      fail("writers with the index priority did not finish: the index pool stalled");
+    }
+    assertTrue(failures.isEmpty(), "every write acknowledged: " + failures);
+    // One index put per data put (fresh rows): had the data puts run on the index pool too, it
+    // would have counted about twice as many calls.
+    long indexCalls = IndexProbe.indexCalls(util) - indexCallsBefore;
+    assertTrue(
+        indexCalls >= writers * puts && indexCalls < writers * puts * 3 / 2,
+        "index-pool calls " + indexCalls + " for " + writers * puts + " data puts");
+    try (IndexedTable indexed = new IndexedTable(connection, LOAD)) {
+      indexed.setStrict(true);
+      for (int v = 0; v < 5; v++) {
+        assertEquals(
+            writers * puts / 5,
+            indexed.findRowKeys(D, V, Bytes.toBytes("prio-" + v)).size(),
+            "rows with prio-" + v);
+      }
+    }
+  }
+
+  /**
    * Each writer owns its rows and knows their values, so every call changes an indexed value:
    * single puts, batches of puts over several rows, column deletes, and unindexed-column puts
    * riding along.
