@@ -111,20 +111,19 @@ public final class IndexAdmin {
                 + ")");
       }
     }
-    if (data.getValue(IndexCatalog.DATA_ATTR_PREFIX + spec.alias()) != null) {
-      IndexCatalog.Specs read = IndexCatalog.readSpecs(data);
-      if (read.valid().stream().noneMatch(s -> s.alias().equals(spec.alias()))) {
-        throw new IllegalArgumentException(
-            "table "
-                + data.getTableName()
-                + " has an invalid spec under alias '"
-                + spec.alias()
-                + "' ("
-                + read.invalid().get(IndexCatalog.DATA_ATTR_PREFIX + spec.alias())
-                + "); drop it first");
-      }
+    IndexCatalog.Specs read = IndexCatalog.readSpecs(data);
+    String invalid = read.invalid().get(IndexCatalog.DATA_ATTR_PREFIX + spec.alias());
+    if (invalid != null) {
+      throw new IllegalArgumentException(
+          "table "
+              + data.getTableName()
+              + " has an invalid spec under alias '"
+              + spec.alias()
+              + "' ("
+              + invalid
+              + "); drop it first");
     }
-    for (IndexSpec existing : IndexCatalog.readSpecs(data).valid()) {
+    for (IndexSpec existing : read.valid()) {
       if (existing.alias().equals(spec.alias())) {
         throw new IllegalArgumentException(
             "table "

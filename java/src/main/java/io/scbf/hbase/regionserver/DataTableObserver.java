@@ -123,7 +123,13 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
           IndexRegionServerCoprocessor.class.getName());
       return;
     }
-    writer = new IndexWriter(context.attach());
+    IndexServices services = context.attach();
+    try {
+      writer = new IndexWriter(services);
+    } catch (RuntimeException e) {
+      context.detach(); // stop() detaches only when a writer exists
+      throw e;
+    }
   }
 
   private String encodedName() {
