@@ -1,32 +1,46 @@
 package io.scbf.hbase;
 
+import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec.Column;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Creates, drops and lists the indexes of a data table.
  *
- * <p>{@link #createIndex} creates the index table (one region per bucket), records the index in the
- * data table's descriptor (the data regions reopen with the index known to their observer) and then
- * indexes the rows already in the table. Rows written while the backfill runs are indexed by the
- * observer; a backfilled row that a concurrent write has just changed or deleted leaves a stale
- * index row, which queries drop when they re-check the data row.
+ * <p>For a local index, {@link #createIndex} adds the index's column family to the data table (the
+ * regions reopen and build their entries from their rows) and waits until every region has.
+ *
+ * <p>For a global index, {@link #createIndex} creates the index table (one region per bucket),
+ * records the index in the data table's descriptor (the data regions reopen with the index known to
+ * their observer) and then indexes the rows already in the table. Rows written while the backfill
+ * runs are indexed by the observer; a backfilled row that a concurrent write has just changed or
+ * deleted leaves a stale index row, which queries drop when they re-check the data row.
  */
 public final class IndexAdmin {
   private static final int BACKFILL_BATCH = 1000;
@@ -43,7 +57,69 @@ public final class IndexAdmin {
    */
   public void createIndex(TableName dataTable, IndexSpec spec) throws IOException {
     defineIndex(dataTable, spec);
-    backfill(dataTable, spec);
+    if (spec.isLocal()) {
+      awaitLocalEntries(dataTable, spec);
+    } else {
+      backfill(dataTable, spec);
+    }
+  }
+
+  /** How long {@link #createIndex} waits for the data regions to build a local index. */
+  private static final long LOCAL_BUILD_WAIT_MS = 30 * 60_000L;
+
+  /**
+   * Waits until every region of the table has published a ready filter of the local index, i.e. has
+   * built its entries (each region builds them when it reopens with the index). Queries are
+   * complete before that too (a region without its entries scans its rows), only slower.
+   */
+  private void awaitLocalEntries(TableName dataTable, IndexSpec spec) throws IOException {
+    String index = IndexCatalog.indexTableName(dataTable, spec.alias()).getNameAsString();
+    long deadline = System.currentTimeMillis() + LOCAL_BUILD_WAIT_MS;
+    try (Admin admin = connection.getAdmin();
+        RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      while (true) {
+        Set<String> regions = new HashSet<>();
+        for (HRegionLocation l : locator.getAllRegionLocations()) {
+          regions.add(l.getRegion().getEncodedName());
+        }
+        StatsResponse stats;
+        try {
+          stats =
+              IndexRoutingService.newBlockingStub(admin.coprocessorService())
+                  .stats(null, StatsRequest.newBuilder().setIndexTable(index).build());
+        } catch (ServiceException e) {
+          throw new IOException(
+              "local index '"
+                  + spec.alias()
+                  + "' is defined, but its build progress could not"
+                  + " be read from the master: "
+                  + e.getMessage(),
+              e);
+        }
+        for (RegionStats r : stats.getRegionsList()) {
+          if (r.getReady()) regions.remove(r.getEncodedRegion());
+        }
+        if (regions.isEmpty()) return;
+        if (System.currentTimeMillis() > deadline) {
+          throw new IOException(
+              "local index '"
+                  + spec.alias()
+                  + "' of "
+                  + dataTable
+                  + ": "
+                  + regions.size()
+                  + " region(s) still building after "
+                  + LOCAL_BUILD_WAIT_MS / 1000
+                  + " s; queries are complete meanwhile (those regions scan their rows)");
+        }
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("waiting for local index build interrupted");
+        }
+      }
+    }
   }
 
   /**
@@ -59,6 +135,11 @@ public final class IndexAdmin {
     try (Admin admin = connection.getAdmin()) {
       TableDescriptor data = admin.getDescriptor(dataTable);
       validate(data, spec);
+      if (spec.isLocal()) {
+        // The regions reopen with the index and build its entries from their rows.
+        admin.modifyTable(IndexCatalog.withIndex(data, spec));
+        return;
+      }
       TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
       if (admin.tableExists(indexTable)) {
         throw new IllegalArgumentException(
@@ -91,6 +172,23 @@ public final class IndexAdmin {
     }
   }
 
+  /**
+   * Declares the table's rows insert-only, or not (see {@link IndexCatalog#IMMUTABLE_ROWS_ATTR}):
+   * indexed Puts then skip reading the rows' current values.
+   */
+  public void setImmutableRows(TableName dataTable, boolean immutable) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      TableDescriptor data = admin.getDescriptor(dataTable);
+      TableDescriptorBuilder b = TableDescriptorBuilder.newBuilder(data);
+      if (immutable) {
+        b.setValue(IndexCatalog.IMMUTABLE_ROWS_ATTR, "true");
+      } else {
+        b.removeValue(IndexCatalog.IMMUTABLE_ROWS_ATTR);
+      }
+      admin.modifyTable(b.build());
+    }
+  }
+
   /** The table's valid indexes (attributes that do not hold a valid spec are left out). */
   public List<IndexSpec> listIndexes(TableName dataTable) throws IOException {
     try (Admin admin = connection.getAdmin()) {
@@ -99,6 +197,29 @@ public final class IndexAdmin {
   }
 
   private static void validate(TableDescriptor data, IndexSpec spec) {
+    if (spec.isLocal()) {
+      if (data.hasColumnFamily(IndexCatalog.localFamily(spec.alias()))) {
+        throw new IllegalArgumentException(
+            "table "
+                + data.getTableName()
+                + " already has a column family '"
+                + Bytes.toString(IndexCatalog.localFamily(spec.alias()))
+                + "', which local index '"
+                + spec.alias()
+                + "' needs; choose another alias");
+      }
+      String policy = data.getRegionSplitPolicyClassName();
+      if (policy != null && !policy.equals(IndexCatalog.LOCAL_SPLIT_POLICY)) {
+        throw new IllegalArgumentException(
+            "table "
+                + data.getTableName()
+                + " sets split policy "
+                + policy
+                + "; a local index needs "
+                + IndexCatalog.LOCAL_SPLIT_POLICY
+                + " (split points from the data families only): unset it first");
+      }
+    }
     for (Column c : spec.watchedColumns()) {
       if (!data.hasColumnFamily(c.family())) {
         throw new IllegalArgumentException(

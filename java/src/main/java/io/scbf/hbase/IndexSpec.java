@@ -53,8 +53,10 @@ public final class IndexSpec {
   private final double fpp;
   private final long initialCapacity;
   private final List<Column> covered;
+  private final boolean local;
 
   private IndexSpec(Builder b) {
+    this.local = b.local;
     this.column = new Column(b.family, b.qualifier);
     this.alias = b.alias;
     this.buckets = b.buckets;
@@ -99,6 +101,15 @@ public final class IndexSpec {
     return covered;
   }
 
+  /**
+   * True for a local index: its entries live in the data regions (one hidden column family per
+   * index), are written in the data write's own mini-batch, and each data region keeps the filter
+   * that routes queries to it. False (the default) for a global index table of salted buckets.
+   */
+  public boolean isLocal() {
+    return local;
+  }
+
   /** Every column whose change rewrites an index row: the indexed one, then the covered ones. */
   public List<Column> watchedColumns() {
     List<Column> all = new ArrayList<>(1 + covered.size());
@@ -126,6 +137,7 @@ public final class IndexSpec {
     sb.append(";buckets=").append(buckets);
     sb.append(";fpp=").append(fpp);
     sb.append(";capacity=").append(initialCapacity);
+    if (local) sb.append(";local=true");
     sb.append(";covered=");
     for (int i = 0; i < covered.size(); i++) {
       if (i > 0) sb.append(',');
@@ -158,6 +170,13 @@ public final class IndexSpec {
               .buckets(Integer.parseInt(required(fields, "buckets")))
               .fpp(Double.parseDouble(required(fields, "fpp")))
               .initialCapacity(Long.parseLong(required(fields, "capacity")));
+      String local = fields.getOrDefault("local", "false");
+      if (local.equals("true")) {
+        b.local();
+      } else if (!local.equals("false")) {
+        throw new IllegalArgumentException(
+            "index spec field local must be true or false: " + local);
+      }
       String cov = fields.getOrDefault("covered", "");
       if (!cov.isEmpty()) {
         for (String c : cov.split(",")) {
@@ -201,6 +220,7 @@ public final class IndexSpec {
         + fpp
         + ", covered="
         + covered
+        + (local ? ", local" : "")
         + "}";
   }
 
@@ -254,9 +274,11 @@ public final class IndexSpec {
     private final byte[] qualifier;
     private String alias;
     private int buckets = DEFAULT_BUCKETS;
+    private boolean bucketsSet;
     private double fpp = DEFAULT_FPP;
     private long initialCapacity = DEFAULT_INITIAL_CAPACITY;
     private final List<Column> covered = new ArrayList<>();
+    private boolean local;
 
     private Builder(byte[] family, byte[] qualifier) {
       this.family = family == null ? null : family.clone();
@@ -269,9 +291,19 @@ public final class IndexSpec {
       return this;
     }
 
-    /** Salt buckets = index regions, 1..256 (default 16). */
+    /**
+     * A local index (see {@link IndexSpec#isLocal()}): best for write-heavy tables and for values
+     * that select rows in few regions. It has no buckets: {@link #buckets} must stay unset or 1.
+     */
+    public Builder local() {
+      this.local = true;
+      return this;
+    }
+
+    /** Salt buckets = index regions, 1..256 (default 16). Global indexes only. */
     public Builder buckets(int buckets) {
       this.buckets = buckets;
+      this.bucketsSet = true;
       return this;
     }
 
@@ -310,6 +342,14 @@ public final class IndexSpec {
         throw new IllegalArgumentException(
             "index alias must match [A-Za-z0-9_]{1,32}, got "
                 + (alias == null ? "none" : "'" + alias + "'"));
+      }
+      if (local) {
+        if (bucketsSet && buckets != 1) {
+          throw new IllegalArgumentException(
+              "a local index has no buckets (its entries live in the data regions), got buckets="
+                  + buckets);
+        }
+        buckets = 1;
       }
       if (buckets < MIN_BUCKETS || buckets > MAX_BUCKETS) {
         throw new IllegalArgumentException(

@@ -6,6 +6,8 @@ import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest.Answer;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
@@ -52,6 +54,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe; {@link #lastTrace()} reports the calling thread's last query.
  *
+ * <p>A local index is queried in its data regions: routing names the regions whose filter may hold
+ * the value, and each answers in one call (whole rows for {@link #find}, re-checked there; see
+ * {@link LocalQueries}).
+ *
  * <p>If the master cannot be asked for routing, the query asks every bucket instead (never fewer
  * than routing would have): the answer is complete, only slower. The first such failure is logged
  * at WARN with its cause, later ones at DEBUG; {@link QueryTrace#routingFailures()} and {@link
@@ -72,6 +78,7 @@ public final class IndexedTable implements AutoCloseable {
   private volatile boolean strict;
   private final ThreadLocal<QueryTrace> lastTrace = new ThreadLocal<>();
   private final AtomicLong routingFailures = new AtomicLong();
+  private final LocalQueries local;
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
     this.connection = connection;
@@ -89,6 +96,7 @@ public final class IndexedTable implements AutoCloseable {
     // The first query would otherwise look up every bucket's region in hbase:meta, one bucket
     // at a time (tens of ms); one scan of meta here fills the connection's location cache.
     for (IndexSpec s : specs) {
+      if (s.isLocal()) continue;
       try (RegionLocator locator =
           connection.getRegionLocator(IndexCatalog.indexTableName(dataTable, s.alias()))) {
         locator.getAllRegionLocations();
@@ -102,6 +110,7 @@ public final class IndexedTable implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
+    this.local = new LocalQueries(this, connection, dataTable, pool);
   }
 
   /**
@@ -126,6 +135,14 @@ public final class IndexedTable implements AutoCloseable {
     return routingFailures.get();
   }
 
+  boolean isStrict() {
+    return strict;
+  }
+
+  void setTrace(QueryTrace trace) {
+    lastTrace.set(trace);
+  }
+
   private void finishTrace(long startNanos) {
     lastTrace.set(lastTrace.get().withTotalMicros(micros(startNanos)));
   }
@@ -134,7 +151,11 @@ public final class IndexedTable implements AutoCloseable {
   public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
     long start = System.nanoTime();
-    List<byte[]> rows = rowsOf(point(spec(family, qualifier), value));
+    IndexSpec spec = spec(family, qualifier);
+    List<byte[]> rows =
+        spec.isLocal()
+            ? local.rowKeys(local.point(spec, value, Answer.KEYS))
+            : rowsOf(point(spec, value));
     finishTrace(start);
     return rows;
   }
@@ -142,12 +163,15 @@ public final class IndexedTable implements AutoCloseable {
   /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     long start = System.nanoTime();
+    IndexSpec spec = spec(family, qualifier);
+    if (spec.isLocal()) {
+      // Each region re-checked its rows and answered them whole: no second round trip.
+      List<Result> rows = local.rows(local.point(spec, value, Answer.ROWS));
+      finishTrace(start);
+      return rows;
+    }
     List<Result> rows =
-        recheck(
-            rowsOf(point(spec(family, qualifier), value)),
-            family,
-            qualifier,
-            v -> Arrays.equals(v, value));
+        recheck(rowsOf(point(spec, value)), family, qualifier, v -> Arrays.equals(v, value));
     finishTrace(start);
     return rows;
   }
@@ -160,8 +184,14 @@ public final class IndexedTable implements AutoCloseable {
     long start = System.nanoTime();
     IndexSpec spec = spec(family, qualifier);
     List<IndexEntry> entries = new ArrayList<>();
-    for (LookupResponse r : point(spec, value)) {
-      r.getHitsList().forEach(h -> entries.add(IndexEntry.of(spec, h)));
+    if (spec.isLocal()) {
+      for (LocalQueryResponse r : local.point(spec, value, Answer.ENTRIES)) {
+        r.getHitsList().forEach(h -> entries.add(IndexEntry.of(spec, h)));
+      }
+    } else {
+      for (LookupResponse r : point(spec, value)) {
+        r.getHitsList().forEach(h -> entries.add(IndexEntry.of(spec, h)));
+      }
     }
     entries.sort((a, b) -> Bytes.compareTo(a.row(), b.row()));
     finishTrace(start);
@@ -175,7 +205,11 @@ public final class IndexedTable implements AutoCloseable {
   public List<byte[]> rangeRowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     long start = System.nanoTime();
-    List<byte[]> rows = rowsOf(range(spec(family, qualifier), lo, hi));
+    IndexSpec spec = spec(family, qualifier);
+    List<byte[]> rows =
+        spec.isLocal()
+            ? local.rowKeys(local.range(spec, lo, hi, Answer.KEYS))
+            : rowsOf(range(spec, lo, hi));
     finishTrace(start);
     return rows;
   }
@@ -184,9 +218,15 @@ public final class IndexedTable implements AutoCloseable {
   public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     long start = System.nanoTime();
+    IndexSpec spec = spec(family, qualifier);
+    if (spec.isLocal()) {
+      List<Result> rows = local.rows(local.range(spec, lo, hi, Answer.ROWS));
+      finishTrace(start);
+      return rows;
+    }
     List<Result> rows =
         recheck(
-            rowsOf(range(spec(family, qualifier), lo, hi)),
+            rowsOf(range(spec, lo, hi)),
             family,
             qualifier,
             v ->
@@ -198,6 +238,7 @@ public final class IndexedTable implements AutoCloseable {
 
   /** The master's routing statistics for one index (filters per region and per server). */
   public StatsResponse routingStats(byte[] family, byte[] qualifier) throws IOException {
+    // A local index files its per-region filters under the same name, without a table.
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec(family, qualifier).alias());
     try {
       return IndexRoutingService.newBlockingStub(admin.coprocessorService())
@@ -242,31 +283,15 @@ public final class IndexedTable implements AutoCloseable {
     boolean routed = false;
     int routingFailed = 0;
     if (!strict) {
-      try {
-        RouteResponse route =
-            IndexRoutingService.newBlockingStub(admin.coprocessorService())
-                .route(
-                    null,
-                    RouteRequest.newBuilder()
-                        .setIndexTable(indexTable.getNameAsString())
-                        .setFilterKey(ByteString.copyFrom(IndexKeyCodec.filterKey(alias, value)))
-                        .build());
+      RouteResponse route =
+          route(indexTable.getNameAsString(), null, IndexKeyCodec.filterKey(alias, value));
+      if (route != null) {
         buckets = new ArrayList<>();
         for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
         unsure = route.getUnsureRegions();
         routed = true;
-      } catch (ServiceException | RuntimeException e) {
-        // Master unreachable: every bucket is a candidate (unsure = candidate).
+      } else {
         routingFailed = 1;
-        if (routingFailures.getAndIncrement() == 0) {
-          LOG.warn(
-              "scbf: routing for {} failed, asking every bucket (logged once per table;"
-                  + " later failures at DEBUG): {}",
-              indexTable,
-              e.toString());
-        } else {
-          LOG.debug("scbf: routing for {} failed, asking every bucket", indexTable, e);
-        }
       }
     }
     long routeMicros = micros(start);
@@ -292,6 +317,32 @@ public final class IndexedTable implements AutoCloseable {
         micros(lookupStart),
         routingFailed);
     return responses;
+  }
+
+  /**
+   * The master's candidate regions for a filter key of {@code index} (regions of {@code regionsOf},
+   * or of the index table if null), or null if the master could not be asked: the caller then asks
+   * every region (unsure = candidate).
+   */
+  RouteResponse route(String index, String regionsOf, byte[] filterKey) {
+    RouteRequest.Builder request =
+        RouteRequest.newBuilder().setIndexTable(index).setFilterKey(ByteString.copyFrom(filterKey));
+    if (regionsOf != null) request.setRegionsOf(regionsOf);
+    try {
+      return IndexRoutingService.newBlockingStub(admin.coprocessorService())
+          .route(null, request.build());
+    } catch (ServiceException | RuntimeException e) {
+      if (routingFailures.getAndIncrement() == 0) {
+        LOG.warn(
+            "scbf: routing for {} failed, asking every region (logged once per table;"
+                + " later failures at DEBUG): {}",
+            index,
+            e.toString());
+      } else {
+        LOG.debug("scbf: routing for {} failed, asking every region", index, e);
+      }
+      return null;
+    }
   }
 
   private List<LookupResponse> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {

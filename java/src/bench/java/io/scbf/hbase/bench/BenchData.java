@@ -68,6 +68,23 @@ final class BenchData {
     return out;
   }
 
+  /**
+   * The update pass (after the queries, whose checks use the generated counts): every fourth row of
+   * [from, to) gets a new city "moved-i", one of rows/10; the other columns are untouched.
+   */
+  List<Put> updates(int from, int to, Durability durability) {
+    List<Put> out = new ArrayList<>((to - from) / 4 + 1);
+    for (int i = from; i < to; i++) {
+      if (i % 4 != 0) continue;
+      Random rnd = new Random(~i * 0x9E3779B97F4A7C15L);
+      out.add(
+          new Put(Bytes.toBytes(String.format("u%08x", i * 0x9E3779B1)))
+              .addColumn(D, CITY, Bytes.toBytes("moved-" + rnd.nextInt(cities)))
+              .setDurability(durability));
+    }
+    return out;
+  }
+
   /** Up to {@code n} distinct cities with between lo and hi rows, from a seeded random order. */
   List<String> citiesWithRows(int lo, int hi, int n, long seed) {
     List<String> out = new ArrayList<>(n);

@@ -28,6 +28,7 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -37,14 +38,20 @@ import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * The HBase benchmark of issue 4, in one run on an in-process HBase with the scbf coprocessors: (a)
- * indexed vs unindexed batched-put throughput, (b) routed point queries vs a full scan with
- * SingleColumnValueFilter, (c) buckets asked per query, (d) hot vs cold lookups, (e) filter and
- * cache memory. Run with {@code mvn -B -Pbench-hbase verify} ({@code -Dbench.rows=N}).
+ * The HBase benchmark, in one run on an in-process HBase with the scbf coprocessors: (a)
+ * batched-put throughput of an unindexed table, one with a global index and one with a local index,
+ * (b) routed point queries vs a full scan with SingleColumnValueFilter, (c) buckets or regions
+ * asked per query, (d) hot vs cold lookups (b-d for both index kinds), (e) filter and cache memory,
+ * (f) an update pass rewriting the indexed column of 25% of the rows. Run with {@code mvn -B
+ * -Pbench-hbase verify} ({@code -Dbench.rows=N}).
  */
 public final class HBaseBenchmark {
   static final TableName PLAIN = TableName.valueOf("bench_plain");
   static final TableName INDEXED = TableName.valueOf("bench_indexed");
+  static final TableName LOCAL = TableName.valueOf("bench_local");
+
+  /** A global index on a table declared insert-only (no read of the current row per put). */
+  static final TableName IMMUTABLE = TableName.valueOf("bench_immutable");
 
   /** The second write comparison (data puts without WAL); dropped before the queries. */
   static final TableName PLAIN_SKIP_WAL = TableName.valueOf("bench_plain_skipwal");
@@ -72,52 +79,104 @@ public final class HBaseBenchmark {
         seconds(t0), data.rows(), batch, writers);
     try {
       Connection connection = util.getConnection();
-      createTables(connection, PLAIN, INDEXED);
+      createTables(connection, PLAIN, INDEXED, LOCAL);
+      createTables(connection, null, IMMUTABLE, null);
+      new IndexAdmin(connection).setImmutableRows(IMMUTABLE, true);
       say("%n(a) write throughput, batched puts");
       // Headline: what production does, the WAL on the data rows as on the index rows.
-      writes(connection, data, batch, writers, PLAIN, INDEXED, Durability.USE_DEFAULT, true);
-      // Second line: data puts without WAL (index rows keep theirs), comparable with earlier runs.
-      createTables(connection, PLAIN_SKIP_WAL, INDEXED_SKIP_WAL);
-      writes(
-          connection,
-          data,
-          batch,
-          writers,
-          PLAIN_SKIP_WAL,
-          INDEXED_SKIP_WAL,
-          Durability.SKIP_WAL,
-          false);
+      double[] load =
+          writes(
+              connection,
+              data,
+              batch,
+              writers,
+              List.of(PLAIN, INDEXED, LOCAL, IMMUTABLE),
+              Durability.USE_DEFAULT,
+              true,
+              false);
       try (Admin admin = connection.getAdmin()) {
-        // Their memstores and index regions would otherwise compete with the queries below.
-        for (TableName t :
-            List.of(
-                PLAIN_SKIP_WAL,
-                INDEXED_SKIP_WAL,
-                IndexCatalog.indexTableName(INDEXED_SKIP_WAL, "city"))) {
+        for (TableName t : List.of(IMMUTABLE, IndexCatalog.indexTableName(IMMUTABLE, "city"))) {
           admin.disableTable(t);
           admin.deleteTable(t);
         }
       }
-      Thread.sleep(3000); // every bucket publishes its filter (1 s interval)
+      if (Boolean.getBoolean("bench.skipWal")) {
+        // Data puts without WAL (index rows keep theirs), comparable with earlier runs.
+        createTables(connection, PLAIN_SKIP_WAL, INDEXED_SKIP_WAL, null);
+        writes(
+            connection,
+            data,
+            batch,
+            writers,
+            List.of(PLAIN_SKIP_WAL, INDEXED_SKIP_WAL),
+            Durability.SKIP_WAL,
+            false,
+            false);
+        dropSkipWalTables(connection);
+      }
+      Thread.sleep(3000); // every bucket and region publishes its filter (1 s interval)
       try (Admin admin = connection.getAdmin()) {
         // Queries, lookups and scans read HFiles (not memstores), as on a loaded cluster.
-        admin.flush(PLAIN);
-        admin.flush(INDEXED);
-        admin.flush(IndexCatalog.indexTableName(INDEXED, "city"));
+        for (TableName t :
+            List.of(PLAIN, INDEXED, LOCAL, IndexCatalog.indexTableName(INDEXED, "city")))
+          admin.flush(t);
       }
       try (IndexedTable table = new IndexedTable(connection, INDEXED)) {
+        say("%n--- global index (%s) ---", INDEXED);
         new QueryBench(connection, table, data, samples).run();
         memory(table);
       }
+      try (IndexedTable table = new IndexedTable(connection, LOCAL)) {
+        say("%n--- local index (%s) ---", LOCAL);
+        new QueryBench(connection, table, data, samples).run();
+      }
+      say("%n(f) update pass: the indexed column of 25%% of the rows rewritten");
+      double[] update =
+          writes(
+              connection,
+              data,
+              batch,
+              writers,
+              List.of(PLAIN, INDEXED, LOCAL),
+              Durability.USE_DEFAULT,
+              false,
+              true);
+      say("%nSUMMARY (ratios to the unindexed table in this run)");
+      say(
+          "  load   global %.2fx   local %.2fx   global, immutable rows %.2fx",
+          load[1] / load[0], load[2] / load[0], load[3] / load[0]);
+      say("  update global %.2fx   local %.2fx", update[1] / update[0], update[2] / update[0]);
     } finally {
       util.shutdownMiniCluster();
     }
   }
 
-  static void createTables(Connection connection, TableName plain, TableName indexed)
-      throws Exception {
+  private static void dropSkipWalTables(Connection connection) throws Exception {
     try (Admin admin = connection.getAdmin()) {
-      for (TableName t : List.of(plain, indexed)) {
+      // Their memstores and index regions would otherwise compete with the queries below.
+      for (TableName t :
+          List.of(
+              PLAIN_SKIP_WAL,
+              INDEXED_SKIP_WAL,
+              IndexCatalog.indexTableName(INDEXED_SKIP_WAL, "city"))) {
+        admin.disableTable(t);
+        admin.deleteTable(t);
+      }
+    }
+  }
+
+  /**
+   * The unindexed table (if not null), one with a global index and (if not null) one with a local
+   * index.
+   */
+  static void createTables(
+      Connection connection, TableName plain, TableName global, TableName local) throws Exception {
+    List<TableName> tables = new ArrayList<>();
+    for (TableName t : new TableName[] {plain, global, local}) {
+      if (t != null) tables.add(t);
+    }
+    try (Admin admin = connection.getAdmin()) {
+      for (TableName t : tables) {
         admin.createTable(
             TableDescriptorBuilder.newBuilder(t)
                 .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
@@ -125,77 +184,101 @@ public final class HBaseBenchmark {
             BenchData.splits(REGIONS));
       }
     }
-    new IndexAdmin(connection)
-        .createIndex(
-            indexed, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).fpp(0.001).build());
+    IndexAdmin indexes = new IndexAdmin(connection);
+    indexes.createIndex(
+        global, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).fpp(0.001).build());
+    if (local != null) {
+      indexes.createIndex(
+          local, IndexSpec.builder(D, CITY).alias("city").local().fpp(0.001).build());
+    }
     say(
-        "tables %s and %s: %d regions each; index 'city' on %s only (%d buckets, fpp 0.001)",
-        plain, indexed, REGIONS, indexed, BUCKETS);
+        "tables %s, %s%s: %d regions each; index 'city' on %s (global: %d buckets, fpp 0.001)%s",
+        plain == null ? "-" : plain,
+        global,
+        local == null ? "" : ", " + local,
+        REGIONS,
+        global,
+        BUCKETS,
+        local == null ? "" : " and on " + local + " (local, fpp 0.001)");
   }
 
   /**
-   * (a) The same rows into both tables, chunk by chunk alternately, so that both see the same
-   * machine load and the same memstore/flush phases; each table's time is the sum of its chunks.
-   * {@code durability} applies to the data puts of both tables; the index rows always keep their
-   * WAL (skipping it could lose an index row whose data row survives: a false negative). {@code
-   * countValues} once per distinct set of rows, for the query checks.
+   * (a) The same rows into every table, chunk by chunk in turn, so that all see the same machine
+   * load and the same memstore/flush phases; each table's time is the sum of its chunks. {@code
+   * durability} applies to the data puts of all tables; the index rows always keep their WAL
+   * (skipping it could lose an index row whose data row survives: a false negative). {@code
+   * countValues} once per distinct set of rows, for the query checks. {@code update}: rewrite the
+   * indexed column of every fourth row instead. Returns rows per second per table.
    */
-  static void writes(
+  static double[] writes(
       Connection connection,
       BenchData data,
       int batch,
       int writers,
-      TableName plainTable,
-      TableName indexedTable,
+      List<TableName> tables,
       Durability durability,
-      boolean countValues)
+      boolean countValues,
+      boolean update)
       throws Exception {
     int chunk = Math.max(batch * writers, data.rows() / 10);
-    long plainNanos = 0, indexedNanos = 0;
+    long[] nanos = new long[tables.size()];
+    long[] rows = new long[tables.size()];
     ExecutorService pool = Executors.newFixedThreadPool(writers);
-    try (Table plain = connection.getTable(plainTable);
-        Table indexed = connection.getTable(indexedTable)) {
+    List<Table> open = new ArrayList<>();
+    try {
+      for (TableName t : tables) open.add(connection.getTable(t));
       for (int from = 0; from < data.rows(); from += chunk) {
         int to = Math.min(data.rows(), from + chunk);
-        plainNanos += load(pool, plain, data, from, to, batch, writers, durability, countValues);
-        indexedNanos += load(pool, indexed, data, from, to, batch, writers, durability, false);
+        for (int i = 0; i < open.size(); i++) {
+          List<List<Put>> batches =
+              batches(data, from, to, batch, durability, countValues && i == 0, update);
+          nanos[i] += load(pool, open.get(i), batches, writers);
+          for (List<Put> b : batches) rows[i] += b.size();
+        }
       }
     } finally {
+      for (Table t : open) t.close();
       pool.shutdown();
     }
-    double plainRate = data.rows() / (plainNanos / 1e9),
-        indexedRate = data.rows() / (indexedNanos / 1e9);
     String wal =
         durability == Durability.SKIP_WAL
             ? "data puts SKIP_WAL (index rows with WAL)"
             : "WAL on data and index rows (production)";
-    say("  %s", wal);
-    say("    unindexed %-22s %,10.0f rows/s  (%.1f s)", plainTable, plainRate, plainNanos / 1e9);
-    say(
-        "    indexed   %-22s %,10.0f rows/s  (%.1f s)",
-        indexedTable, indexedRate, indexedNanos / 1e9);
-    say("    indexed / unindexed = %.2fx   (target >= 0.8x)", indexedRate / plainRate);
+    say("  %s%s", wal, update ? ", update pass" : "");
+    double[] rates = new double[tables.size()];
+    for (int i = 0; i < tables.size(); i++) {
+      rates[i] = rows[i] / (nanos[i] / 1e9);
+      say(
+          "    %-22s %,10.0f rows/s  (%.1f s)%s",
+          tables.get(i),
+          rates[i],
+          nanos[i] / 1e9,
+          i == 0 ? "" : String.format("   %.2fx unindexed", rates[i] / rates[0]));
+    }
+    return rates;
   }
 
-  /**
-   * Puts rows [from, to) with {@code writers} threads, each sending batches; returns nanoseconds.
-   */
-  static long load(
-      ExecutorService pool,
-      Table table,
+  /** The batches of rows [from, to): their puts, or the updates of every fourth row. */
+  static List<List<Put>> batches(
       BenchData data,
       int from,
       int to,
       int batch,
-      int writers,
       Durability durability,
-      boolean countValues)
-      throws Exception {
-    // Generate first: the timed part is HBase's, not the generator's.
-    List<List<org.apache.hadoop.hbase.client.Put>> batches = new ArrayList<>();
-    for (int b = from; b < to; b += batch) {
-      batches.add(data.puts(b, Math.min(to, b + batch), durability, countValues));
+      boolean count,
+      boolean update) {
+    List<List<Put>> batches = new ArrayList<>();
+    List<Put> all =
+        update ? data.updates(from, to, durability) : data.puts(from, to, durability, count);
+    for (int b = 0; b < all.size(); b += batch) {
+      batches.add(all.subList(b, Math.min(all.size(), b + batch)));
     }
+    return batches;
+  }
+
+  /** Sends the batches with {@code writers} threads; returns nanoseconds. */
+  static long load(ExecutorService pool, Table table, List<List<Put>> batches, int writers)
+      throws Exception {
     long start = System.nanoTime();
     List<Future<?>> done = new ArrayList<>();
     for (int w = 0; w < writers; w++) {

@@ -65,7 +65,9 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
       RpcController controller, RouteRequest request, RpcCallback<RouteResponse> done) {
     done.run(
         table.route(
-            TableName.valueOf(request.getIndexTable()),
+            request.getIndexTable(),
+            TableName.valueOf(
+                request.hasRegionsOf() ? request.getRegionsOf() : request.getIndexTable()),
             request.getFilterKey().toByteArray(),
             System.currentTimeMillis()));
   }

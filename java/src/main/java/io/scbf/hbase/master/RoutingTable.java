@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Routing needs the answer per region (the client asks buckets), so the table keeps one filter
  * per region rather than a merged filter per server; the per-server grouping shows in the stats.
+ * Entries are keyed by index and region: a data region carries one filter per local index.
  */
 final class RoutingTable implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RoutingTable.class);
@@ -102,7 +103,7 @@ final class RoutingTable implements AutoCloseable {
         // Only the server that published the entry may retire it (a late "closed" from the old
         // server must not erase the new server's publication).
         entries.computeIfPresent(
-            rf.getEncodedRegion(),
+            key(rf.getIndexTable(), rf.getEncodedRegion()),
             (k, e) -> {
               if (!from.equals(e.server)) return e;
               e.replace(null);
@@ -112,7 +113,8 @@ final class RoutingTable implements AutoCloseable {
       }
       Entry e =
           entries.computeIfAbsent(
-              rf.getEncodedRegion(), k -> new Entry(rf.getIndexTable(), rf.getEncodedRegion()));
+              key(rf.getIndexTable(), rf.getEncodedRegion()),
+              k -> new Entry(rf.getIndexTable(), rf.getEncodedRegion()));
       e.lock.writeLock().lock(); // one publication at a time: filter, version and server agree
       try {
         if (!update(e, rf, from, now)) response.addNeedSnapshot(rf.getEncodedRegion());
@@ -151,16 +153,28 @@ final class RoutingTable implements AutoCloseable {
     return same || !rf.getReady();
   }
 
-  /** Candidate regions of {@code indexTable} for a filter key, in start-key order. */
+  private static String key(String index, String encodedRegion) {
+    return index + '/' + encodedRegion;
+  }
+
+  /** Candidate regions of a global index's table for a filter key, in start-key order. */
   RouteResponse route(TableName indexTable, byte[] filterKey, long now) {
-    List<RegionInfo> regions = new ArrayList<>(cluster.regionsOf(indexTable));
+    return route(indexTable.getNameAsString(), indexTable, filterKey, now);
+  }
+
+  /**
+   * Candidate regions of {@code regionsOf} for a filter key of {@code index}, in start-key order:
+   * the index's own table for a global index, the data table for a local one.
+   */
+  RouteResponse route(String index, TableName regionsOf, byte[] filterKey, long now) {
+    List<RegionInfo> regions = new ArrayList<>(cluster.regionsOf(regionsOf));
     regions.sort(
         Comparator.comparing(
             RegionInfo::getStartKey, org.apache.hadoop.hbase.util.Bytes.BYTES_COMPARATOR));
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(regions.size());
     int unsure = 0;
     for (RegionInfo region : regions) {
-      Entry e = entries.get(region.getEncodedName());
+      Entry e = entries.get(key(index, region.getEncodedName()));
       boolean sure = false;
       boolean candidate = true;
       if (e != null) {
@@ -180,6 +194,7 @@ final class RoutingTable implements AutoCloseable {
         out.addCandidates(
             RegionRef.newBuilder()
                 .setStartKey(ByteString.copyFrom(region.getStartKey()))
+                .setEndKey(ByteString.copyFrom(region.getEndKey()))
                 .setEncodedRegion(region.getEncodedName()));
       }
     }

@@ -1,10 +1,16 @@
 package io.scbf.hbase.regionserver;
 
+import com.google.protobuf.RpcCallback;
+import com.google.protobuf.RpcController;
+import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexWriteException;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import io.scbf.hbase.shared.RowState;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,15 +19,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
@@ -29,10 +36,13 @@ import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
+import org.apache.hadoop.hbase.ipc.RpcServer;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.apache.hadoop.hbase.wal.WALEdit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,9 +64,15 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * Mutations the index cannot follow fail individually with a clear message.
+ *
+ * <p>Local indexes ({@link IndexSpec#isLocal()}) need none of this round trip: their entries are
+ * added to the data write's own mini-batch ({@code addOperationsFromCP}: one WAL append, atomic
+ * with the row, no RPC) and each region keeps their filters ({@link LocalIndex}); this observer
+ * also serves their queries ({@link LocalIndexService}) and hides their families from clients.
  */
 @CoreCoprocessor
-public class DataTableObserver implements RegionCoprocessor, RegionObserver {
+public class DataTableObserver extends LocalIndexService
+    implements RegionCoprocessor, RegionObserver {
   private static final Logger LOG = LoggerFactory.getLogger(DataTableObserver.class);
 
   private IndexUpdatePlanner planner; // null on tables without indexes
@@ -68,6 +84,19 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
   private IndexWriter writer;
   private Region region;
 
+  /** The local indexes of this region (empty if none, or if the server context is missing). */
+  private List<LocalIndex> localIndexes = List.of();
+
+  private List<IndexSpec> localSpecs = List.of();
+
+  /** Why this region cannot keep local index entries, or null. */
+  private String localUnfit;
+
+  /** Filter effects of local entry writes, applied once the mini-batch is done. */
+  private final ThreadLocal<List<LocalEffects>> pendingLocal = new ThreadLocal<>();
+
+  private record LocalEffects(LocalIndex index, FilterBookkeeping.PendingEffects effects) {}
+
   /** Why every write to this region is refused, or null (set when start failed unexpectedly). */
   private String refusal;
 
@@ -78,6 +107,9 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
 
   private final RowLockStripes rowLocks = new RowLockStripes(1024);
   private long rowLockWaitMs;
+
+  /** The table declares its rows insert-only (see {@link IndexCatalog#IMMUTABLE_ROWS_ATTR}). */
+  private boolean immutableRows;
 
   @Override
   public void start(CoprocessorEnvironment env) {
@@ -113,8 +145,17 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
     planner = new IndexUpdatePlanner(specs);
     indexTables = new LinkedHashMap<>();
     TableName data = region.getRegionInfo().getTable();
-    for (IndexSpec s : specs) indexTables.put(s, IndexCatalog.indexTableName(data, s.alias()));
+    for (IndexSpec s : specs) {
+      if (!s.isLocal()) indexTables.put(s, IndexCatalog.indexTableName(data, s.alias()));
+    }
+    localSpecs = specs.stream().filter(IndexSpec::isLocal).toList();
+    if (!localSpecs.isEmpty()) {
+      localUnfit = LocalIndex.unfit(region);
+      if (localUnfit != null)
+        LOG.error("scbf: {}; writes to its indexed columns are refused", localUnfit);
+    }
     rowLockWaitMs = renv.getConfiguration().getLong("hbase.rowlock.wait.duration", 30_000);
+    immutableRows = IndexCatalog.hasImmutableRows(region.getTableDescriptor());
     if (context == null) {
       LOG.error(
           "scbf: writes to the indexed columns of {} are refused on this region server: {}"
@@ -126,7 +167,14 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
     IndexServices services = context.attach();
     try {
       writer = new IndexWriter(services);
+      if (localUnfit == null) {
+        List<LocalIndex> locals = new ArrayList<>();
+        for (IndexSpec s : localSpecs) locals.add(new LocalIndex(region, s, services));
+        localIndexes = locals;
+      }
     } catch (RuntimeException e) {
+      localIndexes.forEach(LocalIndex::free);
+      localIndexes = List.of();
       context.detach(); // stop() detaches only when a writer exists
       throw e;
     }
@@ -140,6 +188,10 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
   public void stop(CoprocessorEnvironment env) {
     if (context == null || region == null) return;
     context.metrics().regionClosed(encodedName());
+    for (LocalIndex l : localIndexes) {
+      l.close(); // normally done in preClose already; idempotent
+      l.free();
+    }
     if (writer != null) context.detach();
   }
 
@@ -149,11 +201,96 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
   }
 
   @Override
+  public Iterable<Service> getServices() {
+    return List.of(this);
+  }
+
+  @Override
+  public void postOpen(ObserverContext<RegionCoprocessorEnvironment> c) {
+    localIndexes.forEach(LocalIndex::open);
+  }
+
+  @Override
+  public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
+    localIndexes.forEach(LocalIndex::close);
+  }
+
+  /**
+   * Client reads never see local index families. HBase has already replaced "every family" by the
+   * table's families when these hooks run, so the families are taken out of every client read.
+   */
+  @Override
+  public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan)
+      throws IOException {
+    if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext())
+      hideLocalFamilies(scan.getFamilyMap());
+  }
+
+  @Override
+  public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result)
+      throws IOException {
+    if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext())
+      hideLocalFamilies(get.getFamilyMap());
+  }
+
+  private void hideLocalFamilies(Map<byte[], ?> families) throws DoNotRetryIOException {
+    if (families.isEmpty()) return;
+    for (IndexSpec s : localSpecs) families.remove(IndexCatalog.localFamily(s.alias()));
+    // Empty would mean "every family" again.
+    if (families.isEmpty()) {
+      throw new DoNotRetryIOException(
+          "scbf: column families "
+              + localSpecs.stream()
+                  .map(s -> Bytes.toString(IndexCatalog.localFamily(s.alias())))
+                  .toList()
+              + " of "
+              + region.getRegionInfo().getTable()
+              + " hold local index entries and are not readable by clients; query them with"
+              + " IndexedTable");
+    }
+  }
+
+  // ---- LocalIndexService ----
+
+  @Override
+  public void query(
+      RpcController controller, LocalQueryRequest request, RpcCallback<LocalQueryResponse> done) {
+    try {
+      String alias = request.getAlias().toStringUtf8();
+      LocalIndex index =
+          localIndexes.stream()
+              .filter(l -> l.spec().alias().equals(alias))
+              .findFirst()
+              .orElse(null);
+      if (index == null) {
+        throw new DoNotRetryIOException(
+            "scbf: region "
+                + encodedName()
+                + " of "
+                + region.getRegionInfo().getTable()
+                + " serves no local index '"
+                + alias
+                + "'"
+                + (localUnfit != null ? " (" + localUnfit + ")" : ""));
+      }
+      done.run(index.query(request));
+    } catch (IOException | RuntimeException e) {
+      CoprocessorRpcUtils.setControllerException(
+          controller,
+          e instanceof IOException io
+              ? io
+              : new DoNotRetryIOException("scbf local index query failed: " + e, e));
+      done.run(null);
+    }
+  }
+
+  @Override
   public void preBatchMutate(
       ObserverContext<RegionCoprocessorEnvironment> c, MiniBatchOperationInProgress<Mutation> batch)
       throws IOException {
     if (refusal != null) throw new IndexWriteException(refusal + "; the write was not applied");
     if (planner == null) return;
+    if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext()) guardLocalFamilies(batch);
     try {
       writeIndexPuts(batch);
     } catch (RuntimeException e) {
@@ -163,8 +300,39 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
     }
   }
 
+  /**
+   * Clients may not write local index families: a Put there fails; a Delete loses its cells there
+   * (a row Delete arrives expanded into a marker for every family, and must not delete the entry
+   * that happens to share the row key).
+   */
+  private void guardLocalFamilies(MiniBatchOperationInProgress<Mutation> batch) {
+    for (int i = 0; i < batch.size(); i++) {
+      if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN)
+        continue;
+      Mutation m = batch.getOperation(i);
+      for (IndexSpec s : localSpecs) {
+        byte[] family = IndexCatalog.localFamily(s.alias());
+        if (!m.getFamilyCellMap().containsKey(family)) continue;
+        if (m instanceof Delete) {
+          m.getFamilyCellMap().remove(family);
+        } else {
+          batch.setOperationStatus(
+              i,
+              new OperationStatus(
+                  OperationStatusCode.SANITY_CHECK_FAILURE,
+                  "scbf: column family "
+                      + Bytes.toString(family)
+                      + " holds the entries of local index '"
+                      + s.alias()
+                      + "' and is written by the index only"));
+        }
+      }
+    }
+  }
+
   private void writeIndexPuts(MiniBatchOperationInProgress<Mutation> batch) throws IOException {
     List<Mutation> indexed = new ArrayList<>();
+    Map<Bytes, Integer> lastIndexOfRow = new LinkedHashMap<>();
     for (int i = 0; i < batch.size(); i++) {
       if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN)
         continue;
@@ -173,6 +341,7 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
       try {
         planner.checkSupported(m);
         indexed.add(m);
+        lastIndexOfRow.put(new Bytes(m.getRow()), i);
       } catch (DoNotRetryIOException e) {
         // SANITY_CHECK_FAILURE reaches the client as FailedSanityCheckException with our message
         // on both the single-mutation and the multi path (FAILURE is dropped on the first).
@@ -181,6 +350,8 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
       }
     }
     if (indexed.isEmpty()) return;
+    if (localUnfit != null)
+      throw new IndexWriteException("scbf: " + localUnfit + "; the write was not applied");
     if (writer == null) {
       throw new IndexWriteException(
           "scbf: this region server does not load "
@@ -194,7 +365,9 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
     // may the next writer of the row read its current values.
     heldLocks.set(rowLocks.lock(indexed.stream().map(Mutation::getRow).toList(), rowLockWaitMs));
 
-    Map<byte[], RowState> current = read(indexed);
+    // Insert-only tables: a Put never replaces an indexed value, so there is nothing to read.
+    boolean putsOnly = indexed.stream().allMatch(m -> m instanceof Put);
+    Map<byte[], RowState> current = immutableRows && putsOnly ? Map.of() : read(indexed);
     Map<Bytes, RowStates> rows = new LinkedHashMap<>();
     for (Mutation m : indexed) {
       RowStates states =
@@ -206,14 +379,36 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
 
     Map<TableName, List<Mutation>> puts = new LinkedHashMap<>();
     Map<TableName, List<Mutation>> deletes = new LinkedHashMap<>();
+    Map<LocalIndex, List<Mutation>> localEntries = new LinkedHashMap<>();
+    long now = EnvironmentEdgeManager.currentTime();
     for (Map.Entry<Bytes, RowStates> e : rows.entrySet()) {
+      List<Mutation> entryRows = new ArrayList<>();
       for (IndexUpdatePlanner.IndexMutation im :
           planner.diff(e.getKey().get(), e.getValue().before, e.getValue().after)) {
+        if (im.spec().isLocal()) {
+          LocalIndex local = localIndex(im.spec());
+          localEntries.computeIfAbsent(local, l -> new ArrayList<>()).add(im.mutation());
+          entryRows.add(local.physical(im.mutation(), now));
+          continue;
+        }
         (im.mutation() instanceof Delete ? deletes : puts)
             .computeIfAbsent(indexTables.get(im.spec()), t -> new ArrayList<>())
             .add(im.mutation());
       }
+      // Written with the row's own mutation: same WAL entry, visible at the same time.
+      if (!entryRows.isEmpty()) {
+        batch.addOperationsFromCP(
+            lastIndexOfRow.get(e.getKey()), entryRows.toArray(new Mutation[0]));
+      }
     }
+    if (!localEntries.isEmpty()) {
+      List<LocalEffects> effects = new ArrayList<>();
+      pendingLocal.set(effects);
+      for (Map.Entry<LocalIndex, List<Mutation>> e : localEntries.entrySet()) {
+        effects.add(new LocalEffects(e.getKey(), e.getKey().beforeWrites(e.getValue())));
+      }
+    }
+    if (puts.isEmpty() && deletes.isEmpty()) return;
     writer.write(
         region.getRegionInfo().getTable().getNameAsString(), puts, IndexWriter.Phase.BEFORE_DATA);
     if (!deletes.isEmpty()) pendingDeletes.set(deletes);
@@ -265,6 +460,11 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
       MiniBatchOperationInProgress<Mutation> batch,
       boolean success) {
     pendingDeletes.remove(); // the data write failed before postBatchMutate: keep the old rows
+    List<LocalEffects> local = pendingLocal.get();
+    if (local != null) {
+      pendingLocal.remove();
+      for (LocalEffects e : local) e.index().afterWrites(e.effects(), success);
+    }
     releaseLocks();
   }
 
@@ -287,16 +487,15 @@ public class DataTableObserver implements RegionCoprocessor, RegionObserver {
     Map<byte[], List<Cell>> cells =
         RowBatchReader.read(region, mutations.stream().map(Mutation::getRow).toList(), scan);
     Map<byte[], RowState> states = new TreeMap<>(Bytes.BYTES_COMPARATOR);
-    for (Map.Entry<byte[], List<Cell>> row : cells.entrySet()) {
-      RowState.Builder b = RowState.builder();
-      for (Cell cell : row.getValue()) {
-        IndexSpec.Column col =
-            new IndexSpec.Column(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell));
-        b.put(col, CellUtil.cloneValue(cell), cell.getTimestamp());
-      }
-      states.put(row.getKey(), b.build());
-    }
+    cells.forEach((row, rowCells) -> states.put(row, RowState.of(rowCells)));
     return states;
+  }
+
+  private LocalIndex localIndex(IndexSpec spec) {
+    for (LocalIndex l : localIndexes) {
+      if (l.spec().equals(spec)) return l;
+    }
+    throw new IllegalStateException("no local index " + spec.alias() + " in " + encodedName());
   }
 
   /** A row's state before the mini-batch and after the batch's mutations so far. */

@@ -69,7 +69,7 @@ final class FilterPublisher {
     RegionFilter closed = closedPublication(region);
     submit(
         () -> {
-          masterVersions.remove(region.encodedName());
+          masterVersions.remove(region.publicationKey());
           send(List.of(closed));
         });
   }
@@ -114,12 +114,16 @@ final class FilterPublisher {
     PublishResponse response = send(messages);
     if (response == null) return false;
     for (RegionFilter f : messages) {
-      if (f.hasSnapshot()) masterVersions.put(f.getEncodedRegion(), f.getVersion());
+      if (f.hasSnapshot()) {
+        masterVersions.put(
+            IndexRegion.publicationKey(f.getIndexTable(), f.getEncodedRegion()), f.getVersion());
+      }
     }
     boolean resend = false;
     for (String encoded : response.getNeedSnapshotList()) {
-      if (regions.get(encoded) != null) {
-        masterVersions.remove(encoded);
+      // By HBase region: every local index of a data region resends (a few bytes more, rarely).
+      for (IndexRegion r : regions.ofRegion(encoded)) {
+        masterVersions.remove(r.publicationKey());
         resend = true;
       }
     }
@@ -137,7 +141,7 @@ final class FilterPublisher {
             .setServer(server.toString())
             .setReady(f.isReady())
             .setVersion(version);
-    Long held = masterVersions.get(region.encodedName());
+    Long held = masterVersions.get(region.publicationKey());
     if (f.isReady() && (held == null || held != version)) {
       b.setSnapshot(ByteString.copyFrom(f.snapshot()));
     }

@@ -11,54 +11,102 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@link IndexRegionRows} of a real index region, read with region scanners. */
+/**
+ * {@link IndexRegionRows} of a real region, read with region scanners: the rows of an index-table
+ * region (family {@code i}), or the entries of one local index in a data region (its own family,
+ * rows prefixed by the region's start key, see {@link LocalIndexKeys}), which it presents under
+ * their bucket-0 index keys so the rest of {@link IndexRegion} cannot tell the two apart.
+ */
 final class HRegionRows implements IndexRegionRows {
   private static final Logger LOG = LoggerFactory.getLogger(HRegionRows.class);
 
   private final Region region;
+  private final byte[] family;
+  private final LocalIndexKeys local; // null for an index-table region
 
   HRegionRows(Region region) {
+    this(region, IndexCatalog.INDEX_FAMILY, null);
+  }
+
+  private HRegionRows(Region region, byte[] family, LocalIndexKeys local) {
     this.region = region;
+    this.family = family;
+    this.local = local;
+  }
+
+  /**
+   * The entries of the local index whose family is {@code family} in data region {@code region}.
+   */
+  static HRegionRows local(Region region, byte[] family) {
+    return new HRegionRows(
+        region, family, new LocalIndexKeys(region.getRegionInfo().getStartKey()));
+  }
+
+  private byte[] toRow(byte[] indexKey) {
+    return local == null ? indexKey : local.physical(indexKey);
+  }
+
+  private byte[] toIndexKey(byte[] row) {
+    return local == null ? row : local.indexKey(row);
   }
 
   @Override
   public Set<byte[]> existing(Collection<byte[]> rows) throws IOException {
     // Exactly as a Get per row would read, but with one scanner for the batch.
-    return RowBatchReader.read(region, rows, new Scan().addFamily(IndexCatalog.INDEX_FAMILY))
-        .keySet();
+    List<byte[]> physical = new ArrayList<>(rows.size());
+    for (byte[] r : rows) physical.add(toRow(r));
+    Set<byte[]> out = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    for (byte[] row :
+        RowBatchReader.read(region, physical, new Scan().addFamily(family)).keySet()) {
+      out.add(toIndexKey(row));
+    }
+    return out;
   }
 
   @Override
   public void scan(byte[] start, byte[] stop, Consumer<Cell> consumer) throws IOException {
     Scan scan =
         new Scan()
-            .withStartRow(start)
-            .withStopRow(stop)
-            .addColumn(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER)
+            .withStartRow(toRow(start))
+            .withStopRow(stop.length == 0 && local != null ? local.last() : toRow(stop))
+            .addColumn(family, IndexCatalog.INDEX_QUALIFIER)
             .readVersions(1);
     try (RegionScanner scanner = region.getScanner(scan)) {
       List<Cell> cells = new ArrayList<>();
       boolean more;
       do {
         more = scanner.next(cells);
-        cells.forEach(consumer);
+        for (Cell c : cells) consumer.accept(local == null ? c : withIndexKey(c));
         cells.clear();
       } while (more);
     }
+  }
+
+  private Cell withIndexKey(Cell c) {
+    return new KeyValue(
+        local.indexKey(CellUtil.cloneRow(c)),
+        IndexCatalog.INDEX_FAMILY,
+        IndexCatalog.INDEX_QUALIFIER,
+        c.getTimestamp(),
+        KeyValue.Type.Put,
+        CellUtil.cloneValue(c));
   }
 
   @Override
@@ -77,12 +125,15 @@ final class HRegionRows implements IndexRegionRows {
 
     FilterKeyScan(BooleanSupplier cancelled) {
       this.cancelled = cancelled;
+      Scan scan =
+          new Scan()
+              .addFamily(family)
+              .setFilter(new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter()))
+              .setCacheBlocks(false);
+      // The marker sorts before the entries and is no entry: start after it.
+      if (local != null) scan.withStartRow(local.marker(), false).withStopRow(local.last());
       try {
-        scanner =
-            region.getScanner(
-                new Scan()
-                    .setFilter(new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter()))
-                    .setCacheBlocks(false));
+        scanner = region.getScanner(scan);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -117,7 +168,7 @@ final class HRegionRows implements IndexRegionRows {
         for (int i = 0; i < 1024 && more; i++) {
           more = scanner.next(cells);
           for (Cell c : cells) {
-            byte[] row = CellUtil.cloneRow(c);
+            byte[] row = toIndexKey(CellUtil.cloneRow(c));
             pending.add(Arrays.copyOfRange(row, 1, IndexKeyCodec.filterKeyEnd(row)));
           }
           cells.clear();

@@ -42,11 +42,11 @@ final class IndexRegion {
       IndexSpec spec,
       String indexTable,
       String encodedName,
-      byte[] startKey,
+      int bucket,
       IndexServices services) {
     this.spec = spec;
     this.alias = spec.alias().getBytes(StandardCharsets.UTF_8);
-    this.bucket = IndexKeyCodec.bucketOfRegion(startKey);
+    this.bucket = bucket;
     this.indexTable = indexTable;
     this.encodedName = encodedName;
     this.services = services;
@@ -63,6 +63,15 @@ final class IndexRegion {
     return indexTable;
   }
 
+  /** What the master files this region's filter under: an HBase region holds one per index. */
+  String publicationKey() {
+    return publicationKey(indexTable, encodedName);
+  }
+
+  static String publicationKey(String indexTable, String encodedName) {
+    return indexTable + '/' + encodedName;
+  }
+
   BucketFilter filter() {
     return bookkeeping.filter();
   }
@@ -77,6 +86,15 @@ final class IndexRegion {
 
   /** Region opened: announce it (not ready) and build the filter from the region's rows. */
   void open() {
+    open(() -> {});
+  }
+
+  /**
+   * Region opened: announce it (not ready), run {@code prepare} (a local index completes its
+   * entries there), then build the filter from the region's rows. If {@code prepare} fails, the
+   * filter is never ready: routing keeps asking the region.
+   */
+  void open(Runnable prepare) {
     services.regions().add(this);
     services.publisher().publishSoon();
     buildTask =
@@ -85,6 +103,7 @@ final class IndexRegion {
             .submit(
                 () -> {
                   try {
+                    prepare.run();
                     bookkeeping.build();
                     services.publisher().publishSoon();
                   } catch (CancellationException e) {
@@ -112,6 +131,10 @@ final class IndexRegion {
         LOG.warn("scbf filter build of {} ended with an error", encodedName, e.getCause());
       }
     }
+  }
+
+  boolean isClosing() {
+    return closing;
   }
 
   /** Region closed and no operation runs any more: free the native filters. */

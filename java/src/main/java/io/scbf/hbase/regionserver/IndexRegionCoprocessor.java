@@ -5,6 +5,7 @@ import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
@@ -86,7 +87,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
               spec.get(),
               info.getTable().getNameAsString(),
               info.getEncodedName(),
-              info.getStartKey(),
+              IndexKeyCodec.bucketOfRegion(info.getStartKey()),
               services);
     } catch (RuntimeException e) {
       // Never abort the region server over one index (hbase.coprocessor.abortonerror): the

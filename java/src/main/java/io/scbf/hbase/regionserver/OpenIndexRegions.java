@@ -4,28 +4,33 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The index regions open on one server: what the publisher, the compactor and the metrics walk. */
+/**
+ * The index regions open on one server (index-table buckets, and the local indexes of data
+ * regions): what the publisher, the compactor and the metrics walk. Keyed by {@link
+ * IndexRegion#publicationKey()}: a data region carries one per local index.
+ */
 final class OpenIndexRegions {
-  private final Map<String, IndexRegion> byEncodedName = new ConcurrentHashMap<>();
+  private final Map<String, IndexRegion> byKey = new ConcurrentHashMap<>();
 
   void add(IndexRegion region) {
-    byEncodedName.put(region.encodedName(), region);
+    byKey.put(region.publicationKey(), region);
   }
 
   /** False if the region was not (or no longer) registered. */
   boolean remove(IndexRegion region) {
-    return byEncodedName.remove(region.encodedName(), region);
+    return byKey.remove(region.publicationKey(), region);
   }
 
-  IndexRegion get(String encodedName) {
-    return byEncodedName.get(encodedName);
+  /** The open indexes of one HBase region (several for a data region with local indexes). */
+  List<IndexRegion> ofRegion(String encodedName) {
+    return byKey.values().stream().filter(r -> r.encodedName().equals(encodedName)).toList();
   }
 
   List<IndexRegion> list() {
-    return List.copyOf(byEncodedName.values());
+    return List.copyOf(byKey.values());
   }
 
   boolean isEmpty() {
-    return byEncodedName.isEmpty();
+    return byKey.isEmpty();
   }
 }

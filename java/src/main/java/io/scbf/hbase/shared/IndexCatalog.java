@@ -22,6 +22,19 @@ public final class IndexCatalog {
   private IndexCatalog() {}
 
   public static final String DATA_ATTR_PREFIX = "scbf.index.";
+
+  /**
+   * Data table attribute "true": rows are written once and never have an indexed value replaced
+   * (Phoenix's IMMUTABLE_ROWS). Puts then skip the read of the row's current values. Not enforced:
+   * a replaced value leaves its old index entry behind, a stale entry that queries re-check away
+   * (never a missed row), but {@code findRowKeys} and {@code findEntries} may return it.
+   */
+  public static final String IMMUTABLE_ROWS_ATTR = "scbf.immutable-rows";
+
+  public static boolean hasImmutableRows(TableDescriptor data) {
+    return "true".equals(data.getValue(IMMUTABLE_ROWS_ATTR));
+  }
+
   public static final String INDEX_SPEC_ATTR = "scbf.index-table.spec";
   public static final String INDEX_DATA_TABLE_ATTR = "scbf.index-table.data";
   public static final byte[] INDEX_FAMILY = Bytes.toBytes("i");
@@ -69,6 +82,15 @@ public final class IndexCatalog {
           throw new IllegalArgumentException(
               "holds the spec of index '" + spec.alias() + "' (expected " + key + ")");
         }
+        // Every indexed write would fail without it (drop the index to remove the family).
+        if (spec.isLocal() && !data.hasColumnFamily(localFamily(spec.alias()))) {
+          throw new IllegalArgumentException(
+              "local index '"
+                  + spec.alias()
+                  + "' lacks its column family "
+                  + LOCAL_FAMILY_PREFIX
+                  + spec.alias());
+        }
         valid.add(spec);
       } catch (RuntimeException bad) {
         invalid.put(key, bad.getMessage());
@@ -81,14 +103,61 @@ public final class IndexCatalog {
   /** A descriptor's index specs: the valid ones, and each invalid attribute with its reason. */
   public record Specs(List<IndexSpec> valid, Map<String, String> invalid) {}
 
-  public static TableDescriptor withIndex(TableDescriptor data, IndexSpec spec) {
-    return TableDescriptorBuilder.newBuilder(data)
-        .setValue(DATA_ATTR_PREFIX + spec.alias(), spec.encode())
-        .build();
+  /** Prefix of the column family that holds a local index's entries in every data region. */
+  public static final String LOCAL_FAMILY_PREFIX = "scbf_";
+
+  /**
+   * The split policy of tables with local indexes: HBase's default, with split points chosen from
+   * the data families only (see {@code LocalIndexSplitPolicy}).
+   */
+  public static final String LOCAL_SPLIT_POLICY =
+      "io.scbf.hbase.regionserver.LocalIndexSplitPolicy";
+
+  /** The hidden column family of the local index {@code alias}. */
+  public static byte[] localFamily(String alias) {
+    return Bytes.toBytes(LOCAL_FAMILY_PREFIX + alias);
   }
 
+  /** True if {@code family} is the family of a local index of {@code specs}. */
+  public static boolean isLocalFamily(List<IndexSpec> specs, byte[] family) {
+    for (IndexSpec s : specs) {
+      if (s.isLocal() && Bytes.equals(localFamily(s.alias()), family)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The descriptor with the index recorded; a local index also gets its column family (one version;
+   * deletes mask only earlier writes, as in index tables) and the local split policy.
+   */
+  public static TableDescriptor withIndex(TableDescriptor data, IndexSpec spec) {
+    TableDescriptorBuilder b =
+        TableDescriptorBuilder.newBuilder(data)
+            .setValue(DATA_ATTR_PREFIX + spec.alias(), spec.encode());
+    if (spec.isLocal()) {
+      b.setColumnFamily(
+              ColumnFamilyDescriptorBuilder.newBuilder(localFamily(spec.alias()))
+                  .setMaxVersions(1)
+                  .setNewVersionBehavior(true)
+                  .build())
+          .setRegionSplitPolicyClassName(LOCAL_SPLIT_POLICY);
+    }
+    return b.build();
+  }
+
+  /** The descriptor without the index (and without a local index's family). */
   public static TableDescriptor withoutIndex(TableDescriptor data, String alias) {
-    return TableDescriptorBuilder.newBuilder(data).removeValue(DATA_ATTR_PREFIX + alias).build();
+    TableDescriptorBuilder b =
+        TableDescriptorBuilder.newBuilder(data).removeValue(DATA_ATTR_PREFIX + alias);
+    if (data.hasColumnFamily(localFamily(alias))) b.removeColumnFamily(localFamily(alias));
+    TableDescriptor without = b.build();
+    boolean localLeft = readSpecs(without).valid().stream().anyMatch(IndexSpec::isLocal);
+    if (!localLeft && LOCAL_SPLIT_POLICY.equals(without.getRegionSplitPolicyClassName())) {
+      return TableDescriptorBuilder.newBuilder(without)
+          .removeValue(TableDescriptorBuilder.SPLIT_POLICY)
+          .build();
+    }
+    return without;
   }
 
   /**

@@ -3,6 +3,8 @@ package io.scbf.hbase.shared;
 import io.scbf.hbase.IndexSpec.Column;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 
 /**
  * The latest visible version (value, timestamp) of each watched column of one data row: what the
@@ -32,6 +34,18 @@ public final class RowState {
   public byte[] value(Column c) {
     Version v = latest.get(c);
     return v == null ? null : v.value();
+  }
+
+  /** The state of a row read from the region: the latest version of each column read. */
+  public static RowState of(Iterable<Cell> cells) {
+    Builder b = builder();
+    for (Cell cell : cells) {
+      b.put(
+          new Column(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell)),
+          CellUtil.cloneValue(cell),
+          cell.getTimestamp());
+    }
+    return b.build();
   }
 
   public static Builder builder() {

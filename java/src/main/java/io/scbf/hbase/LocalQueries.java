@@ -1,0 +1,226 @@
+package io.scbf.hbase;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest.Answer;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.protobuf.ProtobufUtil;
+import org.apache.hadoop.hbase.protobuf.generated.ClientProtos;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Queries of local indexes for {@link IndexedTable}: routing names candidate data regions, each is
+ * asked once through its {@code LocalIndexService}, and the answers must cover every key range
+ * asked. A region may have split or merged since routing (or since the client cached its location):
+ * each answer names the range it covered, and whatever part of a wanted range it did not cover is
+ * asked again from the region holding it now, so no row is missed.
+ */
+final class LocalQueries {
+  private final IndexedTable owner;
+  private final Connection connection;
+  private final TableName dataTable;
+  private final ExecutorService pool;
+
+  LocalQueries(
+      IndexedTable owner, Connection connection, TableName dataTable, ExecutorService pool) {
+    this.owner = owner;
+    this.connection = connection;
+    this.dataTable = dataTable;
+    this.pool = pool;
+  }
+
+  /** A key range [start, end) of the data table; an empty end is the table's end. */
+  private record KeyRange(byte[] start, byte[] end) {}
+
+  List<LocalQueryResponse> point(IndexSpec spec, byte[] value, Answer answer) throws IOException {
+    if (value == null) throw new IllegalArgumentException("value must not be null");
+    long start = System.nanoTime();
+    List<KeyRange> ranges = null;
+    int unsure = 0;
+    int total = -1;
+    int routingFailed = 0;
+    boolean strict = owner.isStrict();
+    if (!strict) {
+      RouteResponse route =
+          owner.route(
+              IndexCatalog.indexTableName(dataTable, spec.alias()).getNameAsString(),
+              dataTable.getNameAsString(),
+              IndexKeyCodec.filterKey(spec.alias().getBytes(StandardCharsets.UTF_8), value));
+      if (route != null) {
+        ranges = new ArrayList<>();
+        for (RegionRef r : route.getCandidatesList()) {
+          ranges.add(new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray()));
+        }
+        unsure = route.getUnsureRegions();
+        total = route.getTotalRegions();
+      } else {
+        routingFailed = 1;
+      }
+    }
+    long routeMicros = (System.nanoTime() - start) / 1000;
+    if (ranges == null) {
+      ranges = allRegions();
+      total = ranges.size();
+    }
+    LocalQueryRequest request =
+        LocalQueryRequest.newBuilder()
+            .setAlias(ByteString.copyFromUtf8(spec.alias()))
+            .setValue(ByteString.copyFrom(value))
+            .setAnswer(answer)
+            .build();
+    long lookupStart = System.nanoTime();
+    List<LocalQueryResponse> out = askCovering(ranges, request);
+    trace(
+        strict ? "local-point-strict" : "local-point",
+        total,
+        out,
+        unsure,
+        ranges != null && routingFailed == 0 && !strict,
+        routeMicros,
+        lookupStart,
+        routingFailed);
+    return out;
+  }
+
+  List<LocalQueryResponse> range(IndexSpec spec, byte[] lo, byte[] hi, Answer answer)
+      throws IOException {
+    LocalQueryRequest.Builder request =
+        LocalQueryRequest.newBuilder()
+            .setAlias(ByteString.copyFromUtf8(spec.alias()))
+            .setAnswer(answer);
+    if (lo != null) request.setLo(ByteString.copyFrom(lo));
+    if (hi != null) request.setHi(ByteString.copyFrom(hi));
+    long start = System.nanoTime();
+    List<KeyRange> ranges = allRegions();
+    List<LocalQueryResponse> out = askCovering(ranges, request.build());
+    trace("local-range", ranges.size(), out, 0, false, 0, start, 0);
+    return out;
+  }
+
+  /** Row keys of KEYS or ENTRIES answers, sorted, deduplicated. */
+  List<byte[]> rowKeys(List<LocalQueryResponse> responses) {
+    TreeMap<byte[], byte[]> rows = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+    for (LocalQueryResponse r : responses) {
+      r.getHitsList().forEach(h -> rows.put(h.getRow().toByteArray(), null));
+    }
+    return new ArrayList<>(rows.keySet());
+  }
+
+  /** The rows of ROWS answers, sorted by row key (a merged region may have answered twice). */
+  List<Result> rows(List<LocalQueryResponse> responses) throws IOException {
+    TreeMap<byte[], Result> rows = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+    for (LocalQueryResponse r : responses) {
+      for (ByteString bytes : r.getRowsList()) {
+        Result result = ProtobufUtil.toResult(ClientProtos.Result.parseFrom(bytes));
+        rows.put(result.getRow(), result);
+      }
+    }
+    return new ArrayList<>(rows.values());
+  }
+
+  private List<KeyRange> allRegions() throws IOException {
+    List<KeyRange> out = new ArrayList<>();
+    try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      for (HRegionLocation l : locator.getAllRegionLocations()) {
+        out.add(new KeyRange(l.getRegion().getStartKey(), l.getRegion().getEndKey()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Asks the region holding the start of each range, in parallel; an answer from a region that ends
+   * before its range does leaves the rest to ask, until every range is covered.
+   */
+  private List<LocalQueryResponse> askCovering(List<KeyRange> ranges, LocalQueryRequest request)
+      throws IOException {
+    List<LocalQueryResponse> out = new ArrayList<>();
+    if (ranges.isEmpty()) return out;
+    try (Table table = connection.getTable(dataTable)) {
+      List<Future<List<LocalQueryResponse>>> futures = new ArrayList<>(ranges.size() - 1);
+      for (KeyRange r : ranges.subList(1, ranges.size())) {
+        futures.add(pool.submit(() -> cover(table, r, request)));
+      }
+      out.addAll(cover(table, ranges.get(0), request)); // the caller's thread asks one itself
+      for (Future<List<LocalQueryResponse>> f : futures) out.addAll(f.get());
+      return out;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("local index query of " + dataTable + " interrupted");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) throw io;
+      throw new IOException("local index query of " + dataTable + " failed", e.getCause());
+    }
+  }
+
+  private static List<LocalQueryResponse> cover(
+      Table table, KeyRange range, LocalQueryRequest request) throws IOException {
+    List<LocalQueryResponse> out = new ArrayList<>(1);
+    byte[] next = range.start();
+    while (true) {
+      LocalQueryResponse r;
+      try {
+        r = LocalIndexService.newBlockingStub(table.coprocessorService(next)).query(null, request);
+      } catch (ServiceException e) {
+        throw e.getCause() instanceof IOException io ? io : new IOException(e);
+      }
+      out.add(r);
+      byte[] answeredEnd = r.getEndKey().toByteArray();
+      boolean covered =
+          answeredEnd.length == 0
+              || (range.end().length != 0 && Bytes.compareTo(answeredEnd, range.end()) >= 0);
+      if (covered) return out;
+      next = answeredEnd;
+    }
+  }
+
+  private void trace(
+      String kind,
+      int total,
+      List<LocalQueryResponse> responses,
+      int unsure,
+      boolean routed,
+      long routeMicros,
+      long lookupStart,
+      int routingFailed) {
+    int cacheHits = 0, hits = 0;
+    for (LocalQueryResponse r : responses) {
+      if (r.getCacheHit()) cacheHits++;
+      hits += r.getHitsCount() + r.getRowsCount();
+    }
+    owner.setTrace(
+        new QueryTrace(
+            kind,
+            total,
+            responses.size(),
+            unsure,
+            cacheHits,
+            hits,
+            routed,
+            routeMicros,
+            (System.nanoTime() - lookupStart) / 1000,
+            0,
+            routingFailed));
+  }
+}

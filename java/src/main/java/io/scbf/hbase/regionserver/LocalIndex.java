@@ -1,0 +1,336 @@
+package io.scbf.hbase.regionserver;
+
+import com.google.protobuf.ByteString;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexUpdatePlanner;
+import io.scbf.hbase.shared.RowState;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.function.Predicate;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.protobuf.ProtobufUtil;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One local index in one data region: its entries (in the index's column family, see {@link
+ * LocalIndexKeys}), the filter that routes queries to the region and the queries the region
+ * answers. The entries and filter are an {@link IndexRegion} over {@link HRegionRows#local}, so
+ * bookkeeping, cache and publication are those of a global bucket.
+ *
+ * <p>The entries are complete when the region opens if a build marker says they were kept for a key
+ * range that contains the region's (the region is the same, or a daughter that kept its parent's
+ * start key). Otherwise (index just created, merged region, daughter with a new start key) they are
+ * rebuilt from the rows first; meanwhile the filter is not ready, so routing asks the region, and
+ * queries read the rows themselves: slower, never incomplete.
+ */
+final class LocalIndex {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalIndex.class);
+  private static final int BUILD_BATCH = 1000;
+
+  private final Region region;
+  private final IndexSpec spec;
+  private final byte[] family;
+  private final LocalIndexKeys keys;
+  private final IndexRegion entries;
+  private volatile boolean complete;
+
+  LocalIndex(Region region, IndexSpec spec, IndexServices services) {
+    this.region = region;
+    this.spec = spec;
+    this.family = IndexCatalog.localFamily(spec.alias());
+    this.keys = new LocalIndexKeys(region.getRegionInfo().getStartKey());
+    this.entries =
+        new IndexRegion(
+            HRegionRows.local(region, family),
+            spec,
+            IndexCatalog.indexTableName(region.getRegionInfo().getTable(), spec.alias())
+                .getNameAsString(),
+            region.getRegionInfo().getEncodedName(),
+            0,
+            services);
+  }
+
+  /**
+   * Why this region cannot hold the index's entries, or null: its boundaries cut the entry range (a
+   * region whose end key starts with its start key and a 0x00 byte).
+   */
+  static String unfit(Region region) {
+    byte[] start = region.getRegionInfo().getStartKey();
+    byte[] end = region.getRegionInfo().getEndKey();
+    if (LocalIndexKeys.fits(start, end)) return null;
+    return "region "
+        + region.getRegionInfo().getEncodedName()
+        + " ["
+        + Bytes.toStringBinary(start)
+        + ", "
+        + Bytes.toStringBinary(end)
+        + ") is too narrow for local index entries (its end key starts with its start key and"
+        + " 0x00); merge it with a neighbour";
+  }
+
+  IndexSpec spec() {
+    return spec;
+  }
+
+  byte[] family() {
+    return family;
+  }
+
+  void open() {
+    entries.open(this::completeEntries);
+  }
+
+  void close() {
+    entries.close();
+  }
+
+  void free() {
+    entries.free();
+  }
+
+  /** The entry rows (and the delete of replaced ones) that one data row's change needs. */
+  Mutation physical(Mutation indexMutation, long timestamp) {
+    byte[] row = keys.physical(indexMutation.getRow());
+    if (indexMutation instanceof Delete)
+      return new Delete(row, timestamp).addFamily(family, timestamp);
+    Put put = new Put(row, timestamp);
+    for (Cell c : indexMutation.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY)) {
+      put.addColumn(family, IndexCatalog.INDEX_QUALIFIER, timestamp, CellUtil.cloneValue(c));
+    }
+    return put;
+  }
+
+  FilterBookkeeping.PendingEffects beforeWrites(List<Mutation> indexMutations) throws IOException {
+    return entries.beforeWrites(indexMutations);
+  }
+
+  void afterWrites(FilterBookkeeping.PendingEffects effects, boolean success) {
+    entries.afterWrites(effects, success);
+  }
+
+  // ---- entry build ----
+
+  private void completeEntries() {
+    if (trusted()) {
+      complete = true;
+      return;
+    }
+    try {
+      long start = System.nanoTime();
+      long removed = deleteForeignRows();
+      long built = buildFromRows();
+      byte[] end = region.getRegionInfo().getEndKey();
+      region.put(new Put(keys.marker()).addColumn(family, IndexCatalog.INDEX_QUALIFIER, end));
+      complete = true;
+      LOG.info(
+          "scbf local index {} of region {}: {} entries built, {} foreign rows removed in {} ms",
+          spec.alias(),
+          entries.encodedName(),
+          built,
+          removed,
+          (System.nanoTime() - start) / 1_000_000);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** True if the marker says the entries were kept for a key range containing this region's. */
+  private boolean trusted() {
+    try {
+      Result r =
+          region.get(
+              new org.apache.hadoop.hbase.client.Get(keys.marker())
+                  .addColumn(family, IndexCatalog.INDEX_QUALIFIER));
+      if (r.isEmpty()) return false;
+      byte[] keptUpTo = r.value();
+      byte[] end = region.getRegionInfo().getEndKey();
+      if (keptUpTo.length == 0) return true;
+      return end.length != 0 && Bytes.compareTo(keptUpTo, end) >= 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Deletes the family's rows that are not this region's entries: entries of another start key,
+   * left by a merge (they would be trusted again if a later split restored that start key).
+   */
+  private long deleteForeignRows() throws IOException {
+    long removed = 0;
+    Scan scan = new Scan().addFamily(family).setCacheBlocks(false);
+    List<Mutation> batch = new ArrayList<>();
+    try (RegionScanner scanner = region.getScanner(scan)) {
+      List<Cell> cells = new ArrayList<>();
+      boolean more;
+      do {
+        checkNotClosing();
+        more = scanner.next(cells);
+        if (!cells.isEmpty()) {
+          byte[] row = CellUtil.cloneRow(cells.get(0));
+          if (!keys.isOwn(row)) {
+            batch.add(new Delete(row).addFamily(family));
+            removed++;
+          }
+          cells.clear();
+        }
+        if (batch.size() >= BUILD_BATCH || (!more && !batch.isEmpty())) {
+          region.batchMutate(batch.toArray(new Mutation[0]));
+          batch.clear();
+        }
+      } while (more);
+    }
+    return removed;
+  }
+
+  /** Puts the entry of every row holding the indexed column. */
+  private long buildFromRows() throws IOException {
+    IndexUpdatePlanner planner = new IndexUpdatePlanner(List.of(spec));
+    Scan scan = new Scan().readVersions(1).setCacheBlocks(false);
+    for (IndexSpec.Column c : spec.watchedColumns()) scan.addColumn(c.family(), c.qualifier());
+    long built = 0;
+    List<Mutation> batch = new ArrayList<>();
+    try (RegionScanner scanner = region.getScanner(scan)) {
+      List<Cell> cells = new ArrayList<>();
+      boolean more;
+      do {
+        checkNotClosing();
+        more = scanner.next(cells);
+        if (!cells.isEmpty()) {
+          byte[] row = CellUtil.cloneRow(cells.get(0));
+          RowState state = RowState.of(cells);
+          for (IndexUpdatePlanner.IndexMutation m : planner.diff(row, RowState.EMPTY, state)) {
+            batch.add(physical(m.mutation(), System.currentTimeMillis()));
+            built++;
+          }
+          cells.clear();
+        }
+        if (batch.size() >= BUILD_BATCH || (!more && !batch.isEmpty())) {
+          region.batchMutate(batch.toArray(new Mutation[0]));
+          batch.clear();
+        }
+      } while (more);
+    }
+    return built;
+  }
+
+  private void checkNotClosing() {
+    if (entries.isClosing()) throw new CancellationException();
+  }
+
+  // ---- queries ----
+
+  LocalQueryResponse query(LocalQueryRequest request) throws IOException {
+    boolean point = request.hasValue();
+    byte[] value = point ? request.getValue().toByteArray() : null;
+    byte[] lo = request.hasLo() ? request.getLo().toByteArray() : null;
+    byte[] hi = request.hasHi() ? request.getHi().toByteArray() : null;
+    Predicate<byte[]> matches =
+        point
+            ? v -> Bytes.equals(v, value)
+            : v ->
+                (lo == null || Bytes.compareTo(v, lo) >= 0)
+                    && (hi == null || Bytes.compareTo(v, hi) < 0);
+    LocalQueryResponse.Builder out =
+        LocalQueryResponse.newBuilder()
+            .setStartKey(ByteString.copyFrom(region.getRegionInfo().getStartKey()))
+            .setEndKey(ByteString.copyFrom(region.getRegionInfo().getEndKey()));
+    if (!complete) {
+      scanRows(request.getAnswer(), matches, out);
+      return out.setIndexed(false).setCacheHit(false).build();
+    }
+    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    LookupResponse found =
+        point ? entries.lookup(alias, value) : entries.rangeLookup(alias, lo, hi);
+    out.setIndexed(true).setCacheHit(found.getCacheHit());
+    List<byte[]> rows = new ArrayList<>(found.getHitsCount());
+    for (IndexHit hit : found.getHitsList()) {
+      byte[] row = hit.getRow().toByteArray();
+      // Entries a daughter kept of its sibling's rows: never rows of this region.
+      if (!region.getRegionInfo().containsRow(row)) continue;
+      if (request.getAnswer() == LocalQueryRequest.Answer.ROWS) {
+        rows.add(row);
+      } else {
+        out.addHits(
+            request.getAnswer() == LocalQueryRequest.Answer.KEYS
+                ? hit.toBuilder().clearCovered()
+                : hit.toBuilder());
+      }
+    }
+    if (!rows.isEmpty()) {
+      Map<byte[], List<Cell>> read = RowBatchReader.read(region, rows, dataScan());
+      for (List<Cell> cells : read.values()) addIfMatches(cells, matches, out);
+    }
+    return out.build();
+  }
+
+  /** The region's data rows (every family but the local index families). */
+  private Scan dataScan() {
+    Scan scan = new Scan();
+    List<IndexSpec> specs = IndexCatalog.readSpecs(region.getTableDescriptor()).valid();
+    for (ColumnFamilyDescriptor cf : region.getTableDescriptor().getColumnFamilies()) {
+      if (!IndexCatalog.isLocalFamily(specs, cf.getName())) scan.addFamily(cf.getName());
+    }
+    return scan;
+  }
+
+  private void addIfMatches(
+      List<Cell> cells, Predicate<byte[]> matches, LocalQueryResponse.Builder out) {
+    Result r = Result.create(cells);
+    byte[] v = r.getValue(spec.family(), spec.qualifier());
+    if (v != null && matches.test(v)) out.addRows(ProtobufUtil.toResult(r).toByteString());
+  }
+
+  /** The answer without the entries: a scan of the region's rows. */
+  private void scanRows(
+      LocalQueryRequest.Answer answer, Predicate<byte[]> matches, LocalQueryResponse.Builder out)
+      throws IOException {
+    Scan scan = dataScan().readVersions(1).setCacheBlocks(false);
+    try (RegionScanner scanner = region.getScanner(scan)) {
+      List<Cell> cells = new ArrayList<>();
+      boolean more;
+      do {
+        more = scanner.next(cells);
+        if (!cells.isEmpty()) {
+          byte[] row = CellUtil.cloneRow(cells.get(0));
+          if (answer == LocalQueryRequest.Answer.ROWS) {
+            addIfMatches(new ArrayList<>(cells), matches, out);
+          } else {
+            Result r = Result.create(cells);
+            byte[] v = r.getValue(spec.family(), spec.qualifier());
+            if (v != null && matches.test(v)) {
+              IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(row));
+              if (answer == LocalQueryRequest.Answer.ENTRIES && !spec.covered().isEmpty()) {
+                hit.setCovered(
+                    ByteString.copyFrom(
+                        IndexUpdatePlanner.coveredValues(spec, RowState.of(cells))));
+              }
+              out.addHits(hit);
+            }
+          }
+          cells.clear();
+        }
+      } while (more);
+    }
+  }
+}
