@@ -169,7 +169,12 @@ public class DataTableObserver extends LocalIndexService
       writer = new IndexWriter(services);
       if (localUnfit == null) {
         List<LocalIndex> locals = new ArrayList<>();
-        for (IndexSpec s : localSpecs) locals.add(new LocalIndex(region, s, services));
+        String encoded = encodedName();
+        for (IndexSpec s : localSpecs) {
+          locals.add(
+              new LocalIndex(
+                  region, s, services, () -> renv.getOnlineRegions().getRegion(encoded) == region));
+        }
         localIndexes = locals;
       }
     } catch (RuntimeException e) {
@@ -288,14 +293,14 @@ public class DataTableObserver extends LocalIndexService
   public void preBatchMutate(
       ObserverContext<RegionCoprocessorEnvironment> c, MiniBatchOperationInProgress<Mutation> batch)
       throws IOException {
-    if (refusal != null) throw new IndexWriteException(refusal + "; the write was not applied");
+    if (refusal != null) throw new DoNotRetryIOException(refusal + "; the write was not applied");
     if (planner == null) return;
     if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext()) guardLocalFamilies(batch);
     try {
       writeIndexPuts(batch);
     } catch (RuntimeException e) {
       // Never let a bug abort the region server (hbase.coprocessor.abortonerror): fail the write.
-      throw new IndexWriteException(
+      throw new DoNotRetryIOException(
           "scbf: index maintenance failed, the write was not applied: " + e, e);
     }
   }
@@ -351,9 +356,9 @@ public class DataTableObserver extends LocalIndexService
     }
     if (indexed.isEmpty()) return;
     if (localUnfit != null)
-      throw new IndexWriteException("scbf: " + localUnfit + "; the write was not applied");
+      throw new DoNotRetryIOException("scbf: " + localUnfit + "; the write was not applied");
     if (writer == null) {
-      throw new IndexWriteException(
+      throw new DoNotRetryIOException(
           "scbf: this region server does not load "
               + IndexRegionServerCoprocessor.class.getName()
               + " (hbase.coprocessor.regionserver"

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -53,10 +54,20 @@ final class LocalIndex {
   private final byte[] family;
   private final LocalIndexKeys keys;
   private final IndexRegion entries;
+  private final BooleanSupplier online;
   private volatile boolean complete;
 
-  LocalIndex(Region region, IndexSpec spec, IndexServices services) {
+  /** How long a build waits for its region to finish opening before it gives up. */
+  private static final long ONLINE_WAIT_MS = 10 * 60_000L;
+
+  /**
+   * @param online true once the server has put the region online: writes before that race with the
+   *     end of the region's opening (HBase aborts the server when a write takes a sequence number
+   *     before the open does)
+   */
+  LocalIndex(Region region, IndexSpec spec, IndexServices services, BooleanSupplier online) {
     this.region = region;
+    this.online = online;
     this.spec = spec;
     this.family = IndexCatalog.localFamily(spec.alias());
     this.keys = new LocalIndexKeys(region.getRegionInfo().getStartKey());
@@ -137,6 +148,7 @@ final class LocalIndex {
       return;
     }
     try {
+      awaitOnline();
       long start = System.nanoTime();
       long removed = deleteForeignRows();
       long built = buildFromRows();
@@ -152,6 +164,23 @@ final class LocalIndex {
           (System.nanoTime() - start) / 1_000_000);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private void awaitOnline() {
+    long deadline = System.currentTimeMillis() + ONLINE_WAIT_MS;
+    while (!online.getAsBoolean()) {
+      checkNotClosing();
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException(
+            "region " + entries.encodedName() + " did not come online to build its entries");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CancellationException();
+      }
     }
   }
 
