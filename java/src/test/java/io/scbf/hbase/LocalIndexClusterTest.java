@@ -39,6 +39,7 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -87,6 +88,16 @@ class LocalIndexClusterTest {
       }
       t.put(puts);
     }
+  }
+
+  /** No region server aborted (an abort is the one outcome no input may cause). */
+  @AfterEach
+  void everyServerAlive() {
+    for (var rs : util.getMiniHBaseCluster().getRegionServerThreads()) {
+      assertFalse(
+          rs.getRegionServer().isAborted(), rs.getRegionServer().getServerName() + " aborted");
+    }
+    assertEquals(2, util.getMiniHBaseCluster().getLiveRegionServerThreads().size());
   }
 
   @AfterAll

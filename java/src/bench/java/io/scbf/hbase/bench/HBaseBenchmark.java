@@ -53,6 +53,8 @@ public final class HBaseBenchmark {
   /** A global index on a table declared insert-only (no read of the current row per put). */
   static final TableName IMMUTABLE = TableName.valueOf("bench_immutable");
 
+  static final TableName LOCAL_IMMUTABLE = TableName.valueOf("bench_local_immutable");
+
   /** The second write comparison (data puts without WAL); dropped before the queries. */
   static final TableName PLAIN_SKIP_WAL = TableName.valueOf("bench_plain_skipwal");
 
@@ -80,8 +82,9 @@ public final class HBaseBenchmark {
     try {
       Connection connection = util.getConnection();
       createTables(connection, PLAIN, INDEXED, LOCAL);
-      createTables(connection, null, IMMUTABLE, null);
+      createTables(connection, null, IMMUTABLE, LOCAL_IMMUTABLE);
       new IndexAdmin(connection).setImmutableRows(IMMUTABLE, true);
+      new IndexAdmin(connection).setImmutableRows(LOCAL_IMMUTABLE, true);
       say("%n(a) write throughput, batched puts");
       // Headline: what production does, the WAL on the data rows as on the index rows.
       double[] load =
@@ -90,12 +93,13 @@ public final class HBaseBenchmark {
               data,
               batch,
               writers,
-              List.of(PLAIN, INDEXED, LOCAL, IMMUTABLE),
+              List.of(PLAIN, INDEXED, LOCAL, IMMUTABLE, LOCAL_IMMUTABLE),
               Durability.USE_DEFAULT,
               true,
               false);
       try (Admin admin = connection.getAdmin()) {
-        for (TableName t : List.of(IMMUTABLE, IndexCatalog.indexTableName(IMMUTABLE, "city"))) {
+        for (TableName t :
+            List.of(IMMUTABLE, IndexCatalog.indexTableName(IMMUTABLE, "city"), LOCAL_IMMUTABLE)) {
           admin.disableTable(t);
           admin.deleteTable(t);
         }
@@ -143,8 +147,8 @@ public final class HBaseBenchmark {
               true);
       say("%nSUMMARY (ratios to the unindexed table in this run)");
       say(
-          "  load   global %.2fx   local %.2fx   global, immutable rows %.2fx",
-          load[1] / load[0], load[2] / load[0], load[3] / load[0]);
+          "  load   global %.2fx   local %.2fx   immutable rows: global %.2fx, local %.2fx",
+          load[1] / load[0], load[2] / load[0], load[3] / load[0], load[4] / load[0]);
       say("  update global %.2fx   local %.2fx", update[1] / update[0], update[2] / update[0]);
     } finally {
       util.shutdownMiniCluster();

@@ -13,6 +13,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -384,7 +385,7 @@ public class DataTableObserver extends LocalIndexService
 
     Map<TableName, List<Mutation>> puts = new LinkedHashMap<>();
     Map<TableName, List<Mutation>> deletes = new LinkedHashMap<>();
-    Map<LocalIndex, List<Mutation>> localEntries = new LinkedHashMap<>();
+    Map<LocalIndex, LocalIndex.Changes> localEntries = new LinkedHashMap<>();
     long now = EnvironmentEdgeManager.currentTime();
     for (Map.Entry<Bytes, RowStates> e : rows.entrySet()) {
       List<Mutation> entryRows = new ArrayList<>();
@@ -392,7 +393,17 @@ public class DataTableObserver extends LocalIndexService
           planner.diff(e.getKey().get(), e.getValue().before, e.getValue().after)) {
         if (im.spec().isLocal()) {
           LocalIndex local = localIndex(im.spec());
-          localEntries.computeIfAbsent(local, l -> new ArrayList<>()).add(im.mutation());
+          LocalIndex.Changes changes =
+              localEntries.computeIfAbsent(local, l -> new LocalIndex.Changes());
+          byte[] key = im.mutation().getRow();
+          changes.touched.add(key);
+          if (im.mutation() instanceof Delete) {
+            changes.deleted.add(key);
+          } else if (!Arrays.equals(
+              e.getValue().before.value(im.spec().column()),
+              e.getValue().after.value(im.spec().column()))) {
+            changes.created.add(key); // a covered-only change rewrites an existing entry
+          }
           entryRows.add(local.physical(im.mutation(), now));
           continue;
         }
@@ -409,7 +420,7 @@ public class DataTableObserver extends LocalIndexService
     if (!localEntries.isEmpty()) {
       List<LocalEffects> effects = new ArrayList<>();
       pendingLocal.set(effects);
-      for (Map.Entry<LocalIndex, List<Mutation>> e : localEntries.entrySet()) {
+      for (Map.Entry<LocalIndex, LocalIndex.Changes> e : localEntries.entrySet()) {
         effects.add(new LocalEffects(e.getKey(), e.getKey().beforeWrites(e.getValue())));
       }
     }

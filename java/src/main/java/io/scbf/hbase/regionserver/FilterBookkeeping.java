@@ -126,6 +126,21 @@ final class FilterBookkeeping {
   }
 
   /**
+   * Before writes whose effect on the index rows is known without reading them: the local index
+   * entries of a data write, derived from the data row's current values read under its exclusive
+   * row lock. {@code created} rows are absent (their value is new for the row), {@code deleted}
+   * rows present (the row's current value): every complete region holds exactly the entries of its
+   * rows' current values, and until the entries are complete the filter is building, so removes are
+   * skipped anyway. Saves the existence read of {@link #beforeWrites}.
+   */
+  PendingEffects beforeKnownWrites(
+      List<byte[]> created, List<byte[]> deleted, List<byte[]> touched) {
+    BucketFilter counted = filter;
+    for (byte[] row : created) counted.add(row);
+    return new PendingEffects(counted, created, deleted, touched);
+  }
+
+  /**
    * After the writes are visible (or failed): uncounts really deleted rows. If a bulk-load rebuild
    * replaced the filter since {@link #beforeWrites}, its scan may have started before these rows
    * were visible: the new rows are counted again in the current filter (at worst twice, never zero

@@ -132,8 +132,18 @@ final class LocalIndex {
     return put;
   }
 
-  FilterBookkeeping.PendingEffects beforeWrites(List<Mutation> indexMutations) throws IOException {
-    return entries.beforeWrites(indexMutations);
+  /** The entry changes of one mini-batch, by bucket-0 index key. */
+  static final class Changes {
+    final List<byte[]> created = new ArrayList<>();
+    final List<byte[]> deleted = new ArrayList<>();
+    final List<byte[]> touched = new ArrayList<>();
+  }
+
+  /** Counts the created entries in the filter before they are written (see FilterBookkeeping). */
+  FilterBookkeeping.PendingEffects beforeWrites(Changes changes) {
+    return entries
+        .bookkeeping()
+        .beforeKnownWrites(changes.created, changes.deleted, changes.touched);
   }
 
   void afterWrites(FilterBookkeeping.PendingEffects effects, boolean success) {
