@@ -6,9 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.ServerName;
@@ -27,13 +33,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Faults on a two-region-server mini cluster: index regions moved, a region server aborted, the
- * master restarted. Right after each fault (while the master is unsure) and after the buckets
- * publish again, routed and strict answers equal a full-scan oracle: no false negatives.
+ * Faults on a two-region-server mini cluster, for a global and a local index side by side: index
+ * and data regions moved, a region server aborted while writers are writing, the master restarted.
+ * Right after each fault (while the master is unsure) and after the filters publish again, routed
+ * and strict answers equal a full-scan oracle: no false negatives, no acknowledged write lost.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class IndexFaultClusterTest {
   static final TableName TABLE = TableName.valueOf("faults");
+  static final TableName LOCAL = TableName.valueOf("faults_local");
+  static final List<TableName> TABLES = List.of(TABLE, LOCAL);
   static final byte[] D = Bytes.toBytes("d");
   static final byte[] CITY = Bytes.toBytes("city");
   static final int BUCKETS = 6;
@@ -48,15 +57,19 @@ class IndexFaultClusterTest {
     util = MiniCluster.start(2);
     connection = util.getConnection();
     try (Admin admin = connection.getAdmin()) {
-      admin.createTable(
-          TableDescriptorBuilder.newBuilder(TABLE)
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
-              .build(),
-          new byte[][] {Bytes.toBytes("r-1"), Bytes.toBytes("r-2"), Bytes.toBytes("r-3")});
+      for (TableName t : TABLES) {
+        admin.createTable(
+            TableDescriptorBuilder.newBuilder(t)
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+                .build(),
+            new byte[][] {Bytes.toBytes("r-1"), Bytes.toBytes("r-2"), Bytes.toBytes("r-3")});
+      }
     }
     new IndexAdmin(connection)
         .createIndex(
             TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).fpp(0.001).build());
+    new IndexAdmin(connection)
+        .createIndex(LOCAL, IndexSpec.builder(D, CITY).alias("city").local().fpp(0.001).build());
   }
 
   @AfterAll
@@ -64,23 +77,32 @@ class IndexFaultClusterTest {
     if (util != null) util.shutdownMiniCluster();
   }
 
+  /** The same new rows into both tables. */
   private void write(int rows) throws Exception {
-    try (Table t = connection.getTable(TABLE)) {
-      List<Put> puts = new ArrayList<>();
+    List<Put> puts = new ArrayList<>();
+    synchronized (rnd) {
       for (int i = 0; i < rows; i++) {
-        byte[] row = Bytes.toBytes(String.format("r-%d%04d", rnd.nextInt(4), nextRow++));
+        byte[] row = Bytes.toBytes(String.format("r-%d%05d", rnd.nextInt(4), nextRow++));
         puts.add(new Put(row).addColumn(D, CITY, Bytes.toBytes("c" + rnd.nextInt(25))));
       }
-      t.put(puts);
+    }
+    for (TableName name : TABLES) {
+      try (Table t = connection.getTable(name)) {
+        t.put(puts);
+      }
     }
   }
 
   /** Routed and strict answers for every value (and an absent one) equal the oracle. */
   private void assertMatchesOracle(String when) throws Exception {
-    Oracle oracle = new Oracle(connection, TABLE, D, CITY);
+    for (TableName table : TABLES) assertMatchesOracle(table, when + " (" + table + ")");
+  }
+
+  private void assertMatchesOracle(TableName table, String when) throws Exception {
+    Oracle oracle = new Oracle(connection, table, D, CITY);
     List<byte[]> probes = new ArrayList<>(oracle.values());
     probes.add(Bytes.toBytes("absent"));
-    try (IndexedTable indexed = new IndexedTable(connection, TABLE)) {
+    try (IndexedTable indexed = new IndexedTable(connection, table)) {
       for (boolean strict : new boolean[] {false, true}) {
         indexed.setStrict(strict);
         for (byte[] v : probes) {
@@ -97,8 +119,8 @@ class IndexFaultClusterTest {
     }
   }
 
-  private QueryTrace absentTrace() throws Exception {
-    try (IndexedTable indexed = new IndexedTable(connection, TABLE)) {
+  private QueryTrace absentTrace(TableName table) throws Exception {
+    try (IndexedTable indexed = new IndexedTable(connection, table)) {
       indexed.findRowKeys(D, CITY, Bytes.toBytes("absent"));
       return indexed.lastTrace();
     }
@@ -109,21 +131,27 @@ class IndexFaultClusterTest {
     write(300);
     Thread.sleep(2000);
     assertMatchesOracle("baseline");
-    assertEquals(0, absentTrace().bucketsAsked(), "published: an absent value asks no bucket");
+    for (TableName table : TABLES) {
+      assertEquals(
+          0, absentTrace(table).bucketsAsked(), "published: an absent value asks no region");
+    }
 
-    // 1. Move every index region to the other server, then check at once and after publishing.
+    // 1. Move every index region (and every data region with local entries) to the other server,
+    // then check at once and after publishing.
     TableName indexTable = IndexCatalog.indexTableName(TABLE, "city");
     try (Admin admin = connection.getAdmin()) {
       List<ServerName> servers = new ArrayList<>(admin.getRegionServers());
-      for (RegionInfo r : admin.getRegions(indexTable)) {
-        ServerName current =
-            connection
-                .getRegionLocator(indexTable)
-                .getRegionLocation(r.getStartKey(), true)
-                .getServerName();
-        admin.move(
-            r.getEncodedNameAsBytes(),
-            servers.get(0).equals(current) ? servers.get(1) : servers.get(0));
+      for (TableName moved : List.of(indexTable, LOCAL)) {
+        for (RegionInfo r : admin.getRegions(moved)) {
+          ServerName current =
+              connection
+                  .getRegionLocator(moved)
+                  .getRegionLocation(r.getStartKey(), true)
+                  .getServerName();
+          admin.move(
+              r.getEncodedNameAsBytes(),
+              servers.get(0).equals(current) ? servers.get(1) : servers.get(0));
+        }
       }
     }
     assertMatchesOracle("right after moves");
@@ -131,18 +159,41 @@ class IndexFaultClusterTest {
     Thread.sleep(2000); // writes are found by routed queries once their buckets published
     assertMatchesOracle("after moves and writes, published");
 
-    // 2. Abort a region server: its regions reopen on the survivor.
+    // 2. Abort a region server while a writer writes: its regions reopen on the survivor (the
+    // local entries replayed from the WAL with their rows). Failed writes were not acknowledged;
+    // every acknowledged one is in the data tables, which the oracle reads.
     MiniHBaseCluster cluster = util.getMiniHBaseCluster();
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService writer = Executors.newSingleThreadExecutor();
+    Future<Integer> writes =
+        writer.submit(
+            () -> {
+              int ok = 0;
+              while (!stop.get()) {
+                try {
+                  write(20);
+                  ok++;
+                } catch (IOException e) {
+                  // not acknowledged: the oracle decides what the tables hold
+                }
+              }
+              return ok;
+            });
+    Thread.sleep(500);
     cluster.abortRegionServer(0);
     cluster.waitOnRegionServer(0);
     util.waitUntilNoRegionsInTransition(120_000);
     util.waitTableAvailable(indexTable, 60_000);
-    util.waitTableAvailable(TABLE, 60_000);
+    for (TableName table : TABLES) util.waitTableAvailable(table, 60_000);
+    Thread.sleep(500);
+    stop.set(true);
+    assertTrue(writes.get(5, TimeUnit.MINUTES) > 0, "the writer wrote");
+    writer.shutdown();
     assertMatchesOracle("right after abort");
     write(100);
     Thread.sleep(2000);
     assertMatchesOracle("after abort and writes, published");
-    assertEquals(0, absentTrace().bucketsAsked());
+    for (TableName table : TABLES) assertEquals(0, absentTrace(table).bucketsAsked());
 
     // 3. Restart the master: the new master knows no filter, so every bucket is unsure. (A
     // replacement region server first: a starting master waits for the configured 2 servers.)
@@ -156,8 +207,10 @@ class IndexFaultClusterTest {
     write(50);
     Thread.sleep(2000);
     assertMatchesOracle("after master restart and writes, published");
-    QueryTrace t = absentTrace();
-    assertTrue(t.routed(), t.toString());
-    assertEquals(0, t.bucketsAsked(), "routing restored once the buckets published: " + t);
+    for (TableName table : TABLES) {
+      QueryTrace t = absentTrace(table);
+      assertTrue(t.routed(), t.toString());
+      assertEquals(0, t.bucketsAsked(), "routing restored once the filters published: " + t);
+    }
   }
 }
