@@ -1,6 +1,8 @@
 package io.scbf.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -104,5 +106,49 @@ class IndexSpecTest {
         () ->
             IndexSpec.decode(
                 "v1;family=66;qualifier=71;alias=a;buckets=x;fpp=0.1;capacity=10;covered="));
+  }
+
+  @Test
+  void localSpecsRoundTripAndHaveNoBuckets() {
+    IndexSpec local = IndexSpec.builder(F, Q).alias("loc").local().fpp(0.01).build();
+    assertTrue(local.isLocal());
+    assertEquals(1, local.buckets());
+    assertEquals(local, IndexSpec.decode(local.encode()));
+    assertTrue(IndexSpec.decode(local.encode()).isLocal());
+    IndexSpec global = IndexSpec.builder(F, Q).alias("glo").build();
+    assertFalse(global.isLocal());
+    assertFalse(global.encode().contains("local"), "global specs encode as before");
+    assertTrue(
+        failure(IndexSpec.builder(F, Q).alias("a").local().buckets(4))
+            .contains("a local index has no buckets"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> IndexSpec.decode(global.encode().replace(";covered=", ";local=maybe;covered=")));
+  }
+
+  @Test
+  void aLocalIndexWithoutItsFamilyIsInvalidEverywhere() {
+    IndexSpec local = IndexSpec.builder(F, Q).alias("loc").local().build();
+    TableDescriptor base =
+        TableDescriptorBuilder.newBuilder(TableName.valueOf("t"))
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(F))
+            .build();
+    TableDescriptor with = IndexCatalog.withIndex(base, local);
+    assertTrue(with.hasColumnFamily(IndexCatalog.localFamily("loc")));
+    assertEquals(IndexCatalog.LOCAL_SPLIT_POLICY, with.getRegionSplitPolicyClassName());
+    assertEquals(List.of(local), IndexCatalog.readSpecs(with).valid());
+    TableDescriptor familyRemoved =
+        TableDescriptorBuilder.newBuilder(with)
+            .removeColumnFamily(IndexCatalog.localFamily("loc"))
+            .build();
+    assertTrue(IndexCatalog.readSpecs(familyRemoved).valid().isEmpty());
+    assertTrue(
+        IndexCatalog.readSpecs(familyRemoved)
+            .invalid()
+            .get(IndexCatalog.DATA_ATTR_PREFIX + "loc")
+            .contains("lacks its column family"));
+    TableDescriptor dropped = IndexCatalog.withoutIndex(with, "loc");
+    assertFalse(dropped.hasColumnFamily(IndexCatalog.localFamily("loc")));
+    assertNull(dropped.getRegionSplitPolicyClassName(), "the default split policy is back");
   }
 }
