@@ -95,15 +95,23 @@ class IndexFaultClusterTest {
 
   /** Routed and strict answers for every value (and an absent one) equal the oracle. */
   private void assertMatchesOracle(String when) throws Exception {
-    for (TableName table : TABLES) assertMatchesOracle(table, when + " (" + table + ")");
+    assertMatchesOracle(when, new boolean[] {false, true});
   }
 
-  private void assertMatchesOracle(TableName table, String when) throws Exception {
+  /**
+   * Routed queries may lag writes acknowledged within the last publication interval (the
+   * consistency contract); strict ones may not.
+   */
+  private void assertMatchesOracle(String when, boolean[] modes) throws Exception {
+    for (TableName table : TABLES) assertMatchesOracle(table, when + " (" + table + ")", modes);
+  }
+
+  private void assertMatchesOracle(TableName table, String when, boolean[] modes) throws Exception {
     Oracle oracle = new Oracle(connection, table, D, CITY);
     List<byte[]> probes = new ArrayList<>(oracle.values());
     probes.add(Bytes.toBytes("absent"));
     try (IndexedTable indexed = new IndexedTable(connection, table)) {
-      for (boolean strict : new boolean[] {false, true}) {
+      for (boolean strict : modes) {
         indexed.setStrict(strict);
         for (byte[] v : probes) {
           assertEquals(
@@ -189,7 +197,10 @@ class IndexFaultClusterTest {
     stop.set(true);
     assertTrue(writes.get(5, TimeUnit.MINUTES) > 0, "the writer wrote");
     writer.shutdown();
-    assertMatchesOracle("right after abort");
+    // The writer's last writes may be younger than one publication: strict at once, then routed.
+    assertMatchesOracle("right after abort, strict", new boolean[] {true});
+    Thread.sleep(2000);
+    assertMatchesOracle("after abort, published");
     write(100);
     Thread.sleep(2000);
     assertMatchesOracle("after abort and writes, published");
