@@ -96,7 +96,7 @@ final class LocalQueries {
         total,
         out,
         unsure,
-        ranges != null && routingFailed == 0 && !strict,
+        !strict && routingFailed == 0,
         routeMicros,
         lookupStart,
         routingFailed);

@@ -85,8 +85,10 @@ public class DataTableObserver extends LocalIndexService
   private IndexWriter writer;
   private Region region;
 
-  /** The local indexes of this region (empty if none, or if the server context is missing). */
-  private List<LocalIndex> localIndexes = List.of();
+  /**
+   * The local indexes of this region by alias (empty if none, or if the server context is missing).
+   */
+  private Map<String, LocalIndex> localIndexes = Map.of();
 
   private List<IndexSpec> localSpecs = List.of();
 
@@ -169,18 +171,19 @@ public class DataTableObserver extends LocalIndexService
     try {
       writer = new IndexWriter(services);
       if (localUnfit == null) {
-        List<LocalIndex> locals = new ArrayList<>();
+        Map<String, LocalIndex> locals = new LinkedHashMap<>();
         String encoded = encodedName();
         for (IndexSpec s : localSpecs) {
-          locals.add(
+          locals.put(
+              s.alias(),
               new LocalIndex(
                   region, s, services, () -> renv.getOnlineRegions().getRegion(encoded) == region));
         }
         localIndexes = locals;
       }
     } catch (RuntimeException e) {
-      localIndexes.forEach(LocalIndex::free);
-      localIndexes = List.of();
+      localIndexes.values().forEach(LocalIndex::free);
+      localIndexes = Map.of();
       context.detach(); // stop() detaches only when a writer exists
       throw e;
     }
@@ -194,7 +197,7 @@ public class DataTableObserver extends LocalIndexService
   public void stop(CoprocessorEnvironment env) {
     if (context == null || region == null) return;
     context.metrics().regionClosed(encodedName());
-    for (LocalIndex l : localIndexes) {
+    for (LocalIndex l : localIndexes.values()) {
       l.close(); // normally done in preClose already; idempotent
       l.free();
     }
@@ -213,12 +216,12 @@ public class DataTableObserver extends LocalIndexService
 
   @Override
   public void postOpen(ObserverContext<RegionCoprocessorEnvironment> c) {
-    localIndexes.forEach(LocalIndex::open);
+    localIndexes.values().forEach(LocalIndex::open);
   }
 
   @Override
   public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
-    localIndexes.forEach(LocalIndex::close);
+    localIndexes.values().forEach(LocalIndex::close);
   }
 
   /**
@@ -263,11 +266,7 @@ public class DataTableObserver extends LocalIndexService
       RpcController controller, LocalQueryRequest request, RpcCallback<LocalQueryResponse> done) {
     try {
       String alias = request.getAlias().toStringUtf8();
-      LocalIndex index =
-          localIndexes.stream()
-              .filter(l -> l.spec().alias().equals(alias))
-              .findFirst()
-              .orElse(null);
+      LocalIndex index = localIndexes.get(alias);
       if (index == null) {
         throw new DoNotRetryIOException(
             "scbf: region "
@@ -392,7 +391,7 @@ public class DataTableObserver extends LocalIndexService
       for (IndexUpdatePlanner.IndexMutation im :
           planner.diff(e.getKey().get(), e.getValue().before, e.getValue().after)) {
         if (im.spec().isLocal()) {
-          LocalIndex local = localIndex(im.spec());
+          LocalIndex local = localIndexes.get(im.spec().alias());
           LocalIndex.Changes changes =
               localEntries.computeIfAbsent(local, l -> new LocalIndex.Changes());
           byte[] key = im.mutation().getRow();
@@ -505,13 +504,6 @@ public class DataTableObserver extends LocalIndexService
     Map<byte[], RowState> states = new TreeMap<>(Bytes.BYTES_COMPARATOR);
     cells.forEach((row, rowCells) -> states.put(row, RowState.of(rowCells)));
     return states;
-  }
-
-  private LocalIndex localIndex(IndexSpec spec) {
-    for (LocalIndex l : localIndexes) {
-      if (l.spec().equals(spec)) return l;
-    }
-    throw new IllegalStateException("no local index " + spec.alias() + " in " + encodedName());
   }
 
   /** A row's state before the mini-batch and after the batch's mutations so far. */

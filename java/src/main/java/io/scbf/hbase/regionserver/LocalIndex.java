@@ -22,6 +22,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -55,6 +56,10 @@ final class LocalIndex {
   private final LocalIndexKeys keys;
   private final IndexRegion entries;
   private final BooleanSupplier online;
+
+  /** Every family but the local index families: the region's data (fixed while it is open). */
+  private final List<byte[]> dataFamilies = new ArrayList<>();
+
   private volatile boolean complete;
 
   /** How long a build waits for its region to finish opening before it gives up. */
@@ -71,6 +76,10 @@ final class LocalIndex {
     this.spec = spec;
     this.family = IndexCatalog.localFamily(spec.alias());
     this.keys = new LocalIndexKeys(region.getRegionInfo().getStartKey());
+    List<IndexSpec> specs = IndexCatalog.readSpecs(region.getTableDescriptor()).valid();
+    for (ColumnFamilyDescriptor cf : region.getTableDescriptor().getColumnFamilies()) {
+      if (!IndexCatalog.isLocalFamily(specs, cf.getName())) dataFamilies.add(cf.getName());
+    }
     this.entries =
         new IndexRegion(
             HRegionRows.local(region, family),
@@ -102,10 +111,6 @@ final class LocalIndex {
 
   IndexSpec spec() {
     return spec;
-  }
-
-  byte[] family() {
-    return family;
   }
 
   void open() {
@@ -197,10 +202,7 @@ final class LocalIndex {
   /** True if the marker says the entries were kept for a key range containing this region's. */
   private boolean trusted() {
     try {
-      Result r =
-          region.get(
-              new org.apache.hadoop.hbase.client.Get(keys.marker())
-                  .addColumn(family, IndexCatalog.INDEX_QUALIFIER));
+      Result r = region.get(new Get(keys.marker()).addColumn(family, IndexCatalog.INDEX_QUALIFIER));
       if (r.isEmpty()) return false;
       byte[] keptUpTo = r.value();
       byte[] end = region.getRegionInfo().getEndKey();
@@ -216,30 +218,13 @@ final class LocalIndex {
    * left by a merge (they would be trusted again if a later split restored that start key).
    */
   private long deleteForeignRows() throws IOException {
-    long removed = 0;
-    Scan scan = new Scan().addFamily(family).setCacheBlocks(false);
-    List<Mutation> batch = new ArrayList<>();
-    try (RegionScanner scanner = region.getScanner(scan)) {
-      List<Cell> cells = new ArrayList<>();
-      boolean more;
-      do {
-        checkNotClosing();
-        more = scanner.next(cells);
-        if (!cells.isEmpty()) {
-          byte[] row = CellUtil.cloneRow(cells.get(0));
-          if (!keys.isOwn(row)) {
-            batch.add(new Delete(row).addFamily(family));
-            removed++;
-          }
-          cells.clear();
-        }
-        if (batch.size() >= BUILD_BATCH || (!more && !batch.isEmpty())) {
-          region.batchMutate(batch.toArray(new Mutation[0]));
-          batch.clear();
-        }
-      } while (more);
-    }
-    return removed;
+    List<Mutation> deletes = new ArrayList<>();
+    return forEachRow(
+        new Scan().addFamily(family).setCacheBlocks(false),
+        (row, cells) -> {
+          if (!keys.isOwn(row)) deletes.add(new Delete(row).addFamily(family));
+        },
+        deletes);
   }
 
   /** Puts the entry of every row holding the indexed column. */
@@ -247,30 +232,47 @@ final class LocalIndex {
     IndexUpdatePlanner planner = new IndexUpdatePlanner(List.of(spec));
     Scan scan = new Scan().readVersions(1).setCacheBlocks(false);
     for (IndexSpec.Column c : spec.watchedColumns()) scan.addColumn(c.family(), c.qualifier());
-    long built = 0;
-    List<Mutation> batch = new ArrayList<>();
+    List<Mutation> puts = new ArrayList<>();
+    return forEachRow(
+        scan,
+        (row, cells) -> {
+          for (IndexUpdatePlanner.IndexMutation m :
+              planner.diff(row, RowState.EMPTY, RowState.of(cells))) {
+            puts.add(physical(m.mutation(), System.currentTimeMillis()));
+          }
+        },
+        puts);
+  }
+
+  private interface RowVisitor {
+    void visit(byte[] row, List<Cell> cells) throws IOException;
+  }
+
+  /**
+   * Visits the rows of a scan of this region. If {@code writes} is not null (a build), the visitor
+   * adds mutations to it, which are applied in batches of {@link #BUILD_BATCH}, and the scan stops
+   * if the region closes; returns the number of mutations applied.
+   */
+  private long forEachRow(Scan scan, RowVisitor visitor, List<Mutation> writes) throws IOException {
+    long written = 0;
     try (RegionScanner scanner = region.getScanner(scan)) {
       List<Cell> cells = new ArrayList<>();
       boolean more;
       do {
-        checkNotClosing();
+        if (writes != null) checkNotClosing();
         more = scanner.next(cells);
         if (!cells.isEmpty()) {
-          byte[] row = CellUtil.cloneRow(cells.get(0));
-          RowState state = RowState.of(cells);
-          for (IndexUpdatePlanner.IndexMutation m : planner.diff(row, RowState.EMPTY, state)) {
-            batch.add(physical(m.mutation(), System.currentTimeMillis()));
-            built++;
-          }
+          visitor.visit(CellUtil.cloneRow(cells.get(0)), cells);
           cells.clear();
         }
-        if (batch.size() >= BUILD_BATCH || (!more && !batch.isEmpty())) {
-          region.batchMutate(batch.toArray(new Mutation[0]));
-          batch.clear();
+        if (writes != null && (writes.size() >= BUILD_BATCH || (!more && !writes.isEmpty()))) {
+          region.batchMutate(writes.toArray(new Mutation[0]));
+          written += writes.size();
+          writes.clear();
         }
       } while (more);
     }
-    return built;
+    return written;
   }
 
   private void checkNotClosing() {
@@ -326,10 +328,7 @@ final class LocalIndex {
   /** The region's data rows (every family but the local index families). */
   private Scan dataScan() {
     Scan scan = new Scan();
-    List<IndexSpec> specs = IndexCatalog.readSpecs(region.getTableDescriptor()).valid();
-    for (ColumnFamilyDescriptor cf : region.getTableDescriptor().getColumnFamilies()) {
-      if (!IndexCatalog.isLocalFamily(specs, cf.getName())) scan.addFamily(cf.getName());
-    }
+    for (byte[] f : dataFamilies) scan.addFamily(f);
     return scan;
   }
 
@@ -344,32 +343,22 @@ final class LocalIndex {
   private void scanRows(
       LocalQueryRequest.Answer answer, Predicate<byte[]> matches, LocalQueryResponse.Builder out)
       throws IOException {
-    Scan scan = dataScan().readVersions(1).setCacheBlocks(false);
-    try (RegionScanner scanner = region.getScanner(scan)) {
-      List<Cell> cells = new ArrayList<>();
-      boolean more;
-      do {
-        more = scanner.next(cells);
-        if (!cells.isEmpty()) {
-          byte[] row = CellUtil.cloneRow(cells.get(0));
+    forEachRow(
+        dataScan().readVersions(1).setCacheBlocks(false),
+        (row, cells) -> {
           if (answer == LocalQueryRequest.Answer.ROWS) {
             addIfMatches(new ArrayList<>(cells), matches, out);
-          } else {
-            Result r = Result.create(cells);
-            byte[] v = r.getValue(spec.family(), spec.qualifier());
-            if (v != null && matches.test(v)) {
-              IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(row));
-              if (answer == LocalQueryRequest.Answer.ENTRIES && !spec.covered().isEmpty()) {
-                hit.setCovered(
-                    ByteString.copyFrom(
-                        IndexUpdatePlanner.coveredValues(spec, RowState.of(cells))));
-              }
-              out.addHits(hit);
-            }
+            return;
           }
-          cells.clear();
-        }
-      } while (more);
-    }
+          byte[] v = Result.create(cells).getValue(spec.family(), spec.qualifier());
+          if (v == null || !matches.test(v)) return;
+          IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(row));
+          if (answer == LocalQueryRequest.Answer.ENTRIES && !spec.covered().isEmpty()) {
+            hit.setCovered(
+                ByteString.copyFrom(IndexUpdatePlanner.coveredValues(spec, RowState.of(cells))));
+          }
+          out.addHits(hit);
+        },
+        null);
   }
 }
