@@ -15,9 +15,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
@@ -51,16 +53,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Data-table observer (loaded on every region, inert on tables without indexes). With the row locks
  * of a mini-batch held (HBase's, which are shared for plain batches, plus an exclusive {@link
- * RowLockStripes} lock per row held until the write is visible), it reads the rows' current indexed
- * and covered values, derives the net index change of each row over the batch ({@link
+ * RowLocks} lock per row held until the write is visible), it reads the rows' current indexed and
+ * covered values, derives the net index change of each row over the batch ({@link
  * IndexUpdatePlanner}), and
  *
  * <ol>
  *   <li>before the data is written (preBatchMutate), writes the new index rows: if that fails, the
  *       data write fails with {@link IndexWriteException} and the data rows are unchanged;
- *   <li>after the data is written and before it becomes visible or the row locks are released
- *       (postBatchMutate), deletes the index rows of the replaced values. Deleting them earlier
- *       could lose a row from the index if the data write then failed; a failure here only leaves
+ *   <li>once the data is written, visible and its locks released, deletes the index rows of the
+ *       replaced values in the background ({@link IndexCleanups}). Deleting them earlier could lose
+ *       a row from the index if the data write then failed; a late or failed delete only leaves
  *       stale index rows, which queries drop when they re-check the data rows.
  * </ol>
  *
@@ -103,12 +105,20 @@ public class DataTableObserver extends LocalIndexService
   /** Why every write to this region is refused, or null (set when start failed unexpectedly). */
   private String refusal;
 
-  private final ThreadLocal<Map<TableName, List<Mutation>>> pendingDeletes = new ThreadLocal<>();
+  /** Index deletes of the mini-batch, from preBatchMutate until the data write is done. */
+  private final ThreadLocal<Deletes> pendingDeletes = new ThreadLocal<>();
+
+  /** The deletes, registered in postBatchMutate, to send once the row locks are released. */
+  private final ThreadLocal<IndexCleanups.Cleanup> readyCleanup = new ThreadLocal<>();
+
+  private record Deletes(Map<TableName, List<Mutation>> byTable, List<Bytes> rows) {}
+
+  private IndexCleanups cleanups;
 
   /** Row locks held from preBatchMutate to postBatchMutateIndispensably (same handler thread). */
-  private final ThreadLocal<int[]> heldLocks = new ThreadLocal<>();
+  private final ThreadLocal<RowLocks.Held> heldLocks = new ThreadLocal<>();
 
-  private final RowLockStripes rowLocks = new RowLockStripes(1024);
+  private final RowLocks rowLocks = new RowLocks();
   private long rowLockWaitMs;
 
   /** The table declares its rows insert-only (see {@link IndexCatalog#IMMUTABLE_ROWS_ATTR}). */
@@ -170,6 +180,7 @@ public class DataTableObserver extends LocalIndexService
     IndexServices services = context.attach();
     try {
       writer = new IndexWriter(services);
+      cleanups = new IndexCleanups(services.indexCleanup());
       if (localUnfit == null) {
         Map<String, LocalIndex> locals = new LinkedHashMap<>();
         String encoded = encodedName();
@@ -222,6 +233,16 @@ public class DataTableObserver extends LocalIndexService
   @Override
   public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
     localIndexes.values().forEach(LocalIndex::close);
+    // The next server of this region must not put an index row that one of these deletes would
+    // then remove (see IndexCleanups). Bounded by the index connection's operation timeout, after
+    // which the deletes' calls have ended anyway.
+    if (cleanups != null
+        && !cleanups.awaitAll(context.settings().indexOperationTimeoutMs() + 1000L)) {
+      LOG.warn(
+          "scbf: region {} closes with index deletes of {} rows still in flight",
+          encodedName(),
+          cleanups.rowsInFlight());
+    }
   }
 
   /**
@@ -368,7 +389,11 @@ public class DataTableObserver extends LocalIndexService
     }
     // Exclusive per row until the index deletes are written and the data is visible: only then
     // may the next writer of the row read its current values.
-    heldLocks.set(rowLocks.lock(indexed.stream().map(Mutation::getRow).toList(), rowLockWaitMs));
+    RowLocks.Held held =
+        rowLocks.lock(indexed.stream().map(Mutation::getRow).toList(), rowLockWaitMs);
+    heldLocks.set(held);
+    // An earlier write's deletes must land before this write's puts (see IndexCleanups).
+    cleanups.awaitRows(held.rows(), rowLockWaitMs);
 
     // Insert-only tables: a Put never replaces an indexed value, so there is nothing to read.
     boolean putsOnly = indexed.stream().allMatch(m -> m instanceof Put);
@@ -384,6 +409,7 @@ public class DataTableObserver extends LocalIndexService
 
     Map<TableName, List<Mutation>> puts = new LinkedHashMap<>();
     Map<TableName, List<Mutation>> deletes = new LinkedHashMap<>();
+    Set<Bytes> rowsWithDeletes = new LinkedHashSet<>();
     Map<LocalIndex, LocalIndex.Changes> localEntries = new LinkedHashMap<>();
     long now = EnvironmentEdgeManager.currentTime();
     for (Map.Entry<Bytes, RowStates> e : rows.entrySet()) {
@@ -406,9 +432,11 @@ public class DataTableObserver extends LocalIndexService
           entryRows.add(local.physical(im.mutation(), now));
           continue;
         }
-        (im.mutation() instanceof Delete ? deletes : puts)
+        boolean delete = im.mutation() instanceof Delete;
+        (delete ? deletes : puts)
             .computeIfAbsent(indexTables.get(im.spec()), t -> new ArrayList<>())
             .add(im.mutation());
+        if (delete) rowsWithDeletes.add(e.getKey());
       }
       // Written with the row's own mutation: same WAL entry, visible at the same time.
       if (!entryRows.isEmpty()) {
@@ -426,7 +454,7 @@ public class DataTableObserver extends LocalIndexService
     if (puts.isEmpty() && deletes.isEmpty()) return;
     writer.write(
         region.getRegionInfo().getTable().getNameAsString(), puts, IndexWriter.Phase.BEFORE_DATA);
-    if (!deletes.isEmpty()) pendingDeletes.set(deletes);
+    if (!deletes.isEmpty()) pendingDeletes.set(new Deletes(deletes, List.copyOf(rowsWithDeletes)));
   }
 
   /**
@@ -452,9 +480,15 @@ public class DataTableObserver extends LocalIndexService
   public void postBatchMutate(
       ObserverContext<RegionCoprocessorEnvironment> c,
       MiniBatchOperationInProgress<Mutation> batch) {
-    Map<TableName, List<Mutation>> deletes = pendingDeletes.get();
+    Deletes deletes = pendingDeletes.get();
     if (deletes == null) return;
     pendingDeletes.remove();
+    // The data is written: from now on the old index rows are stale. Registered under the row
+    // locks, so that the next writer of these rows waits for the deletes.
+    readyCleanup.set(cleanups.register(deletes.rows(), () -> sendDeletes(deletes.byTable())));
+  }
+
+  private void sendDeletes(Map<TableName, List<Mutation>> deletes) {
     try {
       writer.write(
           region.getRegionInfo().getTable().getNameAsString(),
@@ -475,16 +509,23 @@ public class DataTableObserver extends LocalIndexService
       MiniBatchOperationInProgress<Mutation> batch,
       boolean success) {
     pendingDeletes.remove(); // the data write failed before postBatchMutate: keep the old rows
-    List<LocalEffects> local = pendingLocal.get();
-    if (local != null) {
-      pendingLocal.remove();
-      for (LocalEffects e : local) e.index().afterWrites(e.effects(), success);
+    IndexCleanups.Cleanup cleanup = readyCleanup.get();
+    readyCleanup.remove();
+    try {
+      List<LocalEffects> local = pendingLocal.get();
+      if (local != null) {
+        pendingLocal.remove();
+        for (LocalEffects e : local) e.index().afterWrites(e.effects(), success);
+      }
+    } finally {
+      releaseLocks();
+      // Registered cleanups always start: the next writers of their rows wait for them to end.
+      if (cleanup != null) cleanups.start(cleanup);
     }
-    releaseLocks();
   }
 
   private void releaseLocks() {
-    int[] held = heldLocks.get();
+    RowLocks.Held held = heldLocks.get();
     if (held != null) {
       heldLocks.remove();
       rowLocks.unlock(held);

@@ -4,10 +4,13 @@ import io.scbf.CacheStats;
 import io.scbf.HotscoreCache;
 import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -22,8 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What the scbf region coprocessors of one server share while any of their regions is open (started
  * and stopped by {@link RegionServerContext}): the native hot cache, the connection for index
- * writes and publications, the filter publisher, a thread for filter builds and the pool that sends
- * index batches in parallel.
+ * writes and publications, the filter publisher, a thread for filter builds, the pool that sends
+ * index batches in parallel and the one that sends index deletes after data writes.
  */
 final class IndexServices implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IndexServices.class);
@@ -34,6 +37,7 @@ final class IndexServices implements AutoCloseable {
   private final ScheduledExecutorService publishing;
   private final ExecutorService builder;
   private final ExecutorService indexWriters;
+  private final ThreadPoolExecutor indexCleanup;
   private final OpenIndexRegions regions = new OpenIndexRegions();
   private final FilterPublisher publisher;
   private HotscoreCache cache; // guarded by this
@@ -53,6 +57,18 @@ final class IndexServices implements AutoCloseable {
     this.indexWriters =
         Executors.newFixedThreadPool(
             settings.indexWriteThreads(), daemon("scbf-index-writer-" + server.getPort()));
+    // Bounded: when cleanups pile up, the writer that adds one sends it itself (its locks are
+    // released by then), which slows writers down instead of growing the queue without limit. The
+    // same happens after shutdown, so a registered cleanup always runs and ends.
+    this.indexCleanup =
+        new ThreadPoolExecutor(
+            settings.indexWriteThreads(),
+            settings.indexWriteThreads(),
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(4 * settings.indexWriteThreads()),
+            daemon("scbf-index-cleanup-" + server.getPort()),
+            (task, pool) -> task.run());
     this.publisher =
         new FilterPublisher(
             server, regions, this::connection, publishing, settings.publishIntervalMs());
@@ -80,6 +96,15 @@ final class IndexServices implements AutoCloseable {
    */
   ExecutorService indexWriters() {
     return indexWriters;
+  }
+
+  /**
+   * Threads that send index deletes after data writes ({@link IndexCleanups}). Separate from {@link
+   * #indexWriters}: a cleanup waits on index-writer tasks, and a pool whose tasks wait on tasks of
+   * the same pool can starve.
+   */
+  Executor indexCleanup() {
+    return indexCleanup;
   }
 
   synchronized HotscoreCache cache() {
@@ -131,6 +156,7 @@ final class IndexServices implements AutoCloseable {
     publisher.stop();
     publishing.shutdownNow();
     builder.shutdownNow();
+    indexCleanup.shutdown();
     indexWriters.shutdown();
     synchronized (this) {
       if (cache != null) cache.close();

@@ -54,6 +54,10 @@ final class RegionServerContext {
     return metrics;
   }
 
+  Settings settings() {
+    return settings;
+  }
+
   /** Starts the services if this is the first attachment; every attach needs one detach. */
   synchronized IndexServices attach() {
     if (attachments++ == 0) services = new IndexServices(server, conf, settings);
