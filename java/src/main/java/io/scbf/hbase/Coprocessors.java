@@ -89,6 +89,17 @@ public final class Coprocessors {
     return conf;
   }
 
+  /**
+   * For an in-process cluster (HBaseTestingUtility) only: makes its region servers superusers, as
+   * the HBase service user is in production. The testing utility runs each region server as its own
+   * test user ({@code <user>.hfs.<n>}, group {@code supergroup}), and only superusers may publish
+   * routing state and write index rows through the region servers' endpoint.
+   */
+  public static Configuration trustInProcessRegionServers(Configuration conf) {
+    append(conf, "hbase.superuser", new String[] {"@supergroup"});
+    return conf;
+  }
+
   private static void append(Configuration conf, String key, String[] classes) {
     List<String> all = new ArrayList<>(Arrays.asList(conf.getTrimmedStrings(key)));
     for (String c : classes) {

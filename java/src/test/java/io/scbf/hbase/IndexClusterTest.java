@@ -8,9 +8,19 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
+import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.regionserver.IndexProbe;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRegionWrites;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRowMutation;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexWriteRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexWriteService;
+import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionFilter;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import io.scbf.hbase.testing.MiniCluster;
@@ -36,11 +46,13 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -626,5 +638,81 @@ class IndexClusterTest {
       threads.shutdownNow();
       people.setStrict(false);
     }
+  }
+
+  @Test
+  @Order(12)
+  void onlyRegionServersMayPublishRoutingState() throws Exception {
+    try (Table t = connection.getTable(TABLE)) {
+      t.put(new Put(Bytes.toBytes("poison-1")).addColumn(D, CITY, Bytes.toBytes("Poisoned")));
+    }
+    Thread.sleep(PUBLISH_WAIT_MS);
+    assertEquals(
+        List.of("poison-1"),
+        Oracle.strings(people.findRowKeys(D, CITY, Bytes.toBytes("Poisoned"))));
+
+    // A user who is not a superuser sends, for every bucket, an empty filter under the real
+    // server's name and a newer version: accepted, it would make routing skip every bucket.
+    TableName index = IndexCatalog.indexTableName(TABLE, "city");
+    String server = util.getMiniHBaseCluster().getRegionServer(0).getServerName().toString();
+    PublishRequest.Builder poison = PublishRequest.newBuilder();
+    try (Admin admin = connection.getAdmin();
+        ScalableSplitCountingBloomFilter empty =
+            ScalableSplitCountingBloomFilter.create(1000, 0.001)) {
+      for (RegionInfo r : admin.getRegions(index)) {
+        poison.addRegions(
+            RegionFilter.newBuilder()
+                .setIndexTable(index.getNameAsString())
+                .setEncodedRegion(r.getEncodedName())
+                .setServer(server)
+                .setReady(true)
+                .setVersion(1L << 40)
+                .setSnapshot(ByteString.copyFrom(empty.toByteArray())));
+      }
+    }
+    User mallory = User.createUserForTesting(util.getConfiguration(), "mallory", new String[0]);
+    try (Connection asMallory =
+            ConnectionFactory.createConnection(util.getConfiguration(), mallory);
+        Admin admin = asMallory.getAdmin()) {
+      ServiceException e =
+          assertThrows(
+              ServiceException.class,
+              () ->
+                  IndexRoutingService.newBlockingStub(admin.coprocessorService())
+                      .publish(null, poison.build()));
+      assertTrue(String.valueOf(e.getCause()).contains("only region servers"), e.toString());
+
+      // Nor may the user write index rows through the region servers' index-write endpoint.
+      byte[] forged =
+          IndexKeyCodec.rowKey(
+              0, Bytes.toBytes("city"), Bytes.toBytes("Forged"), Bytes.toBytes("x"));
+      RegionInfo bucket0 = connection.getRegionLocator(index).getRegionLocation(forged).getRegion();
+      ServiceException w =
+          assertThrows(
+              ServiceException.class,
+              () ->
+                  IndexWriteService.newBlockingStub(
+                          admin.coprocessorService(
+                              util.getMiniHBaseCluster().getRegionServer(0).getServerName()))
+                      .write(
+                          null,
+                          IndexWriteRequest.newBuilder()
+                              .addRegions(
+                                  IndexRegionWrites.newBuilder()
+                                      .setEncodedRegion(bucket0.getEncodedName())
+                                      .addMutations(
+                                          IndexRowMutation.newBuilder()
+                                              .setRow(ByteString.copyFrom(forged))
+                                              .setValue(ByteString.EMPTY)))
+                              .build()));
+      assertTrue(String.valueOf(w.getCause()).contains("only region servers"), w.toString());
+      try (Table t = connection.getTable(index)) {
+        assertFalse(t.exists(new Get(forged)), "the forged index row was not written");
+      }
+    }
+    assertEquals(
+        List.of("poison-1"),
+        Oracle.strings(people.findRowKeys(D, CITY, Bytes.toBytes("Poisoned"))),
+        people.lastTrace().toString());
   }
 }

@@ -60,7 +60,7 @@ public final class HBaseBenchmark {
 
   static final TableName INDEXED_SKIP_WAL = TableName.valueOf("bench_indexed_skipwal");
   static final int REGIONS = 8;
-  static final int BUCKETS = 16;
+  static final int BUCKETS = Integer.getInteger("bench.buckets", 16);
 
   public static void main(String[] args) throws Exception {
     BenchData data = new BenchData(Integer.getInteger("bench.rows", 1_000_000));
@@ -70,6 +70,7 @@ public final class HBaseBenchmark {
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     Coprocessors.configure(conf);
+    Coprocessors.trustInProcessRegionServers(conf);
     conf.setInt("hbase.master.info.port", -1);
     conf.setInt("hbase.regionserver.info.port", -1);
     long t0 = System.nanoTime();

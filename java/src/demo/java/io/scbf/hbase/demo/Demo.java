@@ -45,6 +45,7 @@ public final class Demo {
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     Coprocessors.configure(conf);
+    Coprocessors.trustInProcessRegionServers(conf);
     conf.setInt("hbase.master.info.port", -1);
     conf.setInt("hbase.regionserver.info.port", -1);
     say("starting an in-process HBase with the scbf coprocessors ...");

@@ -3,6 +3,7 @@ package io.scbf.hbase.master;
 import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
+import io.scbf.hbase.shared.ServerCalls;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
@@ -20,10 +21,14 @@ import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.HasMasterServices;
 import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.master.MasterServices;
 import org.apache.hadoop.hbase.master.RegionState;
 import org.apache.hadoop.hbase.metrics.Gauge;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Master endpoint: receives the index regions' filters and answers routing and stats requests. All
@@ -32,6 +37,7 @@ import org.apache.hadoop.hbase.metrics.MetricRegistry;
  */
 @CoreCoprocessor
 public class RoutingMasterEndpoint extends IndexRoutingService implements MasterCoprocessor {
+  private static final Logger LOG = LoggerFactory.getLogger(RoutingMasterEndpoint.class);
   private RoutingTable table;
 
   @Override
@@ -54,9 +60,24 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
     return List.of(this);
   }
 
+  /**
+   * Only region servers publish: a filter from anyone else could tell routing that a bucket lacks a
+   * value it holds (a false negative for every routed query).
+   */
   @Override
   public void publish(
       RpcController controller, PublishRequest request, RpcCallback<PublishResponse> done) {
+    try {
+      ServerCalls.requireServer("publish index routing state");
+    } catch (AccessDeniedException e) {
+      LOG.warn(
+          "scbf: refused a routing publication of {} regions: {}",
+          request.getRegionsCount(),
+          e.getMessage());
+      CoprocessorRpcUtils.setControllerException(controller, e);
+      done.run(null);
+      return;
+    }
     done.run(table.publish(request, System.currentTimeMillis()));
   }
 

@@ -1,5 +1,7 @@
 package io.scbf.hbase.regionserver;
 
+import com.google.protobuf.Service;
+import java.util.List;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.HasRegionServerServices;
@@ -11,11 +13,14 @@ import org.apache.hadoop.hbase.ipc.RpcServerInterface;
 /**
  * The region-server coprocessor (one per server, loaded from {@code
  * hbase.coprocessor.regionserver.classes}): creates the server's {@link RegionServerContext} and
- * registers its metrics. The region coprocessors find the context through it.
+ * registers its metrics. The region coprocessors find the context through it. It also serves the
+ * index writes of data region servers ({@link IndexWriteEndpoint}).
  */
 @CoreCoprocessor
 public class IndexRegionServerCoprocessor implements RegionServerCoprocessor {
   private volatile RegionServerContext context;
+  // HBase registers a region-server coprocessor's services before it starts it.
+  private final IndexWriteEndpoint writes = new IndexWriteEndpoint();
 
   @Override
   public void start(CoprocessorEnvironment env) {
@@ -36,7 +41,14 @@ public class IndexRegionServerCoprocessor implements RegionServerCoprocessor {
               ? s.indexCalls()
               : 0;
         });
+    writes.start(rsEnv.getOnlineRegions());
     context = created;
+  }
+
+  /** {@link IndexWriteEndpoint}: index rows from the data region servers, one call per server. */
+  @Override
+  public Iterable<Service> getServices() {
+    return List.of(writes);
   }
 
   /** Null before {@link #start} and on a host that is not a region server's. */

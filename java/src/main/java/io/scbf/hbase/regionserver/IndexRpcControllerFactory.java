@@ -12,8 +12,9 @@ import org.apache.hadoop.hbase.ipc.RpcControllerFactory;
 
 /**
  * RPC controllers of the region servers' index-write connection ({@link IndexServices}): every call
- * to a user table (which, on that connection, is an index table) carries {@link
- * IndexRpcSchedulerFactory#INDEX_QOS}, so it runs on the index handler pool.
+ * to a user table (which, on that connection, is an index table) and every region-server endpoint
+ * call ({@link IndexWriteEndpoint}) carries {@link IndexRpcSchedulerFactory#INDEX_QOS}, so it runs
+ * on the index handler pool.
  *
  * <p>Setting the priority on each mutation is not enough: HBase 2.x's {@code HTable.batch}
  * (AsyncProcess.submitAll) takes the priority of Puts only, so a batch of index Deletes went out
@@ -54,6 +55,8 @@ public class IndexRpcControllerFactory extends RpcControllerFactory {
   private static final class IndexController extends DelegatingHBaseRpcController {
     IndexController(HBaseRpcController delegate) {
       super(delegate);
+      // Calls that name no table get it too: IndexWriteEndpoint's region-server calls.
+      delegate.setPriority(IndexRpcSchedulerFactory.INDEX_QOS);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver;
 
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexWriteService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,6 +19,9 @@ import org.apache.hadoop.hbase.ipc.SimpleRpcScheduler;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.regionserver.RpcSchedulerFactory;
+import org.apache.hadoop.hbase.security.Superusers;
+import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.CoprocessorServiceRequest;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.MultiRequest;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.MutateRequest;
 import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.RegionAction;
@@ -42,13 +46,16 @@ import org.apache.hbase.thirdparty.com.google.protobuf.Message;
  * SimpleRpcScheduler.
  *
  * <p>Any client can set a request's priority, so the priority alone does not admit a call to the
- * index pool: every region it writes must be an index region of this server. A data write sent with
- * {@link #INDEX_QOS} would otherwise occupy an index handler while it waits for its own index
- * writes, and enough of them would stall the pool.
+ * index pool: every region it writes must be an index region of this server, or it must be an
+ * {@link IndexWriteEndpoint} call from a superuser. A data write sent with {@link #INDEX_QOS} would
+ * otherwise occupy an index handler while it waits for its own index writes, and enough of them
+ * would stall the pool.
  */
 public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
   /** Priority of index-table writes; above HBase's levels so nothing else lands on this pool. */
   public static final int INDEX_QOS = 1000;
+
+  private static final String INDEX_WRITE_SERVICE = IndexWriteService.getDescriptor().getFullName();
 
   public static final String INDEX_HANDLER_COUNT = Settings.INDEX_HANDLER_COUNT;
   public static final int DEFAULT_INDEX_HANDLER_COUNT = Settings.DEFAULT_INDEX_HANDLER_COUNT;
@@ -156,11 +163,23 @@ public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
       if (priority.getPriority(
                   call.getHeader(), call.getParam(), call.getRequestUser().orElse(null))
               == INDEX_QOS
-          && writesIndexRegionsOnly(call.getParam())) {
+          && (writesIndexRegionsOnly(call.getParam())
+              || isIndexWriteEndpointCall(call.getParam(), call.getRequestUser().orElse(null)))) {
         indexCalls.incrementAndGet();
         return indexExecutor.dispatch(task);
       }
       return super.dispatch(task);
+    }
+
+    /**
+     * An {@link IndexWriteEndpoint} call from a region server (a superuser): it only writes this
+     * server's index regions, and refuses anyone else's call anyway.
+     */
+    private static boolean isIndexWriteEndpointCall(Message param, User user) {
+      return param instanceof CoprocessorServiceRequest request
+          && INDEX_WRITE_SERVICE.equals(request.getCall().getServiceName())
+          && user != null
+          && Superusers.isSuperUser(user);
     }
 
     /** Whether every region a write request names is an index region open on this server. */

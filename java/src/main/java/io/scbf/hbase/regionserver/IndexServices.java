@@ -77,6 +77,10 @@ final class IndexServices implements AutoCloseable {
         new FilterCompactor(regions, builder), interval, interval, TimeUnit.MILLISECONDS);
   }
 
+  Settings settings() {
+    return settings;
+  }
+
   OpenIndexRegions regions() {
     return regions;
   }

@@ -1,6 +1,15 @@
 package io.scbf.hbase.regionserver;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexWriteException;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRegionWrites;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRowMutation;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexWriteRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexWriteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexWriteService;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionWriteFailure;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -9,22 +18,32 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
-import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 
 /**
- * Writes index mutations on the index RPC priority ({@link IndexRpcSchedulerFactory}, set by the
- * connection's {@link IndexRpcControllerFactory}) and turns any failure into a clear {@link
- * IndexWriteException}.
+ * Writes the index mutations of one data mini-batch: one {@link IndexWriteEndpoint} call per index
+ * region server, the calls in parallel (on the region server's index writer pool, the last one in
+ * the calling thread), each applying all of its regions' rows and syncing the WAL once. Calls carry
+ * the index RPC priority ({@link IndexRpcSchedulerFactory}, set by the connection's {@link
+ * IndexRpcControllerFactory}).
  *
- * <p>The mutations are sent as one batch per index region, the batches in parallel (on the region
- * server's index writer pool, the last one in the calling thread). One batch for all regions would
- * be applied region after region by the receiving server, each region's part waiting for its own
- * WAL sync; in parallel, the syncs of the regions sharing a WAL are grouped. The locations come
- * from the connection's cache; a stale one only costs the batch its normal re-location and retry.
+ * <p>Regions that fail (moved, split, closing, too busy, server down) are re-located and resent
+ * until {@code scbf.index.write.retries} attempts or {@code scbf.index.operation.timeout.ms} are
+ * used up: index rows are idempotent (a put of an index row writes the same bytes; a delete of an
+ * absent row changes nothing), so resending a region whose rows were partly applied is safe. Then
+ * the write fails with a clear {@link IndexWriteException}.
  */
 final class IndexWriter {
   /**
@@ -43,92 +62,164 @@ final class IndexWriter {
     this.services = services;
   }
 
-  private record RegionBatch(TableName table, List<Mutation> mutations) {}
+  /** The rows of one index region, as located. */
+  private record RegionRows(TableName table, HRegionLocation location, List<Mutation> mutations) {}
+
+  /** What one attempt left to do: regions to resend, and the last reason. */
+  private static final class Failed {
+    final List<RegionRows> regions = new ArrayList<>();
+    String reason;
+    boolean fatal;
+
+    void add(RegionRows r, String why, boolean retriable) {
+      regions.add(r);
+      if (reason == null || !retriable)
+        reason = r.location().getRegion().getEncodedName() + ": " + why;
+      fatal |= !retriable;
+    }
+
+    void addAll(Failed other) {
+      regions.addAll(other.regions);
+      if (other.reason != null && (reason == null || other.fatal)) reason = other.reason;
+      fatal |= other.fatal;
+    }
+  }
 
   /** Writes every mutation or throws {@link IndexWriteException}; returns when all are durable. */
   void write(String dataTable, Map<TableName, List<Mutation>> byIndexTable, Phase phase)
       throws IndexWriteException {
+    int count = byIndexTable.values().stream().mapToInt(List::size).sum();
+    String tables = byIndexTable.keySet().toString();
+    long deadline =
+        EnvironmentEdgeManager.currentTime() + services.settings().indexOperationTimeoutMs();
+    int attempts = Math.max(1, services.settings().indexWriteRetries());
+    List<RegionRows> pending;
     Connection connection;
-    List<RegionBatch> batches = new ArrayList<>();
     try {
       connection = services.connection();
-      for (Map.Entry<TableName, List<Mutation>> e : byIndexTable.entrySet()) {
-        Map<String, List<Mutation>> byRegion = new LinkedHashMap<>();
-        try (RegionLocator locator = connection.getRegionLocator(e.getKey())) {
-          for (Mutation m : e.getValue()) {
-            byRegion
-                .computeIfAbsent(
-                    locator.getRegionLocation(m.getRow()).getRegion().getEncodedName(),
-                    r -> new ArrayList<>())
-                .add(m);
-          }
-        }
-        for (List<Mutation> mutations : byRegion.values())
-          batches.add(new RegionBatch(e.getKey(), mutations));
+      pending = locate(connection, byIndexTable, false);
+    } catch (IOException e) {
+      throw failure(dataTable, tables, count, phase, e.toString(), e);
+    }
+    for (int attempt = 1; ; attempt++) {
+      Failed failed = sendAll(connection, pending);
+      if (failed.regions.isEmpty()) return;
+      if (failed.fatal || attempt >= attempts || EnvironmentEdgeManager.currentTime() >= deadline) {
+        throw failure(
+            dataTable,
+            tables,
+            failed.regions.stream().mapToInt(r -> r.mutations().size()).sum(),
+            phase,
+            failed.reason + " (after " + attempt + " attempt(s))",
+            null);
       }
-    } catch (IOException ex) {
-      throw failure(
-          dataTable,
-          byIndexTable.keySet().toString(),
-          byIndexTable.values().stream().mapToInt(List::size).sum(),
-          phase,
-          ex);
+      try {
+        Thread.sleep(
+            Math.min(100L * attempt, Math.max(0, deadline - EnvironmentEdgeManager.currentTime())));
+        Map<TableName, List<Mutation>> again = new LinkedHashMap<>();
+        for (RegionRows r : failed.regions)
+          again.computeIfAbsent(r.table(), t -> new ArrayList<>()).addAll(r.mutations());
+        pending = locate(connection, again, true);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw failure(dataTable, tables, count, phase, "interrupted", e);
+      } catch (IOException e) {
+        throw failure(dataTable, tables, count, phase, e.toString(), e);
+      }
     }
-    if (batches.isEmpty()) return;
-    List<Future<?>> others = new ArrayList<>(batches.size() - 1);
-    for (RegionBatch b : batches.subList(0, batches.size() - 1)) {
-      others.add(
-          services
-              .indexWriters()
-              .submit(
-                  () -> {
-                    send(connection, b);
-                    return null;
-                  }));
+  }
+
+  private static List<RegionRows> locate(
+      Connection connection, Map<TableName, List<Mutation>> byIndexTable, boolean reload)
+      throws IOException {
+    List<RegionRows> out = new ArrayList<>();
+    for (Map.Entry<TableName, List<Mutation>> e : byIndexTable.entrySet()) {
+      Map<String, RegionRows> byRegion = new LinkedHashMap<>();
+      try (RegionLocator locator = connection.getRegionLocator(e.getKey())) {
+        for (Mutation m : e.getValue()) {
+          HRegionLocation loc = locator.getRegionLocation(m.getRow(), reload);
+          byRegion
+              .computeIfAbsent(
+                  loc.getRegion().getEncodedName(),
+                  r -> new RegionRows(e.getKey(), loc, new ArrayList<>()))
+              .mutations()
+              .add(m);
+        }
+      }
+      out.addAll(byRegion.values());
     }
-    // Every batch ends (written or failed) before this returns or throws: a data write that fails
-    // leaves no index write of its own still in flight once its row locks are released.
-    Exception first = null;
-    RegionBatch failed = null;
-    RegionBatch last = batches.get(batches.size() - 1);
-    try {
-      send(connection, last);
-    } catch (IOException | InterruptedException ex) {
-      first = ex;
-      failed = last;
+    return out;
+  }
+
+  /** One call per server, in parallel; every call ends before this returns. */
+  private Failed sendAll(Connection connection, List<RegionRows> regions) {
+    if (regions.isEmpty()) return new Failed();
+    Map<ServerName, List<RegionRows>> byServer = new LinkedHashMap<>();
+    for (RegionRows r : regions)
+      byServer.computeIfAbsent(r.location().getServerName(), s -> new ArrayList<>()).add(r);
+    List<Map.Entry<ServerName, List<RegionRows>>> calls = new ArrayList<>(byServer.entrySet());
+    List<Future<Failed>> others = new ArrayList<>(calls.size() - 1);
+    for (Map.Entry<ServerName, List<RegionRows>> c : calls.subList(0, calls.size() - 1)) {
+      others.add(services.indexWriters().submit(() -> send(connection, c.getKey(), c.getValue())));
     }
+    Map.Entry<ServerName, List<RegionRows>> last = calls.get(calls.size() - 1);
+    Failed failed = send(connection, last.getKey(), last.getValue());
     for (int i = 0; i < others.size(); i++) {
       try {
-        getUninterruptibly(others.get(i));
-      } catch (ExecutionException ex) {
-        if (first == null) {
-          first = ex.getCause() instanceof Exception cause ? cause : ex;
-          failed = batches.get(i);
-        }
+        failed.addAll(getUninterruptibly(others.get(i)));
+      } catch (ExecutionException e) {
+        for (RegionRows r : calls.get(i).getValue()) failed.add(r, e.getCause().toString(), true);
       }
     }
-    if (first != null) {
-      if (first instanceof InterruptedException || first instanceof InterruptedIOException) {
-        Thread.currentThread().interrupt();
+    return failed;
+  }
+
+  private static Failed send(Connection connection, ServerName server, List<RegionRows> regions) {
+    Failed failed = new Failed();
+    IndexWriteRequest.Builder request = IndexWriteRequest.newBuilder();
+    Map<String, RegionRows> byEncoded = new LinkedHashMap<>();
+    for (RegionRows r : regions) {
+      String encoded = r.location().getRegion().getEncodedName();
+      byEncoded.put(encoded, r);
+      IndexRegionWrites.Builder w = IndexRegionWrites.newBuilder().setEncodedRegion(encoded);
+      for (Mutation m : r.mutations()) w.addMutations(toProto(m));
+      request.addRegions(w);
+    }
+    try (Admin admin = connection.getAdmin()) {
+      IndexWriteResponse response =
+          IndexWriteService.newBlockingStub(admin.coprocessorService(server))
+              .write(null, request.build());
+      for (RegionWriteFailure f : response.getFailuresList()) {
+        RegionRows r = byEncoded.get(f.getEncodedRegion());
+        if (r != null) failed.add(r, f.getMessage(), f.getRetriable());
       }
-      throw failure(dataTable, failed.table().toString(), failed.mutations().size(), phase, first);
+    } catch (ServiceException | IOException | RuntimeException e) {
+      Throwable cause = e instanceof ServiceException && e.getCause() != null ? e.getCause() : e;
+      boolean retriable = !(cause instanceof AccessDeniedException);
+      for (RegionRows r : regions) failed.add(r, server + ": " + cause, retriable);
     }
+    return failed;
   }
 
-  private static void send(Connection connection, RegionBatch b)
-      throws IOException, InterruptedException {
-    try (Table table = connection.getTable(b.table())) {
-      table.batch(b.mutations(), new Object[b.mutations().size()]);
+  /** Index mutations are a Put of the one index cell, or a whole-row Delete. */
+  private static IndexRowMutation toProto(Mutation m) {
+    IndexRowMutation.Builder b =
+        IndexRowMutation.newBuilder().setRow(ByteString.copyFrom(m.getRow()));
+    if (m instanceof Delete && m.getFamilyCellMap().isEmpty()) return b.build();
+    List<Cell> cells =
+        m instanceof Put ? m.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY) : null;
+    if (cells == null || cells.size() != 1 || m.getFamilyCellMap().size() != 1) {
+      throw new IllegalArgumentException("scbf: not an index row mutation: " + m);
     }
+    return b.setValue(ByteString.copyFrom(CellUtil.cloneValue(cells.get(0)))).build();
   }
 
-  private static void getUninterruptibly(Future<?> f) throws ExecutionException {
+  private static <T> T getUninterruptibly(Future<T> f) throws ExecutionException {
     boolean interrupted = false;
     try {
       while (true) {
         try {
-          f.get();
-          return;
+          return f.get();
         } catch (InterruptedException e) {
           interrupted = true;
         }
@@ -139,7 +230,7 @@ final class IndexWriter {
   }
 
   private static IndexWriteException failure(
-      String dataTable, String indexTable, int count, Phase phase, Exception cause) {
+      String dataTable, String indexTable, int count, Phase phase, String why, Exception cause) {
     String outcome =
         phase == Phase.BEFORE_DATA
             ? "so the write to " + dataTable + " was not applied (data rows unchanged)"
@@ -147,6 +238,9 @@ final class IndexWriter {
                 + dataTable
                 + " was applied (it stands; the replaced values' index"
                 + " rows remain as stale rows, which queries re-check away)";
+    if (cause instanceof InterruptedException || cause instanceof InterruptedIOException) {
+      Thread.currentThread().interrupt();
+    }
     return new IndexWriteException(
         "scbf: writing "
             + count
@@ -155,7 +249,7 @@ final class IndexWriter {
             + " failed, "
             + outcome
             + ": "
-            + cause,
+            + why,
         cause);
   }
 }

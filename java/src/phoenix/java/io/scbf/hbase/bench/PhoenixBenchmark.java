@@ -59,6 +59,7 @@ public final class PhoenixBenchmark {
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     Coprocessors.configure(conf);
+    Coprocessors.trustInProcessRegionServers(conf);
     // Phoenix's mutable global indexes require its WAL codec on every region server (it reads
     // plain cells as the default codec does, so the scbf tables are unaffected).
     conf.set(

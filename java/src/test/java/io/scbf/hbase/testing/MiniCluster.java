@@ -21,6 +21,7 @@ public final class MiniCluster {
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     Coprocessors.configure(conf);
+    Coprocessors.trustInProcessRegionServers(conf);
     conf.setLong(Coprocessors.PUBLISH_INTERVAL_MS, 500);
     conf.setInt("hbase.master.info.port", -1);
     conf.setInt("hbase.regionserver.info.port", -1);
