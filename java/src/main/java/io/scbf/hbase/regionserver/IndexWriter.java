@@ -92,7 +92,7 @@ final class IndexWriter {
     String tables = byIndexTable.keySet().toString();
     long deadline =
         EnvironmentEdgeManager.currentTime() + services.settings().indexOperationTimeoutMs();
-    int attempts = Math.max(1, services.settings().indexWriteRetries());
+    int attempts = services.settings().indexWriteRetries() + 1;
     List<RegionRows> pending;
     Connection connection;
     try {

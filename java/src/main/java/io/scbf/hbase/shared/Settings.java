@@ -141,8 +141,8 @@ public final class Settings {
               true,
               "region server",
               null,
-              "Client retries of an index write before the data write fails with"
-                  + " IndexWriteException."),
+              "Retries of an index write (each failed index region re-located and resent)"
+                  + " before the data write fails with IndexWriteException."),
           new Definition(
               INDEX_WRITE_THREADS,
               DEFAULT_INDEX_WRITE_THREADS,
@@ -151,7 +151,9 @@ public final class Settings {
               true,
               "region server",
               null,
-              "Threads that send a data write's per-index-region batches in parallel."),
+              "Threads that send a data write's index rows to the index region servers in"
+                  + " parallel (one call per server), and as many that send index deletes after"
+                  + " data writes."),
           new Definition(
               INDEX_HANDLER_COUNT,
               DEFAULT_INDEX_HANDLER_COUNT,
