@@ -46,6 +46,7 @@ import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
+import org.apache.hadoop.hbase.util.Pair;
 import org.apache.hadoop.hbase.wal.WALEdit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,6 +116,11 @@ public class DataTableObserver extends LocalIndexService
 
   private IndexCleanups cleanups;
 
+  /** Rows that may hold watched columns: writes of rows it proves absent read nothing. */
+  private WatchedRows watchedRows;
+
+  private IndexServices services;
+
   /** Row locks held from preBatchMutate to postBatchMutateIndispensably (same handler thread). */
   private final ThreadLocal<RowLocks.Held> heldLocks = new ThreadLocal<>();
 
@@ -181,6 +187,8 @@ public class DataTableObserver extends LocalIndexService
     try {
       writer = new IndexWriter(services);
       cleanups = new IndexCleanups(services.indexCleanup());
+      watchedRows = new WatchedRows(context.settings().watchedRowsMax());
+      this.services = services;
       if (localUnfit == null) {
         Map<String, LocalIndex> locals = new LinkedHashMap<>();
         String encoded = encodedName();
@@ -195,6 +203,7 @@ public class DataTableObserver extends LocalIndexService
     } catch (RuntimeException e) {
       localIndexes.values().forEach(LocalIndex::free);
       localIndexes = Map.of();
+      if (watchedRows != null) watchedRows.close();
       context.detach(); // stop() detaches only when a writer exists
       throw e;
     }
@@ -212,6 +221,7 @@ public class DataTableObserver extends LocalIndexService
       l.close(); // normally done in preClose already; idempotent
       l.free();
     }
+    if (watchedRows != null) watchedRows.close();
     if (writer != null) context.detach();
   }
 
@@ -228,6 +238,31 @@ public class DataTableObserver extends LocalIndexService
   @Override
   public void postOpen(ObserverContext<RegionCoprocessorEnvironment> c) {
     localIndexes.values().forEach(LocalIndex::open);
+    if (watchedRows != null) {
+      services
+          .watchedRowsBuilder()
+          .execute(
+              () -> {
+                try {
+                  watchedRows.build(
+                      region,
+                      planner.watchedColumns(),
+                      () -> region.isClosing() || region.isClosed());
+                  LOG.debug(
+                      "scbf: watched rows of {} ready: {}", encodedName(), watchedRows.isOn());
+                } catch (IOException | RuntimeException e) {
+                  // Only an optimisation is lost: writes keep reading old values.
+                  LOG.debug("scbf: watched rows of {} not built: {}", encodedName(), e.toString());
+                }
+              });
+    }
+  }
+
+  /** Rows bulk-loaded into the region bypass the write hooks: old values are read from now on. */
+  @Override
+  public void preBulkLoadHFile(
+      ObserverContext<RegionCoprocessorEnvironment> c, List<Pair<byte[], String>> familyPaths) {
+    if (watchedRows != null) watchedRows.turnOff();
   }
 
   @Override
@@ -395,9 +430,18 @@ public class DataTableObserver extends LocalIndexService
     // An earlier write's deletes must land before this write's puts (see IndexCleanups).
     cleanups.awaitRows(held.rows(), rowLockWaitMs);
 
-    // Insert-only tables: a Put never replaces an indexed value, so there is nothing to read.
+    // Insert-only tables: a Put never replaces an indexed value, so there is nothing to read; nor
+    // is there for rows that the watched-rows filter proves new.
     boolean putsOnly = indexed.stream().allMatch(m -> m instanceof Put);
-    Map<byte[], RowState> current = immutableRows && putsOnly ? Map.of() : read(indexed);
+    List<Mutation> toRead =
+        immutableRows && putsOnly
+            ? List.of()
+            : indexed.stream().filter(m -> !watchedRows.provesAbsent(m.getRow())).toList();
+    if (toRead.size() < indexed.size())
+      context.metrics().addOldRowReadsSkipped(indexed.size() - toRead.size());
+    Map<byte[], RowState> current = toRead.isEmpty() ? Map.of() : read(toRead);
+    // Before the data is written, under the rows' locks: the next writer of a row must read it.
+    watchedRows.add(indexed.stream().filter(m -> m instanceof Put).map(Mutation::getRow).toList());
     Map<Bytes, RowStates> rows = new LinkedHashMap<>();
     for (Mutation m : indexed) {
       RowStates states =

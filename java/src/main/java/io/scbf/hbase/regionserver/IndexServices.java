@@ -36,6 +36,7 @@ final class IndexServices implements AutoCloseable {
   private final Settings settings;
   private final ScheduledExecutorService publishing;
   private final ExecutorService builder;
+  private final ExecutorService watchedRowsBuilder;
   private final ExecutorService indexWriters;
   private final ThreadPoolExecutor indexCleanup;
   private final OpenIndexRegions regions = new OpenIndexRegions();
@@ -51,6 +52,8 @@ final class IndexServices implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(daemon("scbf-publisher-" + server.getPort()));
     this.builder =
         Executors.newSingleThreadExecutor(daemon("scbf-filter-builder-" + server.getPort()));
+    this.watchedRowsBuilder =
+        Executors.newSingleThreadExecutor(daemon("scbf-watched-rows-" + server.getPort()));
     // Fixed size, unbounded queue: a task only waits on an index RPC, which the index handler pool
     // serves without waiting on anything remote, never on a data handler or on another task; so
     // queued tasks always get to run (the deadlock argument of IndexRpcSchedulerFactory holds).
@@ -95,8 +98,15 @@ final class IndexServices implements AutoCloseable {
   }
 
   /**
-   * Threads that send the per-index-region batches of a data write in parallel ({@link
-   * IndexWriter}).
+   * The thread that fills data regions' {@link WatchedRows} filters (apart from {@link #builder}:
+   * routing waits for bucket filters, nothing waits for these).
+   */
+  ExecutorService watchedRowsBuilder() {
+    return watchedRowsBuilder;
+  }
+
+  /**
+   * Threads that send the per-server index calls of a data write in parallel ({@link IndexWriter}).
    */
   ExecutorService indexWriters() {
     return indexWriters;
@@ -160,6 +170,7 @@ final class IndexServices implements AutoCloseable {
     publisher.stop();
     publishing.shutdownNow();
     builder.shutdownNow();
+    watchedRowsBuilder.shutdownNow();
     indexCleanup.shutdown();
     indexWriters.shutdown();
     synchronized (this) {

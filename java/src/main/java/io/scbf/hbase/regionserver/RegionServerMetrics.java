@@ -30,6 +30,17 @@ final class RegionServerMetrics {
     staleIndexRows.add(n);
   }
 
+  /** Indexed writes whose rows were proved new, so their old values were not read. */
+  private final LongAdder oldRowReadsSkipped = new LongAdder();
+
+  void addOldRowReadsSkipped(long n) {
+    oldRowReadsSkipped.add(n);
+  }
+
+  long oldRowReadsSkipped() {
+    return oldRowReadsSkipped.sum();
+  }
+
   /** Per open region, the indexes it disabled (invalid spec, or state it could not build). */
   private final Map<String, Integer> disabledIndexes = new ConcurrentHashMap<>();
 
@@ -102,6 +113,7 @@ final class RegionServerMetrics {
           return s == null ? 0L : s.publisher().lagMillis();
         });
     gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
+    gauge(registry, "scbfOldRowReadsSkipped", oldRowReadsSkipped::sum);
     gauge(
         registry,
         "scbfDisabledIndexes",

@@ -32,6 +32,7 @@ public final class Settings {
   public static final String INDEX_HANDLER_COUNT = "scbf.index.handler.count";
   public static final String INDEX_RPC_TIMEOUT_MS = "scbf.index.rpc.timeout.ms";
   public static final String INDEX_OPERATION_TIMEOUT_MS = "scbf.index.operation.timeout.ms";
+  public static final String WATCHED_ROWS_MAX = "scbf.write.watched-rows.max";
 
   public static final long DEFAULT_PUBLISH_INTERVAL_MS = 1000;
   public static final long DEFAULT_CACHE_CAPACITY_BYTES = 64L << 20;
@@ -42,6 +43,7 @@ public final class Settings {
   public static final int DEFAULT_INDEX_HANDLER_COUNT = 10;
   public static final int DEFAULT_INDEX_RPC_TIMEOUT_MS = 10_000;
   public static final int DEFAULT_INDEX_OPERATION_TIMEOUT_MS = 20_000;
+  public static final long DEFAULT_WATCHED_ROWS_MAX = 2_000_000;
 
   /** The cache policies {@link #CACHE_POLICY} names, in the order of their values. */
   public static final List<String> CACHE_POLICIES = List.of("hotscore", "paper", "lru");
@@ -181,7 +183,18 @@ public final class Settings {
               "region server",
               null,
               "Timeout of one index write with its retries, ms; the data write holds its row"
-                  + " locks meanwhile."));
+                  + " locks meanwhile."),
+          new Definition(
+              WATCHED_ROWS_MAX,
+              DEFAULT_WATCHED_ROWS_MAX,
+              0,
+              1_000_000_000,
+              true,
+              "region server",
+              null,
+              "Rows per data region tracked by the filter that lets indexed writes of new rows"
+                  + " skip reading old values (about 4 bytes of native memory per row); past it"
+                  + " the filter turns off for that region. 0 turns it off."));
 
   private final Map<String, Double> values;
   private final List<String> problems;
@@ -261,6 +274,10 @@ public final class Settings {
 
   public int indexRpcTimeoutMs() {
     return (int) get(INDEX_RPC_TIMEOUT_MS, DEFAULT_INDEX_RPC_TIMEOUT_MS);
+  }
+
+  public long watchedRowsMax() {
+    return (long) get(WATCHED_ROWS_MAX, DEFAULT_WATCHED_ROWS_MAX);
   }
 
   public int indexOperationTimeoutMs() {

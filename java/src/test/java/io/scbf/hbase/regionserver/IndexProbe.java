@@ -65,6 +65,21 @@ public final class IndexProbe {
     return calls;
   }
 
+  /** Indexed writes, over all region servers, whose rows were proved new (no old-value read). */
+  public static long oldRowReadsSkipped(HBaseTestingUtility util) {
+    long skipped = 0;
+    for (var t : util.getMiniHBaseCluster().getLiveRegionServerThreads()) {
+      skipped +=
+          t.getRegionServer()
+              .getRegionServerCoprocessorHost()
+              .findCoprocessor(IndexRegionServerCoprocessor.class)
+              .context()
+              .metrics()
+              .oldRowReadsSkipped();
+    }
+    return skipped;
+  }
+
   /** A full-scan answer for one column ({@link Oracle}), with row keys as toStringBinary. */
   public static final class Answers {
     private final Oracle oracle;
