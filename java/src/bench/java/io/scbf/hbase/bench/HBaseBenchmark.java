@@ -322,7 +322,7 @@ public final class HBaseBenchmark {
           jmx.queryNames(new ObjectName("Hadoop:service=HBase,name=RegionServer,*"), null)) {
         List<String> scbf = new ArrayList<>();
         for (MBeanAttributeInfo a : jmx.getMBeanInfo(name).getAttributes()) {
-          if (a.getName().toLowerCase().contains("scbf")) scbf.add(a.getName());
+          if (a.getName().toLowerCase().startsWith("scbf")) scbf.add(a.getName());
         }
         if (scbf.isEmpty()) continue;
         say("  region server gauges (JMX %s):", name.getKeyProperty("sub"));
