@@ -198,12 +198,16 @@ class IndexWriteLoadTest {
         if (!target.equals(regionServerOf(r))) admin.move(r.getEncodedNameAsBytes(), target);
       }
     }
-    long waitUntil = System.currentTimeMillis() + 30_000;
+    // Generous: the target server has a tiny handler pool and no priority handlers, and CI runs
+    // this after a dozen other mini clusters on 2 cores (30 s was once not enough there).
+    long start = System.currentTimeMillis();
+    long waitUntil = start + 120_000;
     while (!regionsOf(tables).stream().allMatch(r -> target.equals(regionServerOf(r)))) {
       assertTrue(
           System.currentTimeMillis() < waitUntil, "regions of " + tables + " moved to " + target);
       Thread.sleep(200);
     }
+    System.out.printf("regions of %s moved in %d ms%n", tables, System.currentTimeMillis() - start);
   }
 
   static byte[] row(int writer, int r) {
