@@ -193,18 +193,24 @@ class IndexWriteLoadTest {
 
   /** Moves every region of {@code tables} to {@code target} and waits. */
   private void moveRegions(List<TableName> tables, ServerName target) throws Exception {
-    try (Admin admin = connection.getAdmin()) {
-      for (RegionInfo r : regionsOf(tables)) {
-        if (!target.equals(regionServerOf(r))) admin.move(r.getEncodedNameAsBytes(), target);
-      }
-    }
-    // Generous: the target server has a tiny handler pool and no priority handlers, and CI runs
-    // this after a dozen other mini clusters on 2 cores (30 s was once not enough there).
+    // A move can fail (the region then opens elsewhere), so stragglers are moved again; once
+    // in a full CI run on 2 cores, regions were not all on the target 30 s after their moves.
     long start = System.currentTimeMillis();
     long waitUntil = start + 120_000;
+    long nextMove = 0;
     while (!regionsOf(tables).stream().allMatch(r -> target.equals(regionServerOf(r)))) {
       assertTrue(
           System.currentTimeMillis() < waitUntil, "regions of " + tables + " moved to " + target);
+      if (System.currentTimeMillis() >= nextMove) {
+        try (Admin admin = connection.getAdmin()) {
+          for (RegionInfo r : regionsOf(tables)) {
+            if (!target.equals(regionServerOf(r))) admin.move(r.getEncodedNameAsBytes(), target);
+          }
+        } catch (IOException e) {
+          System.out.println("move failed, retrying: " + e);
+        }
+        nextMove = System.currentTimeMillis() + 10_000;
+      }
       Thread.sleep(200);
     }
     System.out.printf("regions of %s moved in %d ms%n", tables, System.currentTimeMillis() - start);
