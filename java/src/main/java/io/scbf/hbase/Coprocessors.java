@@ -76,7 +76,9 @@ public final class Coprocessors {
   static final String[] REGIONSERVER_COPROCESSORS = {SERVER + "IndexRegionServerCoprocessor"};
   private static final String MASTER = "io.scbf.hbase.master.";
   static final String[] MASTER_COPROCESSORS = {
-    MASTER + "RoutingMasterEndpoint", MASTER + "IndexDescriptorValidator"
+    MASTER + "RoutingMasterEndpoint",
+    MASTER + "IndexDescriptorValidator", // first: a rejected descriptor changes nothing
+    MASTER + "IndexLifecycleObserver"
   };
   static final String RPC_SCHEDULER_FACTORY = SERVER + "IndexRpcSchedulerFactory";
 

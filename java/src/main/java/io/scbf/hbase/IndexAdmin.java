@@ -3,8 +3,8 @@ package io.scbf.hbase;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec.Column;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.shared.IndexTables;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Set;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotEnabledException;
 import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -36,11 +37,14 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <p>For a local index, {@link #createIndex} adds the index's column family to the data table (the
  * regions reopen and build their entries from their rows) and waits until every region has.
  *
- * <p>For a global index, {@link #createIndex} creates the index table (one region per bucket),
- * records the index in the data table's descriptor (the data regions reopen with the index known to
- * their observer) and then indexes the rows already in the table. Rows written while the backfill
- * runs are indexed by the observer; a backfilled row that a concurrent write has just changed or
- * deleted leaves a stale index row, which queries drop when they re-check the data row.
+ * <p>For a global index, {@link #createIndex} creates the index table (one region per bucket)
+ * marked building, records the index in the data table's descriptor (the data regions reopen with
+ * the index known to their observer), indexes the rows already in the table and then marks the
+ * index built. While it is building, queries scan the data table: a backfill that fails part-way
+ * leaves a slow index, never one that misses rows ({@link #rebuildIndex} finishes it). Rows written
+ * while the backfill runs are indexed by the observer; a backfilled row that a concurrent write has
+ * just changed or deleted leaves a stale index row, which queries drop when they re-check the data
+ * row.
  */
 public final class IndexAdmin {
   private static final int BACKFILL_BATCH = 1000;
@@ -56,11 +60,83 @@ public final class IndexAdmin {
    * @throws TableNotFoundException if the data table does not exist
    */
   public void createIndex(TableName dataTable, IndexSpec spec) throws IOException {
+    requireEnabled(dataTable, "create index '" + spec.alias() + "' on");
     defineIndex(dataTable, spec);
     if (spec.isLocal()) {
       awaitLocalEntries(dataTable, spec);
     } else {
       backfill(dataTable, spec);
+      markBuilt(dataTable, spec.alias());
+    }
+  }
+
+  /**
+   * Indexes every row of the table again and then lets queries use the index: for a global index
+   * left building (a {@code createIndex} that failed part-way, a snapshot restore or clone, see the
+   * README). Queries stay complete meanwhile (they scan). Safe to run while the table is written.
+   *
+   * @throws IllegalArgumentException if the table has no such global index
+   */
+  public void rebuildIndex(TableName dataTable, String alias) throws IOException {
+    requireEnabled(dataTable, "rebuild index '" + alias + "' of");
+    IndexSpec spec = globalSpec(dataTable, alias);
+    setBuilding(dataTable, alias, true);
+    backfill(dataTable, spec);
+    markBuilt(dataTable, alias);
+  }
+
+  /**
+   * Lets queries use a global index whose rows are all indexed (by {@link #rebuildIndex}, or by
+   * {@code io.scbf.mapreduce.BuildIndexTool} after {@link #defineIndex}). Its index regions reopen
+   * and build their filters; until each has published, routing asks it.
+   */
+  public void markBuilt(TableName dataTable, String alias) throws IOException {
+    setBuilding(dataTable, alias, false);
+  }
+
+  /** True while a global index is being built: queries then scan the data table. */
+  public boolean isBuilding(TableName dataTable, String alias) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      return IndexCatalog.isBuilding(
+          admin.getDescriptor(IndexCatalog.indexTableName(dataTable, alias)));
+    }
+  }
+
+  private void setBuilding(TableName dataTable, String alias, boolean building) throws IOException {
+    globalSpec(dataTable, alias);
+    try (Admin admin = connection.getAdmin()) {
+      IndexTables.setBuilding(admin, IndexCatalog.indexTableName(dataTable, alias), building);
+    }
+  }
+
+  private IndexSpec globalSpec(TableName dataTable, String alias) throws IOException {
+    for (IndexSpec s : listIndexes(dataTable)) {
+      if (s.alias().equals(alias)) {
+        if (s.isLocal()) {
+          throw new IllegalArgumentException(
+              "index '"
+                  + alias
+                  + "' of "
+                  + dataTable
+                  + " is local: its regions build its entries themselves");
+        }
+        return s;
+      }
+    }
+    throw new IllegalArgumentException("table " + dataTable + " has no index '" + alias + "'");
+  }
+
+  private void requireEnabled(TableName dataTable, String what) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      if (!admin.tableExists(dataTable)) throw new TableNotFoundException(dataTable);
+      if (!admin.isTableEnabled(dataTable)) {
+        throw new TableNotEnabledException(
+            "cannot "
+                + what
+                + " table "
+                + dataTable
+                + ": it is not enabled, so its rows cannot be read; enable it first");
+      }
     }
   }
 
@@ -126,7 +202,7 @@ public final class IndexAdmin {
    * {@link #createIndex} without the backfill: rows written from now on are indexed, the rows
    * already in the table are not. For large tables, whose index {@code
    * io.scbf.mapreduce.BuildIndexTool} then builds in bulk on the cluster's MapReduce instead of
-   * through this client.
+   * through this client. A global index stays building (queries scan) until {@link #markBuilt}.
    *
    * @throws IllegalArgumentException as {@link #createIndex}
    * @throws TableNotFoundException if the data table does not exist
@@ -145,12 +221,7 @@ public final class IndexAdmin {
         throw new IllegalArgumentException(
             "index table " + indexTable + " already exists; drop it" + " or choose another alias");
       }
-      TableDescriptor index = IndexCatalog.indexTableDescriptor(dataTable, spec);
-      if (spec.buckets() == 1) {
-        admin.createTable(index);
-      } else {
-        admin.createTable(index, IndexKeyCodec.splitKeys(spec.buckets()));
-      }
+      IndexTables.create(admin, dataTable, spec, true);
       admin.modifyTable(IndexCatalog.withIndex(data, spec));
     }
   }
@@ -164,11 +235,7 @@ public final class IndexAdmin {
         throw new IllegalArgumentException("table " + dataTable + " has no index '" + alias + "'");
       }
       admin.modifyTable(IndexCatalog.withoutIndex(data, alias));
-      TableName indexTable = IndexCatalog.indexTableName(dataTable, alias);
-      if (admin.tableExists(indexTable)) {
-        if (admin.isTableEnabled(indexTable)) admin.disableTable(indexTable);
-        admin.deleteTable(indexTable);
-      }
+      IndexTables.delete(admin, IndexCatalog.indexTableName(dataTable, alias));
     }
   }
 

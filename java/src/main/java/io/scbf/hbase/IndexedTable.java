@@ -58,6 +58,10 @@ import org.slf4j.LoggerFactory;
  * the value, and each answers in one call (whole rows for {@link #find}, re-checked there; see
  * {@link LocalQueries}).
  *
+ * <p>A global index that is being built (see {@link IndexAdmin#rebuildIndex}) answers every lookup
+ * with "building": the query then scans the data table ({@link DataScan}), so its answer is
+ * complete, only slower.
+ *
  * <p>If the master cannot be asked for routing, the query asks every bucket instead (never fewer
  * than routing would have): the answer is complete, only slower. The first such failure is logged
  * at WARN with its cause, later ones at DEBUG; {@link QueryTrace#routingFailures()} and {@link
@@ -155,7 +159,7 @@ public final class IndexedTable implements AutoCloseable {
     List<byte[]> rows =
         spec.isLocal()
             ? local.rowKeys(local.point(spec, value, Answer.KEYS))
-            : rowsOf(point(spec, value));
+            : point(spec, value).rowKeys();
     finishTrace(start);
     return rows;
   }
@@ -170,8 +174,11 @@ public final class IndexedTable implements AutoCloseable {
       finishTrace(start);
       return rows;
     }
+    GlobalAnswer answer = point(spec, value);
     List<Result> rows =
-        recheck(rowsOf(point(spec, value)), family, qualifier, v -> Arrays.equals(v, value));
+        answer.scanned() != null
+            ? answer.scanned()
+            : recheck(answer.rowKeys(), family, qualifier, v -> Arrays.equals(v, value));
     finishTrace(start);
     return rows;
   }
@@ -189,9 +196,7 @@ public final class IndexedTable implements AutoCloseable {
         r.getHitsList().forEach(h -> entries.add(IndexEntry.of(spec, h)));
       }
     } else {
-      for (LookupResponse r : point(spec, value)) {
-        r.getHitsList().forEach(h -> entries.add(IndexEntry.of(spec, h)));
-      }
+      entries.addAll(point(spec, value).entries(spec));
     }
     entries.sort((a, b) -> Bytes.compareTo(a.row(), b.row()));
     finishTrace(start);
@@ -209,7 +214,7 @@ public final class IndexedTable implements AutoCloseable {
     List<byte[]> rows =
         spec.isLocal()
             ? local.rowKeys(local.range(spec, lo, hi, Answer.KEYS))
-            : rowsOf(range(spec, lo, hi));
+            : range(spec, lo, hi).rowKeys();
     finishTrace(start);
     return rows;
   }
@@ -224,14 +229,17 @@ public final class IndexedTable implements AutoCloseable {
       finishTrace(start);
       return rows;
     }
+    GlobalAnswer answer = range(spec, lo, hi);
     List<Result> rows =
-        recheck(
-            rowsOf(range(spec, lo, hi)),
-            family,
-            qualifier,
-            v ->
-                (lo == null || Bytes.compareTo(v, lo) >= 0)
-                    && (hi == null || Bytes.compareTo(v, hi) < 0));
+        answer.scanned() != null
+            ? answer.scanned()
+            : recheck(
+                answer.rowKeys(),
+                family,
+                qualifier,
+                v ->
+                    (lo == null || Bytes.compareTo(v, lo) >= 0)
+                        && (hi == null || Bytes.compareTo(v, hi) < 0));
     finishTrace(start);
     return rows;
   }
@@ -273,7 +281,56 @@ public final class IndexedTable implements AutoCloseable {
                     + invalidSpecs));
   }
 
-  private List<LookupResponse> point(IndexSpec spec, byte[] value) throws IOException {
+  /**
+   * A global index's answer: the buckets' lookups, or, if the index said it is being built, the
+   * matching data rows found by a scan instead ({@code scanned}, current values: no re-check).
+   */
+  private record GlobalAnswer(List<LookupResponse> lookups, List<Result> scanned) {
+    List<byte[]> rowKeys() {
+      if (scanned == null) return rowsOf(lookups);
+      List<byte[]> keys = new ArrayList<>(scanned.size());
+      for (Result r : scanned) keys.add(r.getRow());
+      return keys;
+    }
+
+    List<IndexEntry> entries(IndexSpec spec) {
+      List<IndexEntry> out = new ArrayList<>();
+      if (scanned != null) {
+        for (Result r : scanned) out.add(DataScan.entryOf(spec, r));
+      } else {
+        for (LookupResponse r : lookups) {
+          r.getHitsList().forEach(h -> out.add(IndexEntry.of(spec, h)));
+        }
+      }
+      return out;
+    }
+  }
+
+  private static boolean building(List<LookupResponse> lookups) {
+    for (LookupResponse r : lookups) {
+      if (r.getIndexBuilding()) return true;
+    }
+    return false;
+  }
+
+  /** Replaces the trace of a query whose index was building by one of its data scan. */
+  private void traceScan(String kind, IndexSpec spec, int asked, long startNanos, int rows) {
+    lastTrace.set(
+        new QueryTrace(
+            kind + "-scan (index building)",
+            spec.buckets(),
+            asked,
+            0,
+            0,
+            rows,
+            false,
+            0,
+            micros(startNanos),
+            0,
+            0));
+  }
+
+  private GlobalAnswer point(IndexSpec spec, byte[] value) throws IOException {
     if (value == null) throw new IllegalArgumentException("value must not be null");
     long start = System.nanoTime();
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
@@ -316,7 +373,10 @@ public final class IndexedTable implements AutoCloseable {
         routeMicros,
         micros(lookupStart),
         routingFailed);
-    return responses;
+    if (!building(responses)) return new GlobalAnswer(responses, null);
+    List<Result> scanned = DataScan.point(connection, dataTable, spec, value);
+    traceScan("point", spec, buckets.size(), start, scanned.size());
+    return new GlobalAnswer(responses, scanned);
   }
 
   /**
@@ -345,7 +405,7 @@ public final class IndexedTable implements AutoCloseable {
     }
   }
 
-  private List<LookupResponse> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+  private GlobalAnswer range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     long start = System.nanoTime();
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
     RangeLookupRequest.Builder request =
@@ -361,7 +421,10 @@ public final class IndexedTable implements AutoCloseable {
             buckets,
             channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
     trace("range", spec, buckets.size(), 0, responses, false, 0, micros(start), 0);
-    return responses;
+    if (!building(responses)) return new GlobalAnswer(responses, null);
+    List<Result> scanned = DataScan.range(connection, dataTable, spec, lo, hi);
+    traceScan("range", spec, buckets.size(), start, scanned.size());
+    return new GlobalAnswer(responses, scanned);
   }
 
   private void trace(

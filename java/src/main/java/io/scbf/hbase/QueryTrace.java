@@ -3,7 +3,8 @@ package io.scbf.hbase;
 /**
  * What the last query of an {@link IndexedTable} did.
  *
- * @param kind "point", "point-strict" or "range"
+ * @param kind "point", "point-strict" or "range"; "point-scan (index building)" or "range-scan
+ *     (index building)" when the index was being built and the data table was scanned instead
  * @param bucketsTotal buckets (index regions) of the index
  * @param bucketsAsked buckets that received a lookup
  * @param unsureBuckets buckets routed only because the master was unsure about them

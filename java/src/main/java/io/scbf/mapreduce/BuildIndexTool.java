@@ -1,5 +1,6 @@
 package io.scbf.mapreduce;
 
+import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.mapreduce.BuildOptions.UsageException;
@@ -29,9 +30,10 @@ import org.apache.hadoop.util.ToolRunner;
  *     yarn jar scbf-hbase.jar io.scbf.mapreduce.BuildIndexTool people --index city
  * </pre>
  *
- * One job per index (see {@link IndexBuildJob}); then it waits until the master's routing reflects
- * the rebuilt bucket filters ({@link RoutingWait}). Safe to re-run and to run while the table is
- * written (docs/bulk-build.md). Exit status: 0 built, 1 failed, 2 bad arguments, table or index.
+ * One job per index (see {@link IndexBuildJob}); then it marks the index built (queries stop
+ * scanning the data table) and waits until the master's routing reflects the rebuilt bucket filters
+ * ({@link RoutingWait}). Safe to re-run and to run while the table is written (docs/bulk-build.md).
+ * Exit status: 0 built, 1 failed, 2 bad arguments, table or index.
  */
 public final class BuildIndexTool extends Configured implements Tool {
   static final int EXIT_OK = 0;
@@ -126,6 +128,8 @@ public final class BuildIndexTool extends Configured implements Tool {
         counters.findCounter(BuildCounter.INDEX_BYTES_WRITTEN).getValue(),
         seconds,
         rows / seconds);
+    // Every row is indexed: queries may use the index instead of scanning.
+    new IndexAdmin(connection).markBuilt(table, spec.alias());
     if (!RoutingWait.await(connection, table, spec, options.routingTimeoutMs())) {
       err.println(
           "error: index '"
@@ -147,11 +151,18 @@ public final class BuildIndexTool extends Configured implements Tool {
     List<IndexSpec> specs;
     try (Admin admin = connection.getAdmin()) {
       if (!admin.tableExists(table)) throw new UsageException("table " + table + " does not exist");
-      specs = IndexCatalog.specsOf(admin.getDescriptor(table));
+      // Local indexes are built by their data regions, not by this job.
+      specs =
+          IndexCatalog.specsOf(admin.getDescriptor(table)).stream()
+              .filter(s -> !s.isLocal())
+              .toList();
     }
     if (specs.isEmpty()) {
       throw new UsageException(
-          "table " + table + " has no scbf index; define one first" + " (IndexAdmin.defineIndex)");
+          "table "
+              + table
+              + " has no scbf index to build; define one first (IndexAdmin.defineIndex; local"
+              + " indexes are built by their regions)");
     }
     if (options.index().isEmpty()) return specs;
     String alias = options.index().get();

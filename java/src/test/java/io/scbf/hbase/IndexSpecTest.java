@@ -91,8 +91,12 @@ class IndexSpecTest {
     assertEquals(List.of(spec), IndexCatalog.specsOf(IndexCatalog.withoutIndex(td, "p")));
     assertEquals(
         TableName.valueOf("ns1", "t__idx_city_1"), IndexCatalog.indexTableName(t, "city_1"));
-    TableDescriptor index = IndexCatalog.indexTableDescriptor(t, spec);
+    TableDescriptor index = IndexCatalog.indexTableDescriptor(t, spec, true);
     assertEquals(spec, IndexCatalog.specOfIndexTable(index).orElseThrow());
+    assertTrue(IndexCatalog.isBuilding(index));
+    assertFalse(IndexCatalog.isBuilding(IndexCatalog.withBuilding(index, false)));
+    assertTrue(IndexCatalog.isOwnIndexTable(index, t));
+    assertFalse(IndexCatalog.isOwnIndexTable(index, TableName.valueOf("ns1", "other")));
     assertTrue(IndexCatalog.specOfIndexTable(td).isEmpty());
   }
 

@@ -3,6 +3,7 @@ package io.scbf.hbase.master;
 import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.ServerCalls;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
@@ -12,11 +13,13 @@ import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
+import java.io.IOException;
 import java.util.List;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.HasMasterServices;
 import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
@@ -131,6 +134,16 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
     @Override
     public boolean isOnline(ServerName server) {
       return master.getServerManager().isServerOnline(server);
+    }
+
+    @Override
+    public boolean isBuilding(TableName table) {
+      try {
+        TableDescriptor td = master.getTableDescriptors().get(table);
+        return td != null && IndexCatalog.isBuilding(td);
+      } catch (IOException e) {
+        return true; // unknown: every region is a candidate
+      }
     }
   }
 }

@@ -49,6 +49,12 @@ final class RoutingTable implements AutoCloseable {
     ServerName openOn(RegionInfo region);
 
     boolean isOnline(ServerName server);
+
+    /**
+     * True if the table is an index table being built: its filters, even published ones from
+     * before, say nothing about rows not indexed yet.
+     */
+    boolean isBuilding(TableName table);
   }
 
   private final ClusterView cluster;
@@ -173,8 +179,9 @@ final class RoutingTable implements AutoCloseable {
             RegionInfo::getStartKey, org.apache.hadoop.hbase.util.Bytes.BYTES_COMPARATOR));
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(regions.size());
     int unsure = 0;
+    boolean building = cluster.isBuilding(regionsOf);
     for (RegionInfo region : regions) {
-      Entry e = entries.get(key(index, region.getEncodedName()));
+      Entry e = building ? null : entries.get(key(index, region.getEncodedName()));
       boolean sure = false;
       boolean candidate = true;
       if (e != null) {

@@ -258,11 +258,23 @@ public class DataTableObserver extends LocalIndexService
     }
   }
 
-  /** Rows bulk-loaded into the region bypass the write hooks: old values are read from now on. */
+  /**
+   * Bulk-loaded cells bypass every write hook, so an HFile in a family that holds an indexed or
+   * covered column (or a local index's entries) would leave rows the index does not know: refused
+   * before anything is loaded. Families the indexes do not watch load as usual.
+   */
   @Override
   public void preBulkLoadHFile(
-      ObserverContext<RegionCoprocessorEnvironment> c, List<Pair<byte[], String>> familyPaths) {
-    if (watchedRows != null) watchedRows.turnOff();
+      ObserverContext<RegionCoprocessorEnvironment> c, List<Pair<byte[], String>> familyPaths)
+      throws IOException {
+    if (planner == null || familyPaths == null) return;
+    for (Pair<byte[], String> fp : familyPaths) {
+      String refused = BulkLoads.refusal(planner.specs(), fp.getFirst());
+      if (refused != null) {
+        throw new DoNotRetryIOException(
+            "scbf: bulk load into " + region.getRegionInfo().getTable() + " refused: " + refused);
+      }
+    }
   }
 
   @Override

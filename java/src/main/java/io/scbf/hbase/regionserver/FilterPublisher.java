@@ -139,10 +139,10 @@ final class FilterPublisher {
             .setIndexTable(region.indexTable())
             .setEncodedRegion(region.encodedName())
             .setServer(server.toString())
-            .setReady(f.isReady())
+            .setReady(region.routable())
             .setVersion(version);
     Long held = masterVersions.get(region.publicationKey());
-    if (f.isReady() && (held == null || held != version)) {
+    if (region.routable() && (held == null || held != version)) {
       b.setSnapshot(ByteString.copyFrom(f.snapshot()));
     }
     return b.build();

@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import java.io.IOException;
@@ -34,6 +35,7 @@ final class IndexRegion {
   private final IndexServices services;
   private final FilterBookkeeping bookkeeping;
   private final IndexLookups lookups;
+  private final boolean building;
   private volatile boolean closing;
   private volatile Future<?> buildTask;
 
@@ -43,8 +45,10 @@ final class IndexRegion {
       String indexTable,
       String encodedName,
       int bucket,
+      boolean building,
       IndexServices services) {
     this.spec = spec;
+    this.building = building;
     this.alias = spec.alias().getBytes(StandardCharsets.UTF_8);
     this.bucket = bucket;
     this.indexTable = indexTable;
@@ -74,6 +78,14 @@ final class IndexRegion {
 
   BucketFilter filter() {
     return bookkeeping.filter();
+  }
+
+  /**
+   * Routing may skip this region for a value its filter lacks: the filter is built and the index
+   * holds every data row ({@link IndexCatalog#INDEX_BUILDING_ATTR} unset).
+   */
+  boolean routable() {
+    return !building && filter().isReady();
   }
 
   FilterBookkeeping bookkeeping() {
@@ -199,14 +211,18 @@ final class IndexRegion {
 
   // ---- lookups ----
 
+  /** A building index answers nothing but that it is building: the caller must scan. */
+  private static final LookupResponse BUILDING =
+      LookupResponse.newBuilder().setIndexBuilding(true).build();
+
   LookupResponse lookup(byte[] requestAlias, byte[] value) throws IOException {
     checkAlias(requestAlias);
-    return lookups.lookup(value, filter().isReady());
+    return building ? BUILDING : lookups.lookup(value, filter().isReady());
   }
 
   LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {
     checkAlias(requestAlias);
-    return lookups.rangeLookup(lo, hi, filter().isReady());
+    return building ? BUILDING : lookups.rangeLookup(lo, hi, filter().isReady());
   }
 
   private void checkAlias(byte[] requestAlias) throws DoNotRetryIOException {

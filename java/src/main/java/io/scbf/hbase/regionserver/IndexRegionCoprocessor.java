@@ -88,6 +88,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
               info.getTable().getNameAsString(),
               info.getEncodedName(),
               IndexKeyCodec.bucketOfRegion(info.getStartKey()),
+              IndexCatalog.isBuilding(renv.getRegion().getTableDescriptor()),
               services);
     } catch (RuntimeException e) {
       // Never abort the region server over one index (hbase.coprocessor.abortonerror): the

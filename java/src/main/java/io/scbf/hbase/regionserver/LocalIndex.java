@@ -88,6 +88,7 @@ final class LocalIndex {
                 .getNameAsString(),
             region.getRegionInfo().getEncodedName(),
             0,
+            false, // a region without complete entries answers by scanning its rows
             services);
   }
 

@@ -80,10 +80,7 @@ final class RegionServerMetrics {
         "scbfFilterNewestFillMax",
         () -> max(regions.get(), ScalableFilterStats::newestFill));
     gauge(registry, "scbfIndexRegions", () -> (long) regions.get().size());
-    gauge(
-        registry,
-        "scbfIndexRegionsReady",
-        () -> sum(regions.get(), r -> r.filter().isReady() ? 1 : 0));
+    gauge(registry, "scbfIndexRegionsReady", () -> sum(regions.get(), r -> r.routable() ? 1 : 0));
     gauge(
         registry,
         "scbfFilterSkippedRemoves",

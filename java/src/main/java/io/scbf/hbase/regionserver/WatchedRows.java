@@ -24,11 +24,11 @@ import org.apache.hadoop.hbase.regionserver.RegionScanner;
  *
  * <p>Every indexed write adds its rows before the data is written (under the row's lock), and a
  * scan of the region's watched columns adds the rows already there; only when that scan is done
- * does the filter answer "absent". A wrong "absent" (a bulk load racing a write) could only cost a
- * stale index entry and an over-counted filter (the write would not delete the old value's entry),
- * never a missed row; a bulk load turns the filter off until the region reopens anyway. Rows are
- * never removed (a deleted row is a false positive: one read). Past {@code maxRows} rows the filter
- * turns itself off, which bounds its native memory (about 4 bytes per row).
+ * does the filter answer "absent". A wrong "absent" could only cost a stale index entry and an
+ * over-counted filter (the write would not delete the old value's entry), never a missed row; bulk
+ * loads into watched families, which no write hook sees, are refused. Rows are never removed (a
+ * deleted row is a false positive: one read). Past {@code maxRows} rows the filter turns itself
+ * off, which bounds its native memory (about 4 bytes per row).
  */
 final class WatchedRows implements AutoCloseable {
   private static final double FPP = 0.02;
@@ -60,11 +60,6 @@ final class WatchedRows implements AutoCloseable {
         if (rows.incrementAndGet() > maxRows) off = true;
       }
     }
-  }
-
-  /** Stops answering "absent" for good (a bulk load wrote rows that no write hook saw). */
-  void turnOff() {
-    off = true;
   }
 
   boolean isOn() {

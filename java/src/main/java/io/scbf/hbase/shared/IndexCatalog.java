@@ -161,6 +161,45 @@ public final class IndexCatalog {
   }
 
   /**
+   * Index table attribute "true": the index does not hold an entry for every data row yet (being
+   * built, or rebuilt after a snapshot restore or clone). Writes maintain it as usual, but its
+   * regions never offer a filter to routing and answer every lookup with "building", so queries
+   * scan the data table instead of missing rows. {@code IndexAdmin} clears it once every row is
+   * indexed (the regions reopen and build their filters).
+   */
+  public static final String INDEX_BUILDING_ATTR = "scbf.index-table.building";
+
+  public static boolean isBuilding(TableDescriptor indexTable) {
+    return "true".equals(indexTable.getValue(INDEX_BUILDING_ATTR));
+  }
+
+  /** The index table's descriptor marked building, or complete. */
+  public static TableDescriptor withBuilding(TableDescriptor indexTable, boolean building) {
+    TableDescriptorBuilder b = TableDescriptorBuilder.newBuilder(indexTable);
+    if (building) {
+      b.setValue(INDEX_BUILDING_ATTR, "true");
+    } else {
+      b.removeValue(INDEX_BUILDING_ATTR);
+    }
+    return b.build();
+  }
+
+  /** True if {@code td} is an index table of {@code dataTable} (by its recorded data table). */
+  public static boolean isOwnIndexTable(TableDescriptor td, TableName dataTable) {
+    return td.getValue(INDEX_SPEC_ATTR) != null
+        && dataTable.getNameAsString().equals(td.getValue(INDEX_DATA_TABLE_ATTR));
+  }
+
+  /** The global indexes of a data table, as index table names. */
+  public static List<TableName> globalIndexTables(TableName dataTable, List<IndexSpec> specs) {
+    List<TableName> out = new ArrayList<>();
+    for (IndexSpec s : specs) {
+      if (!s.isLocal()) out.add(indexTableName(dataTable, s.alias()));
+    }
+    return out;
+  }
+
+  /**
    * The spec of an index table, or empty for any other table.
    *
    * @throws IllegalArgumentException if the table's spec attribute is not a valid spec
@@ -173,11 +212,15 @@ public final class IndexCatalog {
   /**
    * The index table: one region per bucket that never splits or merges (the bucket is the first key
    * byte), one family whose deletes only mask earlier writes (NEW_VERSION_BEHAVIOR): an index row
-   * deleted and re-put within one millisecond stays visible.
+   * deleted and re-put within one millisecond stays visible. {@code building}: see {@link
+   * #INDEX_BUILDING_ATTR}.
    */
-  public static TableDescriptor indexTableDescriptor(TableName dataTable, IndexSpec spec) {
-    return TableDescriptorBuilder.newBuilder(indexTableName(dataTable, spec.alias()))
-        .setColumnFamily(
+  public static TableDescriptor indexTableDescriptor(
+      TableName dataTable, IndexSpec spec, boolean building) {
+    TableDescriptorBuilder b =
+        TableDescriptorBuilder.newBuilder(indexTableName(dataTable, spec.alias()));
+    if (building) b.setValue(INDEX_BUILDING_ATTR, "true");
+    return b.setColumnFamily(
             ColumnFamilyDescriptorBuilder.newBuilder(INDEX_FAMILY)
                 .setMaxVersions(1)
                 .setNewVersionBehavior(true)

@@ -35,6 +35,7 @@ class RoutingTableTest {
   final List<RegionInfo> regions = new ArrayList<>();
   final Map<String, ServerName> openOn = new HashMap<>();
   final Set<ServerName> online = new HashSet<>(List.of(RS1, RS2));
+  final Set<TableName> building = new HashSet<>();
   final RoutingTable table =
       new RoutingTable(
           new RoutingTable.ClusterView() {
@@ -51,6 +52,11 @@ class RoutingTableTest {
             @Override
             public boolean isOnline(ServerName s) {
               return online.contains(s);
+            }
+
+            @Override
+            public boolean isBuilding(TableName t) {
+              return building.contains(t);
             }
           },
           STALE);
@@ -174,5 +180,16 @@ class RoutingTableTest {
     assertEquals(List.of(0), route("absent", 2));
     assertTrue(table.stats(null, 2).getServersCount() == 2);
     assertEquals(3, table.stats(null, 2).getRegionsCount());
+  }
+
+  @Test
+  void everyRegionOfABuildingIndexIsACandidateWhateverItPublished() {
+    publishAll(0);
+    assertEquals(List.of(), route("absent", 1));
+    building.add(INDEX); // e.g. marked building for a rebuild after a snapshot restore
+    assertEquals(List.of(0, 1, 2, 3), route("absent", 1));
+    assertEquals(4, table.route(INDEX, key("absent"), 1).getUnsureRegions());
+    building.remove(INDEX);
+    assertEquals(List.of(), route("absent", 1));
   }
 }

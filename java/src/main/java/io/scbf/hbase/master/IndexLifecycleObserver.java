@@ -1,0 +1,258 @@
+package io.scbf.hbase.master;
+
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexTables;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.SnapshotDescription;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableState;
+import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.HasMasterServices;
+import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.MasterObserver;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.master.MasterServices;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes a data table's global index tables follow it through the master's table operations, so that
+ * none leaves an index that misses rows, an orphaned index table, or a table that cannot be
+ * written:
+ *
+ * <ul>
+ *   <li>create (a descriptor that declares global indexes, e.g. copied from another table): its
+ *       index tables are created with it (empty, like the table);
+ *   <li>delete: its index tables are deleted with it;
+ *   <li>truncate: its index tables are emptied first, and marked built once the truncate is done;
+ *   <li>snapshot restore and clone: the snapshot holds the data regions only, so the restored or
+ *       cloned table's index tables are emptied or created and marked <em>building</em>: queries
+ *       scan the data table until {@code IndexAdmin.rebuildIndex} has indexed the rows again.
+ * </ul>
+ *
+ * Local indexes need none of this: their entries live in the data regions and follow them.
+ *
+ * <p>The operations run from the master's RPC handler of the user's request, through the master's
+ * own connection, before the request's procedure starts; each waits for its own procedures. A table
+ * whose name ends in {@code __idx_<alias>} but that is not an index of the data table is never
+ * touched: the request fails instead.
+ */
+@CoreCoprocessor
+public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver {
+  private static final Logger LOG = LoggerFactory.getLogger(IndexLifecycleObserver.class);
+
+  @Override
+  public Optional<MasterObserver> getMasterObserver() {
+    return Optional.of(this);
+  }
+
+  @Override
+  public void preCreateTable(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, TableDescriptor desc, RegionInfo[] regions)
+      throws IOException {
+    MasterServices master = master(ctx);
+    if (master.getTableDescriptors().get(desc.getTableName()) != null) {
+      return; // the create fails (table exists): leave that table's indexes alone
+    }
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      for (IndexSpec spec : globalSpecs(desc)) {
+        replaceOrphan(admin, master, desc.getTableName(), spec);
+        IndexTables.create(admin, desc.getTableName(), spec, false); // empty, like the table
+      }
+    }
+  }
+
+  @Override
+  public void preDeleteTable(ObserverContext<MasterCoprocessorEnvironment> ctx, TableName table)
+      throws IOException {
+    MasterServices master = master(ctx);
+    TableDescriptor desc = master.getTableDescriptors().get(table);
+    if (desc == null || !isDisabled(master, table)) return; // the delete will fail
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      for (TableName index : ownIndexTables(master, table, globalSpecs(desc))) {
+        LOG.info("scbf: deleting index table {} with its data table {}", index, table);
+        IndexTables.delete(admin, index);
+      }
+    }
+  }
+
+  @Override
+  public void preTruncateTable(ObserverContext<MasterCoprocessorEnvironment> ctx, TableName table)
+      throws IOException {
+    MasterServices master = master(ctx);
+    TableDescriptor desc = master.getTableDescriptors().get(table);
+    if (desc == null || !isDisabled(master, table)) return; // the truncate will fail
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      for (TableName index : ownIndexTables(master, table, globalSpecs(desc))) {
+        // Building first: if the data truncate then fails, queries scan instead of missing rows.
+        IndexTables.setBuilding(admin, index, true);
+        IndexTables.truncate(admin, index);
+      }
+    }
+  }
+
+  @Override
+  public void postCompletedTruncateTableAction(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, TableName table) throws IOException {
+    MasterServices master = master(ctx);
+    TableDescriptor desc = master.getTableDescriptors().get(table);
+    if (desc == null) return;
+    // Both are empty: the index holds every row. Runs in a procedure worker: do not wait for the
+    // reopen there; until it is done, queries scan.
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      for (TableName index : ownIndexTables(master, table, globalSpecs(desc))) {
+        TableDescriptor td = admin.getDescriptor(index);
+        if (IndexCatalog.isBuilding(td)) {
+          admin.modifyTableAsync(IndexCatalog.withBuilding(td, false));
+        }
+      }
+    }
+  }
+
+  @Override
+  public void preRestoreSnapshot(
+      ObserverContext<MasterCoprocessorEnvironment> ctx,
+      SnapshotDescription snapshot,
+      TableDescriptor desc)
+      throws IOException {
+    MasterServices master = master(ctx);
+    TableName table = desc.getTableName();
+    if (!isDisabled(master, table)) return; // the restore will fail
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      for (IndexSpec spec : globalSpecs(desc)) {
+        TableName index = IndexCatalog.indexTableName(table, spec.alias());
+        TableDescriptor td = master.getTableDescriptors().get(index);
+        if (td != null && IndexCatalog.isOwnIndexTable(td, table) && spec.equals(specOf(td))) {
+          IndexTables.setBuilding(admin, index, true);
+          IndexTables.truncate(admin, index);
+        } else {
+          replaceOrphan(admin, master, table, spec);
+          IndexTables.create(admin, table, spec, true);
+        }
+        warnBuilding(table, spec, "restored from snapshot " + snapshot.getName());
+      }
+    }
+  }
+
+  @Override
+  public void postRestoreSnapshot(
+      ObserverContext<MasterCoprocessorEnvironment> ctx,
+      SnapshotDescription snapshot,
+      TableDescriptor desc)
+      throws IOException {
+    // Indexes the table had but the snapshot does not: their index tables are orphans now.
+    MasterServices master = master(ctx);
+    Set<TableName> kept =
+        globalSpecs(desc).stream()
+            .map(s -> IndexCatalog.indexTableName(desc.getTableName(), s.alias()))
+            .collect(Collectors.toSet());
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      for (TableDescriptor td : master.getTableDescriptors().getAll().values()) {
+        if (IndexCatalog.isOwnIndexTable(td, desc.getTableName())
+            && !kept.contains(td.getTableName())) {
+          LOG.info(
+              "scbf: deleting index table {}: the restored {} has no such index",
+              td.getTableName(),
+              desc.getTableName());
+          IndexTables.delete(admin, td.getTableName());
+        }
+      }
+    }
+  }
+
+  @Override
+  public void preCloneSnapshot(
+      ObserverContext<MasterCoprocessorEnvironment> ctx,
+      SnapshotDescription snapshot,
+      TableDescriptor desc)
+      throws IOException {
+    MasterServices master = master(ctx);
+    if (master.getTableDescriptors().get(desc.getTableName()) != null) return; // will fail
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      for (IndexSpec spec : globalSpecs(desc)) {
+        replaceOrphan(admin, master, desc.getTableName(), spec);
+        IndexTables.create(admin, desc.getTableName(), spec, true);
+        warnBuilding(desc.getTableName(), spec, "cloned from snapshot " + snapshot.getName());
+      }
+    }
+  }
+
+  private static void warnBuilding(TableName table, IndexSpec spec, String why) {
+    LOG.warn(
+        "scbf: global index '{}' of {} ({}) is building: queries on it scan the table until"
+            + " IndexAdmin.rebuildIndex({}, \"{}\") (or BuildIndexTool) has indexed its rows",
+        spec.alias(),
+        table,
+        why,
+        table,
+        spec.alias());
+  }
+
+  /**
+   * Deletes an index table of {@code dataTable} left from an earlier table of that name; refuses
+   * the request if a table with the index table's name exists that is not such an index table.
+   */
+  private static void replaceOrphan(
+      Admin admin, MasterServices master, TableName dataTable, IndexSpec spec) throws IOException {
+    TableName index = IndexCatalog.indexTableName(dataTable, spec.alias());
+    TableDescriptor td = master.getTableDescriptors().get(index);
+    if (td == null) return;
+    if (!IndexCatalog.isOwnIndexTable(td, dataTable)) {
+      throw new DoNotRetryIOException(
+          "scbf: "
+              + dataTable
+              + " declares global index '"
+              + spec.alias()
+              + "', but table "
+              + index
+              + " exists and is not an index of "
+              + dataTable
+              + "; rename one of them");
+    }
+    LOG.info("scbf: deleting index table {} left from an earlier {}", index, dataTable);
+    IndexTables.delete(admin, index);
+  }
+
+  /** Index tables of the specs that exist and belong to {@code dataTable}. */
+  private static List<TableName> ownIndexTables(
+      MasterServices master, TableName dataTable, List<IndexSpec> specs) throws IOException {
+    List<TableName> out = new ArrayList<>();
+    for (TableName index : IndexCatalog.globalIndexTables(dataTable, specs)) {
+      TableDescriptor td = master.getTableDescriptors().get(index);
+      if (td != null && IndexCatalog.isOwnIndexTable(td, dataTable)) out.add(index);
+    }
+    return out;
+  }
+
+  private static IndexSpec specOf(TableDescriptor indexTable) {
+    try {
+      return IndexCatalog.specOfIndexTable(indexTable).orElse(null);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /** Valid global specs; invalid attributes are the validator's business. */
+  private static List<IndexSpec> globalSpecs(TableDescriptor desc) {
+    return IndexCatalog.readSpecs(desc).valid().stream().filter(s -> !s.isLocal()).toList();
+  }
+
+  private static boolean isDisabled(MasterServices master, TableName table) throws IOException {
+    return master.getTableStateManager().isTableState(table, TableState.State.DISABLED);
+  }
+
+  private static MasterServices master(ObserverContext<MasterCoprocessorEnvironment> ctx) {
+    return ((HasMasterServices) ctx.getEnvironment()).getMasterServices();
+  }
+}

@@ -1,0 +1,41 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
+import java.util.List;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/** Which bulk loads an indexed table accepts: those that no index could need to see. */
+final class BulkLoads {
+  private BulkLoads() {}
+
+  /**
+   * Why an HFile of {@code family} may not be bulk-loaded into a table with these indexes, or null
+   * if it may: the family holds an indexed or covered column, or a local index's entries.
+   */
+  static String refusal(List<IndexSpec> specs, byte[] family) {
+    for (IndexSpec s : specs) {
+      if (s.isLocal() && Bytes.equals(IndexCatalog.localFamily(s.alias()), family)) {
+        return "family "
+            + Bytes.toStringBinary(family)
+            + " holds the entries of local index '"
+            + s.alias()
+            + "'";
+      }
+      for (IndexSpec.Column c : s.watchedColumns()) {
+        if (c.inFamily(family)) {
+          return "family "
+              + Bytes.toStringBinary(family)
+              + " holds column "
+              + c
+              + " of index '"
+              + s.alias()
+              + "', and bulk-loaded cells bypass index maintenance. Load the HFiles into a table"
+              + " without that index and write the rows with Puts, or drop the index, load,"
+              + " and create it again (IndexAdmin.createIndex, or defineIndex + BuildIndexTool)";
+        }
+      }
+    }
+    return null;
+  }
+}
