@@ -346,6 +346,12 @@ public class DataTableObserver extends LocalIndexService
                 + "'"
                 + (localUnfit != null ? " (" + localUnfit + ")" : ""));
       }
+      TableName table = region.getRegionInfo().getTable();
+      if (request.getAnswer() == LocalQueryRequest.Answer.ROWS) {
+        IndexReadAccess.requireTable(region, table, index.spec());
+      } else {
+        IndexReadAccess.requireColumns(region, table, index.spec());
+      }
       done.run(index.query(request));
     } catch (IOException | RuntimeException e) {
       CoprocessorRpcUtils.setControllerException(

@@ -63,6 +63,10 @@ final class IndexRegion {
     return encodedName;
   }
 
+  IndexSpec spec() {
+    return spec;
+  }
+
   String indexTable() {
     return indexTable;
   }

@@ -19,6 +19,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
@@ -49,6 +50,8 @@ public class IndexRegionCoprocessor extends IndexLookupService
   private static final Logger LOG = LoggerFactory.getLogger(IndexRegionCoprocessor.class);
 
   private IndexRegion index; // null on regions that are not index regions
+  private RegionCoprocessorEnvironment env;
+  private TableName dataTable; // the table this index region indexes
   private RegionServerContext context;
 
   /** Why this index region cannot serve lookups, or null. */
@@ -69,6 +72,15 @@ public class IndexRegionCoprocessor extends IndexLookupService
       return;
     }
     if (spec.isEmpty()) return;
+    this.env = renv;
+    String data =
+        renv.getRegion().getTableDescriptor().getValue(IndexCatalog.INDEX_DATA_TABLE_ATTR);
+    if (data == null) {
+      disable(
+          renv, "its table names no data table (" + IndexCatalog.INDEX_DATA_TABLE_ATTR + ")", null);
+      return;
+    }
+    this.dataTable = TableName.valueOf(data);
     Optional<RegionServerContext> found = RegionServerContext.of(renv);
     if (found.isEmpty()) {
       disable(
@@ -197,6 +209,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
   public void lookup(
       RpcController controller, LookupRequest request, RpcCallback<LookupResponse> done) {
     try {
+      requireRead();
       done.run(region().lookup(request.getAlias().toByteArray(), request.getValue().toByteArray()));
     } catch (IOException | RuntimeException e) {
       fail(controller, done, e);
@@ -207,6 +220,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
   public void rangeLookup(
       RpcController controller, RangeLookupRequest request, RpcCallback<LookupResponse> done) {
     try {
+      requireRead();
       done.run(
           region()
               .rangeLookup(
@@ -226,6 +240,12 @@ public class IndexRegionCoprocessor extends IndexLookupService
             ? io
             : new DoNotRetryIOException("scbf lookup failed: " + e, e));
     done.run(null);
+  }
+
+  /** Lookups answer data row keys and covered values: the caller needs READ on those columns. */
+  private void requireRead() throws IOException {
+    IndexRegion r = region();
+    IndexReadAccess.requireColumns(env.getRegion(), dataTable, r.spec());
   }
 
   /** The index region this coprocessor serves, or null on other tables' regions. */

@@ -1,0 +1,204 @@
+package io.scbf.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
+import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.Oracle;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
+import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.security.access.AccessControlClient;
+import org.apache.hadoop.hbase.security.access.AccessController;
+import org.apache.hadoop.hbase.security.access.Permission;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Index reads are authorized like data reads (issue 13, defect 3). With HBase's AccessController on
+ * and its default of no EXEC checks on endpoints, anyone could call the index endpoints before the
+ * fix and read row keys and covered values of a table they may not read. Now a caller needs READ on
+ * the indexed and covered columns (on the whole table for whole-row answers).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class IndexAuthorizationClusterTest {
+  static final TableName TABLE = TableName.valueOf("secret");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] X = Bytes.toBytes("x");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] NAME = Bytes.toBytes("name");
+  static final byte[] AGE = Bytes.toBytes("age");
+  static final byte[] NANJING = Bytes.toBytes("Nanjing");
+
+  HBaseTestingUtility util;
+  Connection admin;
+  Connection alice; // READ on the table
+  Connection carol; // READ on family x only
+  Connection bob; // nothing
+
+  @BeforeAll
+  void startCluster() throws Throwable {
+    util =
+        MiniCluster.start(
+            1,
+            conf -> {
+              conf.setBoolean("hbase.security.authorization", true);
+              // Superusers are static per JVM: whichever in-process server initialises them
+              // last decides who the "current user" is, so name this process's user too.
+              try {
+                conf.setStrings("hbase.superuser", User.getCurrent().getShortName(), "@supergroup");
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              String ac = AccessController.class.getName();
+              for (String key :
+                  List.of(
+                      CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY,
+                      CoprocessorHost.REGION_COPROCESSOR_CONF_KEY,
+                      CoprocessorHost.REGIONSERVER_COPROCESSOR_CONF_KEY)) {
+                conf.set(key, ac + "," + conf.get(key));
+              }
+            });
+    admin = util.getConnection();
+    try (Admin a = admin.getAdmin()) {
+      a.createTable(
+          TableDescriptorBuilder.newBuilder(TABLE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(X))
+              .build(),
+          new byte[][] {Bytes.toBytes("row-0050")});
+    }
+    IndexAdmin indexes = new IndexAdmin(admin);
+    indexes.createIndex(
+        TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(4).covered(D, NAME).build());
+    indexes.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").local().build());
+    try (Table t = admin.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        puts.add(
+            new Put(Bytes.toBytes(String.format("row-%04d", i)))
+                .addColumn(D, CITY, i % 3 == 0 ? NANJING : Bytes.toBytes("Suzhou"))
+                .addColumn(D, NAME, Bytes.toBytes("name-" + i))
+                .addColumn(D, AGE, Bytes.toBytes(i % 7)));
+      }
+      t.put(puts);
+    }
+    AccessControlClient.grant(admin, TABLE, "alice", null, null, Permission.Action.READ);
+    AccessControlClient.grant(admin, TABLE, "carol", X, null, Permission.Action.READ);
+    Configuration conf = util.getConfiguration();
+    alice = connect(conf, "alice");
+    carol = connect(conf, "carol");
+    bob = connect(conf, "bob");
+  }
+
+  static Connection connect(Configuration conf, String name) throws Exception {
+    return ConnectionFactory.createConnection(
+        conf, User.createUserForTesting(conf, name, new String[0]));
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    for (Connection c : new Connection[] {alice, carol, bob}) if (c != null) c.close();
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  /** Every bucket's lookup of Nanjing, called on the index endpoint directly. */
+  static List<LookupResponse> lookupEveryBucket(Connection c) throws Exception {
+    LookupRequest request =
+        LookupRequest.newBuilder()
+            .setAlias(ByteString.copyFromUtf8("city"))
+            .setValue(ByteString.copyFrom(NANJING))
+            .build();
+    List<LookupResponse> out = new ArrayList<>();
+    try (Table index = c.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
+      for (byte[] start : new byte[][] {{}, {1}, {2}, {3}}) {
+        out.add(
+            IndexLookupService.newBlockingStub(index.coprocessorService(start))
+                .lookup(null, request));
+      }
+    }
+    return out;
+  }
+
+  static LookupResponse rangeOfFirstBucket(Connection c) throws Exception {
+    try (Table index = c.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
+      return IndexLookupService.newBlockingStub(index.coprocessorService(new byte[0]))
+          .rangeLookup(
+              null,
+              RangeLookupRequest.newBuilder().setAlias(ByteString.copyFromUtf8("city")).build());
+    }
+  }
+
+  static LocalQueryResponse localQuery(Connection c, LocalQueryRequest.Answer answer)
+      throws Exception {
+    try (Table t = c.getTable(TABLE)) {
+      return LocalIndexService.newBlockingStub(t.coprocessorService(new byte[0]))
+          .query(
+              null,
+              LocalQueryRequest.newBuilder()
+                  .setAlias(ByteString.copyFromUtf8("age"))
+                  .setValue(ByteString.copyFrom(Bytes.toBytes(3)))
+                  .setAnswer(answer)
+                  .build());
+    }
+  }
+
+  static void assertDenied(Executable call) {
+    ServiceException e = assertThrows(ServiceException.class, call::run);
+    String text = String.valueOf(e.getMessage()) + " / " + e.getCause();
+    assertTrue(text.contains("may not read index"), text);
+  }
+
+  interface Executable {
+    void run() throws Exception;
+  }
+
+  @Test
+  void callersWithoutReadOnTheIndexedColumnsAreRefused() {
+    for (Connection c : List.of(bob, carol)) {
+      assertDenied(() -> lookupEveryBucket(c));
+      assertDenied(() -> rangeOfFirstBucket(c));
+      assertDenied(() -> localQuery(c, LocalQueryRequest.Answer.KEYS));
+      assertDenied(() -> localQuery(c, LocalQueryRequest.Answer.ROWS));
+    }
+  }
+
+  @Test
+  void readersOfTheTableGetFullAnswers() throws Exception {
+    int hits = 0;
+    for (LookupResponse r : lookupEveryBucket(alice)) hits += r.getHitsCount();
+    Oracle oracle = new Oracle(admin, TABLE, D, CITY);
+    assertEquals(oracle.rows(NANJING).size(), hits);
+    assertTrue(rangeOfFirstBucket(alice).getHitsCount() > 0);
+    assertTrue(localQuery(alice, LocalQueryRequest.Answer.ROWS).getRowsCount() > 0);
+    // The table's own superuser, for comparison, sees the same.
+    int adminHits = 0;
+    for (LookupResponse r : lookupEveryBucket(admin)) adminHits += r.getHitsCount();
+    assertEquals(hits, adminHits);
+  }
+}
