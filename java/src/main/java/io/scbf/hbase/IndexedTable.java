@@ -6,6 +6,9 @@ import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexesRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest.Answer;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
@@ -30,14 +33,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcChannel;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,7 +96,7 @@ public final class IndexedTable implements AutoCloseable {
     this.connection = connection;
     this.dataTable = dataTable;
     this.admin = connection.getAdmin();
-    IndexCatalog.Specs read = IndexCatalog.readSpecs(admin.getDescriptor(dataTable));
+    IndexCatalog.Specs read = IndexCatalog.readSpecs(indexesOf(connection, admin, dataTable));
     this.specs = read.valid();
     this.invalidSpecs = read.invalid();
     // The region servers ignore these attributes too, so the other indexes stay usable.
@@ -115,6 +123,35 @@ public final class IndexedTable implements AutoCloseable {
               return t;
             });
     this.local = new LocalQueries(this, connection, dataTable, pool);
+  }
+
+  /**
+   * The part of the table's descriptor queries need (scbf attributes, families). HBase gives the
+   * descriptor only to users with CREATE or ADMIN; a reader with READ gets the same part from a
+   * data region's scbf endpoint.
+   */
+  private static TableDescriptor indexesOf(Connection connection, Admin admin, TableName table)
+      throws IOException {
+    try {
+      return admin.getDescriptor(table);
+    } catch (AccessDeniedException denied) {
+      IndexesResponse r;
+      try (Table t = connection.getTable(table)) {
+        r =
+            LocalIndexService.newBlockingStub(t.coprocessorService(HConstants.EMPTY_START_ROW))
+                .indexes(null, IndexesRequest.getDefaultInstance());
+      } catch (ServiceException e) {
+        throw unwrap(e);
+      }
+      TableDescriptorBuilder b = TableDescriptorBuilder.newBuilder(table);
+      for (int i = 0; i < r.getAttributeKeysCount(); i++) {
+        b.setValue(r.getAttributeKeys(i), r.getAttributeValues(i));
+      }
+      for (ByteString f : r.getFamiliesList()) {
+        b.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f.toByteArray()));
+      }
+      return b.build();
+    }
   }
 
   /**

@@ -201,4 +201,24 @@ class IndexAuthorizationClusterTest {
     for (LookupResponse r : lookupEveryBucket(admin)) adminHits += r.getHitsCount();
     assertEquals(hits, adminHits);
   }
+
+  /**
+   * Defect 9, first half: HBase gives a table's descriptor only to CREATE or ADMIN, so a reader
+   * could not open IndexedTable. Routing is a master endpoint call, which HBase allows only to
+   * global ADMIN: a reader's queries ask every bucket (complete, counted in routingFailures).
+   */
+  @Test
+  void aReaderWithOnlyReadQueriesThroughIndexedTable() throws Exception {
+    byte[] three = Bytes.toBytes(3);
+    try (IndexedTable t = new IndexedTable(alice, TABLE)) {
+      assertEquals(
+          new Oracle(admin, TABLE, D, CITY).rows(NANJING),
+          Oracle.resultRows(t.find(D, CITY, NANJING)));
+      assertEquals(
+          new Oracle(admin, TABLE, D, AGE).rows(three), Oracle.resultRows(t.find(D, AGE, three)));
+    }
+    assertThrows(
+        org.apache.hadoop.hbase.security.AccessDeniedException.class,
+        () -> new IndexedTable(bob, TABLE).close());
+  }
 }

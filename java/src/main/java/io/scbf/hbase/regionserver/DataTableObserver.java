@@ -1,5 +1,6 @@
 package io.scbf.hbase.regionserver;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
@@ -8,6 +9,8 @@ import io.scbf.hbase.IndexWriteException;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import io.scbf.hbase.shared.RowState;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexesRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
@@ -27,6 +30,7 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
@@ -34,6 +38,7 @@ import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
@@ -359,6 +364,32 @@ public class DataTableObserver extends LocalIndexService
           e instanceof IOException io
               ? io
               : new DoNotRetryIOException("scbf local index query failed: " + e, e));
+      done.run(null);
+    }
+  }
+
+  /** The table's scbf attributes and families, for readers who may not get its descriptor. */
+  @Override
+  public void indexes(
+      RpcController controller, IndexesRequest request, RpcCallback<IndexesResponse> done) {
+    try {
+      IndexReadAccess.requireSomeRead(region, region.getRegionInfo().getTable());
+      TableDescriptor td = region.getTableDescriptor();
+      IndexesResponse.Builder out = IndexesResponse.newBuilder();
+      td.getValues()
+          .forEach(
+              (k, v) -> {
+                String key = Bytes.toString(k.get());
+                if (key.startsWith(IndexCatalog.ATTR_PREFIX)) {
+                  out.addAttributeKeys(key).addAttributeValues(Bytes.toString(v.get()));
+                }
+              });
+      for (ColumnFamilyDescriptor f : td.getColumnFamilies()) {
+        out.addFamilies(ByteString.copyFrom(f.getName()));
+      }
+      done.run(out.build());
+    } catch (IOException e) {
+      CoprocessorRpcUtils.setControllerException(controller, e);
       done.run(null);
     }
   }

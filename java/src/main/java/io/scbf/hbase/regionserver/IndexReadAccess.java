@@ -46,6 +46,17 @@ final class IndexReadAccess {
     }
   }
 
+  /** Throws unless the caller holds READ on some part of {@code table}. */
+  static void requireSomeRead(Region region, TableName table) throws AccessDeniedException {
+    Checked c = checked(region);
+    if (c != null
+        && !c.auth.authorizeUserTable(c.user, table, Action.READ)
+        && !c.auth.accessUserTable(c.user, table, Action.READ)) {
+      throw new AccessDeniedException(
+          "scbf: " + c.user.getShortName() + " may not read table " + table);
+    }
+  }
+
   private record Checked(User user, AuthManager auth) {}
 
   /** The caller and the server's grants, or null if there is nothing to check. */

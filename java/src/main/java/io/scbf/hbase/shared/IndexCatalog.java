@@ -21,6 +21,9 @@ import org.apache.hadoop.hbase.util.Bytes;
 public final class IndexCatalog {
   private IndexCatalog() {}
 
+  /** Every table attribute scbf reads starts with this. */
+  public static final String ATTR_PREFIX = "scbf.";
+
   public static final String DATA_ATTR_PREFIX = "scbf.index.";
 
   /**
