@@ -94,6 +94,23 @@ public final class IndexAdmin {
     setBuilding(dataTable, alias, false);
   }
 
+  /**
+   * Compares a global index with its data table: index rows missing, with wrong covered values, or
+   * stale (see {@link VerifyReport}). Reads both tables once; safe while the table is written (a
+   * write in flight can show up as a finding).
+   */
+  public VerifyReport verify(TableName dataTable, String alias) throws IOException {
+    return new IndexVerifier(connection, dataTable, globalSpec(dataTable, alias)).run(false);
+  }
+
+  /**
+   * {@link #verify}, fixing what it finds: writes the missing index rows and has the data regions
+   * remove the stale ones, each re-checked under its row's index lock first.
+   */
+  public VerifyReport repair(TableName dataTable, String alias) throws IOException {
+    return new IndexVerifier(connection, dataTable, globalSpec(dataTable, alias)).run(true);
+  }
+
   /** True while a global index is being built: queries then scan the data table. */
   public boolean isBuilding(TableName dataTable, String alias) throws IOException {
     try (Admin admin = connection.getAdmin()) {

@@ -14,6 +14,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -364,6 +366,50 @@ public class DataTableObserver extends LocalIndexService
           e instanceof IOException io
               ? io
               : new DoNotRetryIOException("scbf local index query failed: " + e, e));
+      done.run(null);
+    }
+  }
+
+  /** A verifier's stale index rows: removed under the rows' index locks if still stale. */
+  @Override
+  public void removeStale(
+      RpcController controller, StaleRowsRequest request, RpcCallback<StaleRowsResponse> done) {
+    try {
+      String alias = request.getAlias().toStringUtf8();
+      IndexSpec spec =
+          indexTables == null
+              ? null
+              : indexTables.keySet().stream()
+                  .filter(s -> s.alias().equals(alias))
+                  .findFirst()
+                  .orElse(null);
+      if (spec == null) {
+        throw new DoNotRetryIOException(
+            "scbf: " + region.getRegionInfo().getTable() + " has no global index '" + alias + "'");
+      }
+      if (writer == null) {
+        throw new DoNotRetryIOException(
+            "scbf: region " + encodedName() + " cannot maintain its indexes on this server");
+      }
+      IndexReadAccess.requireColumns(region, region.getRegionInfo().getTable(), spec);
+      List<byte[]> rows = new ArrayList<>(request.getIndexRowsCount());
+      request.getIndexRowsList().forEach(r -> rows.add(r.toByteArray()));
+      done.run(
+          StaleIndexRows.remove(
+              region,
+              spec,
+              indexTables.get(spec),
+              rows,
+              rowLocks,
+              cleanups,
+              writer,
+              rowLockWaitMs));
+    } catch (IOException | RuntimeException e) {
+      CoprocessorRpcUtils.setControllerException(
+          controller,
+          e instanceof IOException io
+              ? io
+              : new DoNotRetryIOException("scbf stale row removal failed: " + e, e));
       done.run(null);
     }
   }

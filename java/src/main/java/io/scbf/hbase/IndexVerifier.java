@@ -1,0 +1,184 @@
+package io.scbf.hbase;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
+import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Compares a global index with its data table, in two streaming passes with bounded memory (chunks
+ * of {@link #CHUNK} rows): every data row's index rows must be in the index with the covered values
+ * the row holds now ("missing" otherwise), and every index row must be produced by its data row now
+ * ("stale" otherwise). Repair writes the missing rows (Puts, which are safe at any time: at worst
+ * they re-add a row that a concurrent write then makes stale) and has the data regions remove the
+ * stale ones under their rows' index locks ({@code removeStale}), which re-check each first. Run it
+ * while the table is written: a finding can be a write in flight, so repair never trusts the
+ * client's view for a delete.
+ */
+final class IndexVerifier {
+  static final int CHUNK = 1000;
+
+  private final Connection connection;
+  private final TableName dataTable;
+  private final IndexSpec spec;
+  private final IndexRows indexRows;
+  private final TableName indexTable;
+
+  IndexVerifier(Connection connection, TableName dataTable, IndexSpec spec) {
+    this.connection = connection;
+    this.dataTable = dataTable;
+    this.spec = spec;
+    this.indexRows = new IndexRows(spec);
+    this.indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
+  }
+
+  VerifyReport run(boolean repair) throws IOException {
+    VerifyReport.Builder report = new VerifyReport.Builder(dataTable, spec.alias(), repair);
+    try (Table data = connection.getTable(dataTable);
+        Table index = connection.getTable(indexTable)) {
+      findMissing(data, index, repair, report);
+      findStale(data, index, repair, report);
+    }
+    return report.build();
+  }
+
+  /** Pass 1: the index rows each data row produces, looked up in the index. */
+  private void findMissing(Table data, Table index, boolean repair, VerifyReport.Builder report)
+      throws IOException {
+    List<Put> expected = new ArrayList<>(CHUNK);
+    try (ResultScanner rows = data.getScanner(indexRows.scan().setCaching(CHUNK))) {
+      for (Result r : rows) {
+        report.dataRows++;
+        expected.addAll(indexRows.of(r));
+        if (expected.size() >= CHUNK) checkPresent(index, expected, repair, report);
+      }
+    }
+    checkPresent(index, expected, repair, report);
+  }
+
+  private void checkPresent(
+      Table index, List<Put> expected, boolean repair, VerifyReport.Builder report)
+      throws IOException {
+    if (expected.isEmpty()) return;
+    List<Get> gets = new ArrayList<>(expected.size());
+    for (Put p : expected) gets.add(new Get(p.getRow()).addFamily(IndexCatalog.INDEX_FAMILY));
+    Result[] found = index.get(gets);
+    List<Put> repairs = new ArrayList<>();
+    for (int i = 0; i < expected.size(); i++) {
+      Put want = expected.get(i);
+      List<Cell> wantCells = want.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER);
+      byte[] wantValue = wantCells.isEmpty() ? null : CellUtil.cloneValue(wantCells.get(0));
+      byte[] have = found[i].getValue(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER);
+      if (found[i].isEmpty()) {
+        report.missing++;
+        report.sample(report.missingSamples, want.getRow());
+        repairs.add(want);
+      } else if (!Bytes.equals(wantValue, have)) {
+        report.wrongCovered++;
+        report.sample(report.missingSamples, want.getRow());
+        repairs.add(want);
+      }
+    }
+    if (repair && !repairs.isEmpty()) {
+      index.put(repairs);
+      report.written += repairs.size();
+    }
+    expected.clear();
+  }
+
+  /** Pass 2: each index row's data row, read now, must produce it. */
+  private void findStale(Table data, Table index, boolean repair, VerifyReport.Builder report)
+      throws IOException {
+    List<byte[]> keys = new ArrayList<>(CHUNK);
+    try (ResultScanner rows =
+        index.getScanner(new Scan().addFamily(IndexCatalog.INDEX_FAMILY).setCaching(CHUNK))) {
+      for (Result r : rows) {
+        report.indexRows++;
+        keys.add(r.getRow());
+        if (keys.size() >= CHUNK) checkProduced(data, keys, repair, report);
+      }
+    }
+    checkProduced(data, keys, repair, report);
+  }
+
+  private void checkProduced(
+      Table data, List<byte[]> keys, boolean repair, VerifyReport.Builder report)
+      throws IOException {
+    if (keys.isEmpty()) return;
+    List<Get> gets = new ArrayList<>(keys.size());
+    for (byte[] key : keys) {
+      Get g = new Get(IndexKeyCodec.parse(key).userRow()).readVersions(1);
+      for (IndexSpec.Column c : spec.watchedColumns()) g.addColumn(c.family(), c.qualifier());
+      gets.add(g);
+    }
+    Result[] current = data.get(gets);
+    List<byte[]> stale = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      Set<Bytes> produced = new HashSet<>();
+      if (!current[i].isEmpty()) {
+        for (Put p : indexRows.of(current[i])) produced.add(new Bytes(p.getRow()));
+      }
+      if (!produced.contains(new Bytes(keys.get(i)))) {
+        report.stale++;
+        report.sample(report.staleSamples, keys.get(i));
+        stale.add(keys.get(i));
+      }
+    }
+    if (repair && !stale.isEmpty()) removeStale(stale, report);
+    keys.clear();
+  }
+
+  /** One call per data region holding stale rows' data rows. */
+  private void removeStale(List<byte[]> stale, VerifyReport.Builder report) throws IOException {
+    Map<String, List<byte[]>> byRegion = new LinkedHashMap<>();
+    Map<String, byte[]> startKeys = new LinkedHashMap<>();
+    try (RegionLocator locator = connection.getRegionLocator(dataTable);
+        Table data = connection.getTable(dataTable)) {
+      for (byte[] key : stale) {
+        HRegionLocation loc = locator.getRegionLocation(IndexKeyCodec.parse(key).userRow());
+        String region = loc.getRegion().getEncodedName();
+        byRegion.computeIfAbsent(region, r -> new ArrayList<>()).add(key);
+        startKeys.putIfAbsent(region, IndexKeyCodec.parse(key).userRow());
+      }
+      for (Map.Entry<String, List<byte[]>> e : byRegion.entrySet()) {
+        StaleRowsRequest.Builder request =
+            StaleRowsRequest.newBuilder().setAlias(ByteString.copyFromUtf8(spec.alias()));
+        e.getValue().forEach(k -> request.addIndexRows(ByteString.copyFrom(k)));
+        StaleRowsResponse r;
+        try {
+          r =
+              LocalIndexService.newBlockingStub(data.coprocessorService(startKeys.get(e.getKey())))
+                  .removeStale(null, request.build());
+        } catch (ServiceException se) {
+          throw se.getCause() instanceof IOException io ? io : new IOException(se);
+        }
+        report.removed += r.getRemoved();
+        report.keptCurrent += r.getKept();
+      }
+    }
+  }
+}

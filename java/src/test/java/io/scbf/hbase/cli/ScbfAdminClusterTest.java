@@ -1,0 +1,228 @@
+package io.scbf.hbase.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
+import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsResponse;
+import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.Oracle;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The operator CLI on a mini cluster: verify finds every index row removed, added or altered on
+ * purpose, repair fixes them all (queries then match a full scan exactly), and the other commands
+ * do what they say.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ScbfAdminClusterTest {
+  static final TableName TABLE = TableName.valueOf("vr");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] NAME = Bytes.toBytes("name");
+  static final int BUCKETS = 4;
+
+  HBaseTestingUtility util;
+  Connection connection;
+
+  record Run(int status, String out, String err) {}
+
+  Run cli(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status =
+        ScbfAdmin.run(
+            connection,
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Run(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  static byte[] row(int i) {
+    return Bytes.toBytes(String.format("row-%04d", i));
+  }
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    util = MiniCluster.start(1);
+    connection = util.getConnection();
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(TABLE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          new byte[][] {row(30)});
+    }
+    try (Table t = connection.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < 60; i++) {
+        puts.add(
+            new Put(row(i))
+                .addColumn(D, CITY, Bytes.toBytes("city-" + (i % 4)))
+                .addColumn(D, NAME, Bytes.toBytes("name-" + i)));
+      }
+      t.put(puts);
+    }
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  static byte[] indexKey(byte[] userRow, String city) {
+    return IndexKeyCodec.rowKey(
+        IndexKeyCodec.bucket(userRow, BUCKETS),
+        Bytes.toBytes("city"),
+        Bytes.toBytes(city),
+        userRow);
+  }
+
+  @Test
+  @Order(1)
+  void createListAndDescribe() {
+    Run created =
+        cli("create", "vr", "d:city", "--alias", "city", "--buckets", "4", "--covered", "d:name");
+    assertEquals(0, created.status(), created.err());
+    Run list = cli("list", "vr");
+    assertEquals(0, list.status(), list.err());
+    assertTrue(list.out().contains("city") && list.out().contains("global, 4 buckets"), list.out());
+    assertFalse(list.out().contains("BUILDING"), list.out());
+    Run describe = cli("describe", "vr", "city");
+    assertEquals(0, describe.status(), describe.err());
+    assertTrue(describe.out().contains("routing:"), describe.out());
+    Run consistent = cli("verify", "vr", "city");
+    assertEquals(0, consistent.status(), consistent.out() + consistent.err());
+    assertTrue(consistent.out().contains("60 data rows, 60 index rows"), consistent.out());
+  }
+
+  @Test
+  @Order(2)
+  void verifyFindsEveryDamageAndRepairFixesIt() throws Exception {
+    TableName indexTable = IndexCatalog.indexTableName(TABLE, "city");
+    try (Table index = connection.getTable(indexTable)) {
+      for (int i = 0; i < 5; i++) { // missing: rows 0..4 lose their index rows
+        index.delete(new Delete(indexKey(row(i), "city-" + (i % 4))));
+      }
+      for (int i = 10; i < 14; i++) { // stale: rows 10..13 indexed under a value they lack
+        index.put(
+            new Put(indexKey(row(i), "city-x"))
+                .addColumn(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, new byte[0]));
+      }
+      index.put( // stale: a row that does not exist
+          new Put(indexKey(row(999), "city-1"))
+              .addColumn(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, new byte[0]));
+      index.put( // wrong covered value
+          new Put(indexKey(row(20), "city-0"))
+              .addColumn(
+                  IndexCatalog.INDEX_FAMILY,
+                  IndexCatalog.INDEX_QUALIFIER,
+                  Bytes.toBytes("garbage")));
+    }
+    Run found = cli("verify", "vr", "city");
+    assertEquals(1, found.status(), found.out() + found.err());
+    assertTrue(found.out().contains("missing 5, wrong covered values 1, stale 5"), found.out());
+
+    Run repaired = cli("repair", "vr", "city");
+    assertEquals(0, repaired.status(), repaired.err());
+    assertTrue(repaired.out().contains("6 written, 5 stale removed"), repaired.out());
+
+    Run clean = cli("verify", "vr", "city");
+    assertEquals(0, clean.status(), clean.out());
+    Thread.sleep(2000); // publication
+    Oracle oracle = new Oracle(connection, TABLE, D, CITY);
+    try (IndexedTable t = new IndexedTable(connection, TABLE)) {
+      for (byte[] v : oracle.values()) {
+        assertEquals(oracle.rows(v), Oracle.strings(t.findRowKeys(D, CITY, v)));
+      }
+      assertEquals(List.of(), t.findRowKeys(D, CITY, Bytes.toBytes("city-x")));
+    }
+    try (Table index = connection.getTable(indexTable);
+        ResultScanner s = index.getScanner(new Scan())) {
+      int n = 0;
+      for (Result r : s) n++;
+      assertEquals(60, n);
+    }
+  }
+
+  /** The data region deletes only what its current data does not produce, whatever it is sent. */
+  @Test
+  @Order(3)
+  void theRegionKeepsARowItFindsCurrent() throws Exception {
+    byte[] current = indexKey(row(7), "city-3");
+    try (Table data = connection.getTable(TABLE)) {
+      StaleRowsResponse r =
+          LocalIndexService.newBlockingStub(data.coprocessorService(row(7)))
+              .removeStale(
+                  null,
+                  StaleRowsRequest.newBuilder()
+                      .setAlias(ByteString.copyFromUtf8("city"))
+                      .addIndexRows(ByteString.copyFrom(current))
+                      .build());
+      assertEquals(0, r.getRemoved());
+      assertEquals(1, r.getKept());
+    }
+    try (Table index = connection.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
+      assertTrue(index.exists(new org.apache.hadoop.hbase.client.Get(current)));
+    }
+  }
+
+  @Test
+  @Order(4)
+  void rebuildDropAndBadUsage() throws Exception {
+    assertEquals(0, cli("rebuild", "vr", "city").status());
+    assertFalse(new IndexAdmin(connection).isBuilding(TABLE, "city"));
+    Run created = cli("create", "vr", "d:name", "--alias", "name", "--local");
+    assertEquals(0, created.status(), created.err());
+    assertTrue(cli("list", "vr").out().contains("local"));
+    Run localVerify = cli("verify", "vr", "name");
+    assertEquals(1, localVerify.status());
+    assertTrue(localVerify.err().contains("local"), localVerify.err());
+    assertEquals(0, cli("drop", "vr", "name").status());
+    assertEquals(
+        List.of("city"),
+        new IndexAdmin(connection).listIndexes(TABLE).stream().map(IndexSpec::alias).toList());
+    assertEquals(2, cli("verify").status());
+    assertEquals(2, cli("frobnicate", "vr").status());
+    assertEquals(2, cli("create", "vr", "nocolon").status());
+    assertEquals(2, cli("create", "vr", "d:x", "--buckets", "many").status());
+    Run missing = cli("verify", "vr", "nosuch");
+    assertEquals(1, missing.status());
+    assertTrue(missing.err().contains("no index 'nosuch'"), missing.err());
+  }
+}
