@@ -1,28 +1,19 @@
 package io.scbf.hbase;
 
-import com.google.protobuf.ByteString;
-import com.google.protobuf.ServiceException;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
-import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
-import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsRequest;
-import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
-import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -152,33 +143,9 @@ final class IndexVerifier {
     keys.clear();
   }
 
-  /** One call per data region holding stale rows' data rows. */
   private void removeStale(List<byte[]> stale, VerifyReport.Builder report) throws IOException {
-    Map<String, List<byte[]>> byRegion = new LinkedHashMap<>();
-    Map<String, byte[]> startKeys = new LinkedHashMap<>();
-    try (RegionLocator locator = connection.getRegionLocator(dataTable);
-        Table data = connection.getTable(dataTable)) {
-      for (byte[] key : stale) {
-        HRegionLocation loc = locator.getRegionLocation(IndexKeyCodec.parse(key).userRow());
-        String region = loc.getRegion().getEncodedName();
-        byRegion.computeIfAbsent(region, r -> new ArrayList<>()).add(key);
-        startKeys.putIfAbsent(region, IndexKeyCodec.parse(key).userRow());
-      }
-      for (Map.Entry<String, List<byte[]>> e : byRegion.entrySet()) {
-        StaleRowsRequest.Builder request =
-            StaleRowsRequest.newBuilder().setAlias(ByteString.copyFromUtf8(spec.alias()));
-        e.getValue().forEach(k -> request.addIndexRows(ByteString.copyFrom(k)));
-        StaleRowsResponse r;
-        try {
-          r =
-              LocalIndexService.newBlockingStub(data.coprocessorService(startKeys.get(e.getKey())))
-                  .removeStale(null, request.build());
-        } catch (ServiceException se) {
-          throw se.getCause() instanceof IOException io ? io : new IOException(se);
-        }
-        report.removed += r.getRemoved();
-        report.keptCurrent += r.getKept();
-      }
-    }
+    StaleRows.Outcome o = StaleRows.remove(connection, dataTable, spec.alias(), stale);
+    report.removed += o.removed();
+    report.keptCurrent += o.kept();
   }
 }

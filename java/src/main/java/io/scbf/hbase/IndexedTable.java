@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.HConstants;
@@ -90,6 +91,7 @@ public final class IndexedTable implements AutoCloseable {
   private volatile boolean strict;
   private final ThreadLocal<QueryTrace> lastTrace = new ThreadLocal<>();
   private final AtomicLong routingFailures = new AtomicLong();
+  private final AtomicLong staleRowsSent = new AtomicLong();
   private final LocalQueries local;
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
@@ -212,10 +214,14 @@ public final class IndexedTable implements AutoCloseable {
       return rows;
     }
     GlobalAnswer answer = point(spec, value);
-    List<Result> rows =
-        answer.scanned() != null
-            ? answer.scanned()
-            : recheck(answer.rowKeys(), family, qualifier, v -> Arrays.equals(v, value));
+    List<Result> rows;
+    if (answer.scanned() != null) {
+      rows = answer.scanned();
+    } else {
+      List<byte[]> indexed = answer.rowKeys();
+      rows = recheck(indexed, family, qualifier, v -> Arrays.equals(v, value));
+      if (rows.size() < indexed.size()) removeStaleInBackground(spec, value, indexed, rows);
+    }
     finishTrace(start);
     return rows;
   }
@@ -279,6 +285,43 @@ public final class IndexedTable implements AutoCloseable {
                         && (hi == null || Bytes.compareTo(v, hi) < 0));
     finishTrace(start);
     return rows;
+  }
+
+  /**
+   * Index rows that the re-check showed stale (their row no longer holds the value) go to their
+   * data regions, which remove each only if it is still stale under the row's index lock; off the
+   * query's path, best effort (a failure leaves the row for the next query or a repair).
+   */
+  private void removeStaleInBackground(
+      IndexSpec spec, byte[] value, List<byte[]> indexed, List<Result> current) {
+    TreeSet<byte[]> live = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    for (Result r : current) live.add(r.getRow());
+    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    List<byte[]> stale = new ArrayList<>();
+    for (byte[] row : indexed) {
+      if (!live.contains(row)) {
+        stale.add(
+            IndexKeyCodec.rowKey(IndexKeyCodec.bucket(row, spec.buckets()), alias, value, row));
+      }
+    }
+    staleRowsSent.addAndGet(stale.size());
+    try {
+      pool.execute(
+          () -> {
+            try {
+              StaleRows.remove(connection, dataTable, spec.alias(), stale);
+            } catch (IOException | RuntimeException e) {
+              LOG.debug("scbf: removing {} stale index rows failed", stale.size(), e);
+            }
+          });
+    } catch (RejectedExecutionException closed) {
+      // The table is closing: the rows stay for the next query or a repair.
+    }
+  }
+
+  /** Stale index rows this table's queries met and sent to their regions for removal. */
+  public long staleRowsSent() {
+    return staleRowsSent.get();
   }
 
   /** The master's routing statistics for one index (filters per region and per server). */

@@ -394,16 +394,11 @@ public class DataTableObserver extends LocalIndexService
       IndexReadAccess.requireColumns(region, region.getRegionInfo().getTable(), spec);
       List<byte[]> rows = new ArrayList<>(request.getIndexRowsCount());
       request.getIndexRowsList().forEach(r -> rows.add(r.toByteArray()));
-      done.run(
+      StaleRowsResponse removed =
           StaleIndexRows.remove(
-              region,
-              spec,
-              indexTables.get(spec),
-              rows,
-              rowLocks,
-              cleanups,
-              writer,
-              rowLockWaitMs));
+              region, spec, indexTables.get(spec), rows, rowLocks, cleanups, writer, rowLockWaitMs);
+      context.metrics().addStaleIndexRowsRemoved(removed.getRemoved());
+      done.run(removed);
     } catch (IOException | RuntimeException e) {
       CoprocessorRpcUtils.setControllerException(
           controller,

@@ -26,6 +26,13 @@ final class RegionServerMetrics {
   /** Index rows left behind by failed post-write deletes (queries re-check them away). */
   private final LongAdder staleIndexRows = new LongAdder();
 
+  private final LongAdder staleIndexRowsRemoved = new LongAdder();
+
+  /** Stale index rows removed on request of a query or a repair (see StaleIndexRows). */
+  void addStaleIndexRowsRemoved(long n) {
+    staleIndexRowsRemoved.add(n);
+  }
+
   void addStaleIndexRows(long n) {
     staleIndexRows.add(n);
   }
@@ -110,6 +117,7 @@ final class RegionServerMetrics {
           return s == null ? 0L : s.publisher().lagMillis();
         });
     gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
+    gauge(registry, "scbfStaleIndexRowsRemoved", staleIndexRowsRemoved::sum);
     gauge(registry, "scbfOldRowReadsSkipped", oldRowReadsSkipped::sum);
     gauge(
         registry,

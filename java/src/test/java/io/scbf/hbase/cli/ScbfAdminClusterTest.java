@@ -204,6 +204,29 @@ class ScbfAdminClusterTest {
 
   @Test
   @Order(4)
+  void findRemovesTheStaleRowsItMeetsInTheBackground() throws Exception {
+    byte[] stale = indexKey(row(41), "city-0"); // row 41 holds city-1
+    try (Table index = connection.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
+      index.put(
+          new Put(stale)
+              .addColumn(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, new byte[0]));
+      Oracle oracle = new Oracle(connection, TABLE, D, CITY);
+      try (IndexedTable t = new IndexedTable(connection, TABLE).setStrict(true)) {
+        byte[] v = Bytes.toBytes("city-0");
+        assertEquals(oracle.rows(v), Oracle.resultRows(t.find(D, CITY, v)));
+        assertEquals(1, t.staleRowsSent());
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (index.exists(new org.apache.hadoop.hbase.client.Get(stale))) {
+          assertTrue(System.currentTimeMillis() < deadline, "stale row still there");
+          Thread.sleep(100);
+        }
+      }
+    }
+    assertEquals(0, cli("verify", "vr", "city").status());
+  }
+
+  @Test
+  @Order(5)
   void rebuildDropAndBadUsage() throws Exception {
     assertEquals(0, cli("rebuild", "vr", "city").status());
     assertFalse(new IndexAdmin(connection).isBuilding(TABLE, "city"));
