@@ -6,6 +6,7 @@
 #   3. concurrency suites under ThreadSanitizer
 #   4. libFuzzer on the snapshot decoders for a bounded time
 #   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven
+#   6. the multi-process crash test (scripts/crash-test.sh: 4 kill -9 of servers mid-write)
 # Environment: FUZZ_SECONDS (default 60), FUZZ_SEED (default 1; 0 = random),
 # SKIP_JAVA=1 to stop after the C parts.
 set -euo pipefail
@@ -65,3 +66,10 @@ if ! mvn -B verify >target/mvn-verify.log 2>&1; then
   exit 1
 fi
 grep -E 'Tests run:|BUILD|Total time' target/mvn-verify.log
+
+section "Multi-process crash test (ZooKeeper, HMaster, 2 region servers; ${KILLS:-4} kill -9)"
+if ! bash scripts/crash-test.sh >target/crash-test.log 2>&1; then
+  tail -n 40 target/crash-test.log
+  exit 1
+fi
+grep -E '^(setup|kill|write|check)' target/crash-test.log
