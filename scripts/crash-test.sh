@@ -101,3 +101,9 @@ touch "$WORK/stop"
 wait "$writer"
 sleep 3 # the last restarted server's regions publish; routing asks the ones it is unsure of anyway
 workload check "$WORK/acked.log"
+# The checker must be able to fail: a forged acknowledged write that never happened is a loss.
+cp "$WORK/acked.log" "$WORK/forged.log" && echo "0 999" >>"$WORK/forged.log"
+if workload check "$WORK/forged.log" >"$WORK/logs/forged-check.log"; then
+  echo "the checker missed a forged lost write" && exit 1
+fi
+echo "checker self-test: a forged lost write is reported ($(grep -c LOST "$WORK/logs/forged-check.log") loss)"
