@@ -21,7 +21,7 @@ rm -rf "$WORK" && mkdir -p "$WORK/logs"
 
 jar=$(ls target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc' | head -1)
 mvn -B -q dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" \
-  -Dmdep.includeScope=test >/dev/null
+  -Dmdep.includeScope=test >"$WORK/logs/mvn-classpath.log" 2>&1
 CP="$(pwd)/$jar:$(cat "$WORK/cp.txt")"  # servers: the deployed jar and HBase, as in production
 CLIENT_CP="$(pwd)/target/test-classes:$CP"
 
