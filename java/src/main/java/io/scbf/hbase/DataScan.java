@@ -1,5 +1,6 @@
 package io.scbf.hbase;
 
+import io.scbf.hbase.shared.IndexKeyCodec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -51,9 +52,7 @@ final class DataScan {
         table,
         spec,
         bounds.size() == 0 ? null : bounds,
-        v ->
-            (lo == null || Bytes.compareTo(v, lo) >= 0)
-                && (hi == null || Bytes.compareTo(v, hi) < 0));
+        v -> IndexKeyCodec.inRange(v, lo, hi));
   }
 
   /** The index entry a row would have: its key and the covered columns it holds. */

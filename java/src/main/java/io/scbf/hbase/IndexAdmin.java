@@ -66,7 +66,7 @@ public final class IndexAdmin {
       awaitLocalEntries(dataTable, spec);
     } else {
       backfill(dataTable, spec);
-      markBuilt(dataTable, spec.alias());
+      setBuilding(dataTable, spec, false);
     }
   }
 
@@ -80,9 +80,9 @@ public final class IndexAdmin {
   public void rebuildIndex(TableName dataTable, String alias) throws IOException {
     requireEnabled(dataTable, "rebuild index '" + alias + "' of");
     IndexSpec spec = globalSpec(dataTable, alias);
-    setBuilding(dataTable, alias, true);
+    setBuilding(dataTable, spec, true);
     backfill(dataTable, spec);
-    markBuilt(dataTable, alias);
+    setBuilding(dataTable, spec, false);
   }
 
   /**
@@ -91,7 +91,7 @@ public final class IndexAdmin {
    * and build their filters; until each has published, routing asks it.
    */
   public void markBuilt(TableName dataTable, String alias) throws IOException {
-    setBuilding(dataTable, alias, false);
+    setBuilding(dataTable, globalSpec(dataTable, alias), false);
   }
 
   /**
@@ -119,10 +119,11 @@ public final class IndexAdmin {
     }
   }
 
-  private void setBuilding(TableName dataTable, String alias, boolean building) throws IOException {
-    globalSpec(dataTable, alias);
+  private void setBuilding(TableName dataTable, IndexSpec spec, boolean building)
+      throws IOException {
     try (Admin admin = connection.getAdmin()) {
-      IndexTables.setBuilding(admin, IndexCatalog.indexTableName(dataTable, alias), building);
+      IndexTables.setBuilding(
+          admin, IndexCatalog.indexTableName(dataTable, spec.alias()), building);
     }
   }
 

@@ -5,9 +5,7 @@ import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
@@ -121,19 +119,11 @@ final class IndexVerifier {
       throws IOException {
     if (keys.isEmpty()) return;
     List<Get> gets = new ArrayList<>(keys.size());
-    for (byte[] key : keys) {
-      Get g = new Get(IndexKeyCodec.parse(key).userRow()).readVersions(1);
-      for (IndexSpec.Column c : spec.watchedColumns()) g.addColumn(c.family(), c.qualifier());
-      gets.add(g);
-    }
+    for (byte[] key : keys) gets.add(indexRows.get(IndexKeyCodec.parse(key).userRow()));
     Result[] current = data.get(gets);
     List<byte[]> stale = new ArrayList<>();
     for (int i = 0; i < keys.size(); i++) {
-      Set<Bytes> produced = new HashSet<>();
-      if (!current[i].isEmpty()) {
-        for (Put p : indexRows.of(current[i])) produced.add(new Bytes(p.getRow()));
-      }
-      if (!produced.contains(new Bytes(keys.get(i)))) {
+      if (!indexRows.keysOf(current[i]).contains(new Bytes(keys.get(i)))) {
         report.stale++;
         report.sample(report.staleSamples, keys.get(i));
         stale.add(keys.get(i));

@@ -276,13 +276,7 @@ public final class IndexedTable implements AutoCloseable {
     List<Result> rows =
         answer.scanned() != null
             ? answer.scanned()
-            : recheck(
-                answer.rowKeys(),
-                family,
-                qualifier,
-                v ->
-                    (lo == null || Bytes.compareTo(v, lo) >= 0)
-                        && (hi == null || Bytes.compareTo(v, hi) < 0));
+            : recheck(answer.rowKeys(), family, qualifier, v -> IndexKeyCodec.inRange(v, lo, hi));
     finishTrace(start);
     return rows;
   }

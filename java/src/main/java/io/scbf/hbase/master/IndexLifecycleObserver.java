@@ -67,8 +67,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
     }
     try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
       for (IndexSpec spec : globalSpecs(desc)) {
-        replaceOrphan(admin, master, desc.getTableName(), spec);
-        IndexTables.create(admin, desc.getTableName(), spec, false); // empty, like the table
+        createFresh(admin, master, desc.getTableName(), spec, false); // empty, like the table
       }
     }
   }
@@ -96,8 +95,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
     try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
       for (TableName index : ownIndexTables(master, table, globalSpecs(desc))) {
         // Building first: if the data truncate then fails, queries scan instead of missing rows.
-        IndexTables.setBuilding(admin, index, true);
-        IndexTables.truncate(admin, index);
+        emptyAsBuilding(admin, index);
       }
     }
   }
@@ -134,11 +132,9 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
         TableName index = IndexCatalog.indexTableName(table, spec.alias());
         TableDescriptor td = master.getTableDescriptors().get(index);
         if (td != null && IndexCatalog.isOwnIndexTable(td, table) && spec.equals(specOf(td))) {
-          IndexTables.setBuilding(admin, index, true);
-          IndexTables.truncate(admin, index);
+          emptyAsBuilding(admin, index);
         } else {
-          replaceOrphan(admin, master, table, spec);
-          IndexTables.create(admin, table, spec, true);
+          createFresh(admin, master, table, spec, true);
         }
         warnBuilding(table, spec, "restored from snapshot " + snapshot.getName());
       }
@@ -181,8 +177,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
     if (master.getTableDescriptors().get(desc.getTableName()) != null) return; // will fail
     try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
       for (IndexSpec spec : globalSpecs(desc)) {
-        replaceOrphan(admin, master, desc.getTableName(), spec);
-        IndexTables.create(admin, desc.getTableName(), spec, true);
+        createFresh(admin, master, desc.getTableName(), spec, true);
         warnBuilding(desc.getTableName(), spec, "cloned from snapshot " + snapshot.getName());
       }
     }
@@ -199,29 +194,39 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
         spec.alias());
   }
 
+  /** Marks an index table building, then removes its rows (keeping its bucket regions). */
+  private static void emptyAsBuilding(Admin admin, TableName index) throws IOException {
+    IndexTables.setBuilding(admin, index, true);
+    IndexTables.truncate(admin, index);
+  }
+
   /**
-   * Deletes an index table of {@code dataTable} left from an earlier table of that name; refuses
-   * the request if a table with the index table's name exists that is not such an index table.
+   * Creates the index table of {@code spec}, replacing one left from an earlier table of that name;
+   * refuses the request if a table with the index table's name exists that is not such an index
+   * table.
    */
-  private static void replaceOrphan(
-      Admin admin, MasterServices master, TableName dataTable, IndexSpec spec) throws IOException {
+  private static void createFresh(
+      Admin admin, MasterServices master, TableName dataTable, IndexSpec spec, boolean building)
+      throws IOException {
     TableName index = IndexCatalog.indexTableName(dataTable, spec.alias());
     TableDescriptor td = master.getTableDescriptors().get(index);
-    if (td == null) return;
-    if (!IndexCatalog.isOwnIndexTable(td, dataTable)) {
-      throw new DoNotRetryIOException(
-          "scbf: "
-              + dataTable
-              + " declares global index '"
-              + spec.alias()
-              + "', but table "
-              + index
-              + " exists and is not an index of "
-              + dataTable
-              + "; rename one of them");
+    if (td != null) {
+      if (!IndexCatalog.isOwnIndexTable(td, dataTable)) {
+        throw new DoNotRetryIOException(
+            "scbf: "
+                + dataTable
+                + " declares global index '"
+                + spec.alias()
+                + "', but table "
+                + index
+                + " exists and is not an index of "
+                + dataTable
+                + "; rename one of them");
+      }
+      LOG.info("scbf: deleting index table {} left from an earlier {}", index, dataTable);
+      IndexTables.delete(admin, index);
     }
-    LOG.info("scbf: deleting index table {} left from an earlier {}", index, dataTable);
-    IndexTables.delete(admin, index);
+    IndexTables.create(admin, dataTable, spec, building);
   }
 
   /** Index tables of the specs that exist and belong to {@code dataTable}. */

@@ -139,10 +139,10 @@ final class FilterPublisher {
             .setIndexTable(region.indexTable())
             .setEncodedRegion(region.encodedName())
             .setServer(server.toString())
-            .setReady(region.routable())
+            .setReady(region.routable(f))
             .setVersion(version);
     Long held = masterVersions.get(region.publicationKey());
-    if (region.routable() && (held == null || held != version)) {
+    if (region.routable(f) && (held == null || held != version)) {
       b.setSnapshot(ByteString.copyFrom(f.snapshot()));
     }
     return b.build();

@@ -85,11 +85,12 @@ final class IndexRegion {
   }
 
   /**
-   * Routing may skip this region for a value its filter lacks: the filter is built and the index
-   * holds every data row ({@link IndexCatalog#INDEX_BUILDING_ATTR} unset).
+   * Routing may skip this region for a value {@code f} (this region's filter, read once by the
+   * caller) lacks: {@code f} is built and the index holds every data row ({@link
+   * IndexCatalog#INDEX_BUILDING_ATTR} unset).
    */
-  boolean routable() {
-    return !building && filter().isReady();
+  boolean routable(BucketFilter f) {
+    return !building && f.isReady();
   }
 
   FilterBookkeeping bookkeeping() {

@@ -3,6 +3,7 @@ package io.scbf.hbase.regionserver;
 import com.google.protobuf.ByteString;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import io.scbf.hbase.shared.RowState;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
@@ -288,11 +289,7 @@ final class LocalIndex {
     byte[] lo = request.hasLo() ? request.getLo().toByteArray() : null;
     byte[] hi = request.hasHi() ? request.getHi().toByteArray() : null;
     Predicate<byte[]> matches =
-        point
-            ? v -> Bytes.equals(v, value)
-            : v ->
-                (lo == null || Bytes.compareTo(v, lo) >= 0)
-                    && (hi == null || Bytes.compareTo(v, hi) < 0);
+        point ? v -> Bytes.equals(v, value) : v -> IndexKeyCodec.inRange(v, lo, hi);
     LocalQueryResponse.Builder out =
         LocalQueryResponse.newBuilder()
             .setStartKey(ByteString.copyFrom(region.getRegionInfo().getStartKey()))

@@ -26,15 +26,15 @@ final class RegionServerMetrics {
   /** Index rows left behind by failed post-write deletes (queries re-check them away). */
   private final LongAdder staleIndexRows = new LongAdder();
 
-  private final LongAdder staleIndexRowsRemoved = new LongAdder();
-
-  /** Stale index rows removed on request of a query or a repair (see StaleIndexRows). */
-  void addStaleIndexRowsRemoved(long n) {
-    staleIndexRowsRemoved.add(n);
-  }
-
   void addStaleIndexRows(long n) {
     staleIndexRows.add(n);
+  }
+
+  /** Stale index rows removed on request of a query or a repair (see StaleIndexRows). */
+  private final LongAdder staleIndexRowsRemoved = new LongAdder();
+
+  void addStaleIndexRowsRemoved(long n) {
+    staleIndexRowsRemoved.add(n);
   }
 
   /** Indexed writes whose rows were proved new, so their old values were not read. */
@@ -87,7 +87,10 @@ final class RegionServerMetrics {
         "scbfFilterNewestFillMax",
         () -> max(regions.get(), ScalableFilterStats::newestFill));
     gauge(registry, "scbfIndexRegions", () -> (long) regions.get().size());
-    gauge(registry, "scbfIndexRegionsReady", () -> sum(regions.get(), r -> r.routable() ? 1 : 0));
+    gauge(
+        registry,
+        "scbfIndexRegionsReady",
+        () -> sum(regions.get(), r -> r.routable(r.filter()) ? 1 : 0));
     gauge(
         registry,
         "scbfFilterSkippedRemoves",

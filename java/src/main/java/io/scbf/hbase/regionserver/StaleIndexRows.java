@@ -7,7 +7,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,10 +15,7 @@ import java.util.TreeSet;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -72,15 +69,9 @@ final class StaleIndexRows {
     RowLocks.Held held = locks.lock(dataRows, lockWaitMs);
     try {
       cleanups.awaitRows(held.rows(), lockWaitMs); // a replaced value's delete may still be due
-      Set<Bytes> produced = new LinkedHashSet<>();
+      Set<Bytes> produced = new HashSet<>();
       IndexRows rows = new IndexRows(spec);
-      for (byte[] row : dataRows) {
-        Get get = new Get(row).readVersions(1);
-        for (IndexSpec.Column c : spec.watchedColumns()) get.addColumn(c.family(), c.qualifier());
-        Result current = region.get(get);
-        if (current.isEmpty()) continue; // produces no index row
-        for (Put p : rows.of(current)) produced.add(new Bytes(p.getRow()));
-      }
+      for (byte[] row : dataRows) produced.addAll(rows.keysOf(region.get(rows.get(row))));
       List<Mutation> deletes = new ArrayList<>();
       for (byte[] key : indexRows) {
         if (!produced.contains(new Bytes(key))) deletes.add(new Delete(key));

@@ -2,6 +2,7 @@ package io.scbf.hbase.shared;
 
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Index row keys: {@code bucket | esc(alias) | esc(value) | userRowKey}.
@@ -101,6 +102,15 @@ public final class IndexKeyCodec {
       if (b == 0) n++;
     }
     return n;
+  }
+
+  /**
+   * {@code lo <= value < hi} in unsigned byte order, a null bound being unbounded: the value test
+   * of every range query, matching the key range the escaping maps it to.
+   */
+  public static boolean inRange(byte[] value, byte[] lo, byte[] hi) {
+    return (lo == null || Bytes.compareTo(value, lo) >= 0)
+        && (hi == null || Bytes.compareTo(value, hi) < 0);
   }
 
   public static byte[] rowKey(int bucket, byte[] alias, byte[] value, byte[] userRow) {

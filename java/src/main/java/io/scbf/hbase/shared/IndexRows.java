@@ -4,12 +4,16 @@ import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.Column;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * The index rows of existing data rows: exactly the puts the data-table observer writes when a row
@@ -31,6 +35,21 @@ public final class IndexRows {
     Scan scan = new Scan().readVersions(1);
     for (Column c : spec.watchedColumns()) scan.addColumn(c.family(), c.qualifier());
     return scan;
+  }
+
+  /** A read of one data row's columns the index reads, as {@link #scan()} reads them. */
+  public Get get(byte[] row) {
+    Get get = new Get(row); // one version, as the scan reads
+    for (Column c : spec.watchedColumns()) get.addColumn(c.family(), c.qualifier());
+    return get;
+  }
+
+  /** The keys of the index rows a data row read by {@link #get} or {@link #scan()} produces. */
+  public Set<Bytes> keysOf(Result row) {
+    Set<Bytes> keys = new HashSet<>();
+    if (row.isEmpty()) return keys;
+    for (Put p : of(row)) keys.add(new Bytes(p.getRow()));
+    return keys;
   }
 
   /**
