@@ -202,8 +202,41 @@ class ScbfAdminClusterTest {
     }
   }
 
+  /** Hostile or mistaken removeStale requests fail with a clear error; the server serves on. */
   @Test
   @Order(4)
+  void badStaleRowRequestsAreRefused() throws Exception {
+    byte[] otherRegion = indexKey(row(45), "city-1"); // row 45 is not in the first region
+    StaleRowsRequest.Builder city =
+        StaleRowsRequest.newBuilder().setAlias(ByteString.copyFromUtf8("city"));
+    java.util.Map<StaleRowsRequest, String> bad =
+        java.util.Map.of(
+            city.clone().addIndexRows(ByteString.copyFrom(new byte[] {1, 2})).build(),
+            "not an index row",
+            StaleRowsRequest.newBuilder()
+                .setAlias(ByteString.copyFromUtf8("nosuch"))
+                .addIndexRows(ByteString.copyFrom(indexKey(row(1), "city-1")))
+                .build(),
+            "no global index 'nosuch'",
+            city.clone().addIndexRows(ByteString.copyFrom(otherRegion)).build(),
+            "is not in region");
+    try (Table data = connection.getTable(TABLE)) {
+      for (java.util.Map.Entry<StaleRowsRequest, String> e : bad.entrySet()) {
+        com.google.protobuf.ServiceException thrown =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                com.google.protobuf.ServiceException.class,
+                () ->
+                    LocalIndexService.newBlockingStub(data.coprocessorService(row(1)))
+                        .removeStale(null, e.getKey()));
+        String text = thrown.getMessage() + " / " + thrown.getCause();
+        assertTrue(text.contains(e.getValue()), text);
+      }
+    }
+    assertEquals(0, cli("verify", "vr", "city").status(), "nothing removed, server serving");
+  }
+
+  @Test
+  @Order(5)
   void findRemovesTheStaleRowsItMeetsInTheBackground() throws Exception {
     byte[] stale = indexKey(row(41), "city-0"); // row 41 holds city-1
     try (Table index = connection.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
@@ -226,7 +259,7 @@ class ScbfAdminClusterTest {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void rebuildDropAndBadUsage() throws Exception {
     assertEquals(0, cli("rebuild", "vr", "city").status());
     assertFalse(new IndexAdmin(connection).isBuilding(TABLE, "city"));
