@@ -17,13 +17,14 @@ final class NativeBridge {
   // (io_scbf_NativeBridge_<NAME>). A change here is a change of the glue's input.
 
   /** The contract between these classes and the glue; bumped when a native signature changes. */
-  static final int ABI_VERSION = 1;
+  static final int ABI_VERSION = 2;
 
   /** Structure kinds (first argument of the shared filter entry points). */
   static final int SCBF = 0;
 
   static final int SSCBF = 1;
   static final int HOTCACHE = 2;
+  static final int MEMBERSHIP = 3;
 
   /** Key operations. */
   static final int ADD = 0;
@@ -151,6 +152,32 @@ final class NativeBridge {
 
   /** Pulls keys from source.refill(); returns false if the source reported a failure. */
   static native boolean sscbfCompact(long handle, long expectedKeys, KeySource source);
+
+  // ---- MembershipFilter ----
+
+  /** The routing bitmap of a scalable filter, derived now. */
+  static native long memberOf(long sscbf);
+
+  static native long memberRead(byte[] bytes);
+
+  static native byte[] memberBytes(long handle);
+
+  static native boolean memberContains(long handle, byte[] key, int off, int len);
+
+  /** The delta from one bitmap to another, or null if their shapes differ. */
+  static native byte[] memberDelta(long from, long to);
+
+  /** Applies a delta in place: true if applied, false if the bitmap is not the delta's base. */
+  static native boolean memberApply(long handle, byte[] delta);
+
+  /** Fills longs at the MEMBER_L_* indexes; returns the estimated false-positive rate. */
+  static native double memberStats(long handle, long[] longs);
+
+  static final int MEMBER_L_FILTERS = 0;
+  static final int MEMBER_L_BITS = 1;
+  static final int MEMBER_L_SET_BITS = 2;
+  static final int MEMBER_L_BYTES = 3;
+  static final int MEMBER_LONGS = 4;
 
   // ---- HotscoreCache ----
 
