@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesRequest;
@@ -17,6 +18,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
@@ -93,6 +96,7 @@ public final class IndexedTable implements AutoCloseable {
   private final AtomicLong routingFailures = new AtomicLong();
   private final AtomicLong staleRowsSent = new AtomicLong();
   private final LocalQueries local;
+  private final RoutingCache routing;
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
     this.connection = connection;
@@ -125,35 +129,39 @@ public final class IndexedTable implements AutoCloseable {
               return t;
             });
     this.local = new LocalQueries(this, connection, dataTable, pool);
+    this.routing =
+        new RoutingCache(
+            new MasterRouting(admin),
+            Settings.from(connection.getConfiguration()),
+            "scbf-routing-" + dataTable.getQualifierAsString());
   }
 
   /**
-   * The part of the table's descriptor queries need (scbf attributes, families). HBase gives the
-   * descriptor only to users with CREATE or ADMIN; a reader with READ gets the same part from a
-   * data region's scbf endpoint.
+   * The part of the table's descriptor queries need (scbf attributes, families), from a data
+   * region's scbf endpoint: a region server call, so a client opens without the master, and a
+   * reader with READ gets it (HBase gives the descriptor itself only to CREATE or ADMIN). A table
+   * whose regions lack the endpoint is read from the master.
    */
   private static TableDescriptor indexesOf(Connection connection, Admin admin, TableName table)
       throws IOException {
-    try {
+    IndexesResponse r;
+    try (Table t = connection.getTable(table)) {
+      r =
+          LocalIndexService.newBlockingStub(t.coprocessorService(HConstants.EMPTY_START_ROW))
+              .indexes(null, IndexesRequest.getDefaultInstance());
+    } catch (ServiceException e) {
+      IOException cause = unwrap(e);
+      if (cause instanceof AccessDeniedException) throw cause;
       return admin.getDescriptor(table);
-    } catch (AccessDeniedException denied) {
-      IndexesResponse r;
-      try (Table t = connection.getTable(table)) {
-        r =
-            LocalIndexService.newBlockingStub(t.coprocessorService(HConstants.EMPTY_START_ROW))
-                .indexes(null, IndexesRequest.getDefaultInstance());
-      } catch (ServiceException e) {
-        throw unwrap(e);
-      }
-      TableDescriptorBuilder b = TableDescriptorBuilder.newBuilder(table);
-      for (int i = 0; i < r.getAttributeKeysCount(); i++) {
-        b.setValue(r.getAttributeKeys(i), r.getAttributeValues(i));
-      }
-      for (ByteString f : r.getFamiliesList()) {
-        b.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f.toByteArray()));
-      }
-      return b.build();
     }
+    TableDescriptorBuilder b = TableDescriptorBuilder.newBuilder(table);
+    for (int i = 0; i < r.getAttributeKeysCount(); i++) {
+      b.setValue(r.getAttributeKeys(i), r.getAttributeValues(i));
+    }
+    for (ByteString f : r.getFamiliesList()) {
+      b.setColumnFamily(ColumnFamilyDescriptorBuilder.of(f.toByteArray()));
+    }
+    return b.build();
   }
 
   /**
@@ -459,23 +467,41 @@ public final class IndexedTable implements AutoCloseable {
    * every region (unsure = candidate).
    */
   RouteResponse route(String index, String regionsOf, byte[] filterKey) {
-    RouteRequest.Builder request =
-        RouteRequest.newBuilder().setIndexTable(index).setFilterKey(ByteString.copyFrom(filterKey));
-    if (regionsOf != null) request.setRegionsOf(regionsOf);
-    try {
-      return IndexRoutingService.newBlockingStub(admin.coprocessorService())
-          .route(null, request.build());
-    } catch (ServiceException | RuntimeException e) {
+    RouteResponse r = routing.route(index, regionsOf, filterKey);
+    if (r == null) {
       if (routingFailures.getAndIncrement() == 0) {
         LOG.warn(
-            "scbf: routing for {} failed, asking every region (logged once per table;"
-                + " later failures at DEBUG): {}",
+            "scbf: no routing for {} (the master did not answer within {}; see"
+                + " scbf.client.routing.*), asking every region (logged once per table;"
+                + " later ones at DEBUG)",
             index,
-            e.toString());
+            Settings.CLIENT_ROUTING_WAIT_MS);
       } else {
-        LOG.debug("scbf: routing for {} failed, asking every region", index, e);
+        LOG.debug("scbf: no routing for {}, asking every region", index);
       }
-      return null;
+    }
+    return r;
+  }
+
+  /**
+   * Calls this table's queries made to the master for routing (copy refreshes and per-query
+   * routes): with the routing copy, far fewer than queries.
+   */
+  public long routingMasterCalls() {
+    return routing.masterCalls();
+  }
+
+  /** The master's routing calls, through the caller's connection. */
+  private record MasterRouting(Admin admin) implements RoutingCache.Master {
+    @Override
+    public RoutingStateResponse routingState(RoutingStateRequest request) throws Exception {
+      return IndexRoutingService.newBlockingStub(admin.coprocessorService())
+          .routingState(null, request);
+    }
+
+    @Override
+    public RouteResponse route(RouteRequest request) throws Exception {
+      return IndexRoutingService.newBlockingStub(admin.coprocessorService()).route(null, request);
     }
   }
 
@@ -629,6 +655,7 @@ public final class IndexedTable implements AutoCloseable {
   @Override
   public void close() throws IOException {
     pool.shutdownNow();
+    routing.close();
     admin.close();
   }
 }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
+import io.scbf.MembershipFilter;
 import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.regionserver.IndexProbe;
 import io.scbf.hbase.shared.IndexCatalog;
@@ -305,7 +306,7 @@ class IndexClusterTest {
       assertTrue(r.getFilterBytes() > 0, "native filter published: " + r);
     }
     assertEquals(1, stats.getServersCount());
-    assertTrue(stats.getRoutesServed() > 0);
+    assertTrue(stats.getStatesServed() > 0, "clients fetched routing copies");
     assertTrue(IndexProbe.indexCalls(util) > 0, "index writes ran on the index pool");
   }
 
@@ -655,10 +656,11 @@ class IndexClusterTest {
     // server's name and a newer version: accepted, it would make routing skip every bucket.
     TableName index = IndexCatalog.indexTableName(TABLE, "city");
     String server = util.getMiniHBaseCluster().getRegionServer(0).getServerName().toString();
-    PublishRequest.Builder poison = PublishRequest.newBuilder();
+    PublishRequest.Builder poison = PublishRequest.newBuilder().setServer(server).setFull(true);
     try (Admin admin = connection.getAdmin();
-        ScalableSplitCountingBloomFilter empty =
-            ScalableSplitCountingBloomFilter.create(1000, 0.001)) {
+        ScalableSplitCountingBloomFilter none =
+            ScalableSplitCountingBloomFilter.create(1000, 0.001);
+        MembershipFilter empty = MembershipFilter.of(none)) {
       for (RegionInfo r : admin.getRegions(index)) {
         poison.addRegions(
             RegionFilter.newBuilder()
@@ -667,7 +669,7 @@ class IndexClusterTest {
                 .setServer(server)
                 .setReady(true)
                 .setVersion(1L << 40)
-                .setSnapshot(ByteString.copyFrom(empty.toByteArray())));
+                .setMembership(ByteString.copyFrom(empty.toByteArray())));
       }
     }
     User mallory = User.createUserForTesting(util.getConfiguration(), "mallory", new String[0]);

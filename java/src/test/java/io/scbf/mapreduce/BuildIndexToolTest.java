@@ -307,7 +307,7 @@ class BuildIndexToolTest {
         (bucket, f) -> {
           assertEquals(f.adds(), actual.get(bucket).adds(), "rows counted, bucket " + bucket);
           assertArrayEquals(
-              f.snapshot(), actual.get(bucket).snapshot(), "filter bytes, bucket " + bucket);
+              f.bitmap(), actual.get(bucket).bitmap(), "routing bitmap, bucket " + bucket);
         });
   }
 

@@ -11,6 +11,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
@@ -97,6 +99,20 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
   }
 
   @Override
+  public void routingState(
+      RpcController controller,
+      RoutingStateRequest request,
+      RpcCallback<RoutingStateResponse> done) {
+    done.run(
+        table.routingState(
+            request.getIndexTable(),
+            TableName.valueOf(
+                request.hasRegionsOf() ? request.getRegionsOf() : request.getIndexTable()),
+            request.getHeldList(),
+            System.currentTimeMillis()));
+  }
+
+  @Override
   public void stats(
       RpcController controller, StatsRequest request, RpcCallback<StatsResponse> done) {
     done.run(
@@ -110,6 +126,8 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
     gauge(registry, "scbfBucketsTotal", table.bucketsTotal::get);
     gauge(registry, "scbfUnsureRegions", table.unsureAnswers::get);
     gauge(registry, "scbfRoutingFilterBytes", table::filterBytes);
+    gauge(registry, "scbfRoutingStatesServed", table.statesServed::get);
+    gauge(registry, "scbfPublishedBytesReceived", table.bytesReceived::get);
   }
 
   /** Replaces a gauge left by an earlier master in this JVM (the registry outlives it). */

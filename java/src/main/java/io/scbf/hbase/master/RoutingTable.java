@@ -1,18 +1,24 @@
 package io.scbf.hbase.master;
 
 import com.google.protobuf.ByteString;
-import io.scbf.ScalableFilterStats;
-import io.scbf.ScalableSplitCountingBloomFilter;
+import io.scbf.CorruptSnapshotException;
+import io.scbf.MembershipFilter;
+import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionFilter;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionRouting;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,23 +28,32 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The master's routing state: the latest published filter of every index region, grouped per region
- * server (the SCBF paper's per-server filter set) and per region, and the routing decision. A
- * region is a candidate for a value if its filter may contain the value, or if the master is unsure
- * about it: never published, not ready (building), heard from too long ago, published by a server
- * that no longer hosts it, or hosted by a dead server. Since "unsure" is a candidate, a new master
- * (empty table) or a dead server costs extra lookups, never answers.
+ * The master's routing state: the latest routing bitmap ({@link MembershipFilter}) of every index
+ * region, and the routing decision. A region is a candidate for a value if its bitmap may contain
+ * the value, or if the master is unsure about it: never published, not ready (building), its server
+ * not heard from for {@code staleMs}, published by a server that no longer hosts it, hosted by a
+ * dead server, or a publication was refused (the master then waits for the full bitmap). Since
+ * "unsure" is a candidate, a new master (empty table), a lost message or a dead server costs extra
+ * lookups, never answers.
  *
- * <p>Routing needs the answer per region (the client asks buckets), so the table keeps one filter
- * per region rather than a merged filter per server; the per-server grouping shows in the stats.
- * Entries are keyed by index and region: a data region carries one filter per local index.
+ * <p>Publications are deltas from the version the master acknowledged; a delta for any other base
+ * is refused (the bitmap stays as it was, the region is unsure, and the answer asks for the full
+ * bitmap). A server the master has no state from (a new master) is asked to resend everything. The
+ * table keeps each region's recent deltas so that clients holding a copy of the routing state
+ * ({@link #routingState}) refresh by deltas too.
+ *
+ * <p>Entries are keyed by index and region: a data region carries one bitmap per local index.
  */
 final class RoutingTable implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RoutingTable.class);
+
+  /** Deltas kept per region for clients; older clients get the full bitmap. */
+  static final int RECENT_DELTAS = 32;
 
   /** What the master knows about regions and servers right now. */
   interface ClusterView {
@@ -60,103 +75,141 @@ final class RoutingTable implements AutoCloseable {
   private final ClusterView cluster;
   private final long staleMs;
   private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+
+  /** When each server's last publication (or keep-alive) arrived. */
+  private final Map<ServerName, Long> serverSeen = new ConcurrentHashMap<>();
+
   final AtomicLong routesServed = new AtomicLong();
   final AtomicLong bucketsAsked = new AtomicLong();
   final AtomicLong bucketsTotal = new AtomicLong();
   final AtomicLong unsureAnswers = new AtomicLong();
+  final AtomicLong statesServed = new AtomicLong();
+  final AtomicLong bytesReceived = new AtomicLong();
 
   RoutingTable(ClusterView cluster, long staleMs) {
     this.cluster = cluster;
     this.staleMs = staleMs;
   }
 
-  /** The latest publication of one region. */
+  private record Delta(long base, long version, byte[] bytes) {}
+
+  /** The latest publication of one region; every field is guarded by lock. */
   private static final class Entry {
     final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     final String indexTable;
     final String encoded;
-    volatile ServerName server;
-    volatile boolean ready;
-    volatile long lastSeen;
+    ServerName server;
+    boolean ready;
+    long version = -1;
+    long residue;
 
-    /** Version of {@link #filter}; heartbeats with another version make the entry unsure. */
-    volatile long version = -1;
+    /** False while a refused publication left the bitmap behind the server's. */
+    boolean current;
 
-    volatile boolean current;
-    ScalableSplitCountingBloomFilter filter; // guarded by lock
+    MembershipFilter bitmap;
+    long bitmapBytes;
+    final ArrayDeque<Delta> recent = new ArrayDeque<>();
 
     Entry(String indexTable, String encoded) {
       this.indexTable = indexTable;
       this.encoded = encoded;
     }
 
-    void replace(ScalableSplitCountingBloomFilter f) {
-      lock.writeLock().lock();
-      try {
-        if (filter != null) filter.close();
-        filter = f;
-      } finally {
-        lock.writeLock().unlock();
-      }
+    void replace(MembershipFilter b) {
+      if (bitmap != null) bitmap.close();
+      bitmap = b;
+      bitmapBytes = b == null ? 0 : b.stats().bytes();
+      recent.clear();
     }
   }
 
   PublishResponse publish(PublishRequest request, long now) {
+    bytesReceived.addAndGet(request.getSerializedSize());
     PublishResponse.Builder response = PublishResponse.newBuilder();
+    ServerName sender = request.hasServer() ? ServerName.valueOf(request.getServer()) : null;
+    if (sender != null && !request.getFull() && !serverSeen.containsKey(sender)) {
+      // Deltas and silence mean "as you hold it": only true for a master that holds something.
+      return response.setResync(true).build();
+    }
     for (RegionFilter rf : request.getRegionsList()) {
       ServerName from = ServerName.valueOf(rf.getServer());
+      String key = key(rf.getIndexTable(), rf.getEncodedRegion());
       if (rf.getClosed()) {
         // Only the server that published the entry may retire it (a late "closed" from the old
         // server must not erase the new server's publication).
         entries.computeIfPresent(
-            key(rf.getIndexTable(), rf.getEncodedRegion()),
+            key,
             (k, e) -> {
-              if (!from.equals(e.server)) return e;
-              e.replace(null);
-              return null;
+              e.lock.writeLock().lock();
+              try {
+                if (!from.equals(e.server)) return e;
+                e.replace(null);
+                return null;
+              } finally {
+                e.lock.writeLock().unlock();
+              }
             });
         continue;
       }
       Entry e =
-          entries.computeIfAbsent(
-              key(rf.getIndexTable(), rf.getEncodedRegion()),
-              k -> new Entry(rf.getIndexTable(), rf.getEncodedRegion()));
-      e.lock.writeLock().lock(); // one publication at a time: filter, version and server agree
+          entries.computeIfAbsent(key, k -> new Entry(rf.getIndexTable(), rf.getEncodedRegion()));
+      e.lock.writeLock().lock(); // one publication at a time: bitmap, version and server agree
       try {
-        if (!update(e, rf, from, now)) response.addNeedSnapshot(rf.getEncodedRegion());
+        if (!update(e, rf, from)) response.addNeedSnapshot(rf.getEncodedRegion());
       } finally {
         e.lock.writeLock().unlock();
       }
     }
+    if (sender != null) serverSeen.put(sender, now);
     return response.build();
   }
 
-  /** Applies one publication; false if the master needs the region's full snapshot. */
-  private static boolean update(Entry e, RegionFilter rf, ServerName from, long now) {
-    e.lastSeen = now;
-    if (rf.hasSnapshot()) {
+  /** Applies one publication; false if the master needs the region's full bitmap. */
+  private static boolean update(Entry e, RegionFilter rf, ServerName from) {
+    boolean sameSource = from.equals(e.server) && e.bitmap != null && e.current;
+    e.server = from;
+    e.ready = rf.getReady();
+    if (rf.hasResidue()) e.residue = rf.getResidue();
+    if (rf.hasMembership()) {
       try {
-        e.replace(ScalableSplitCountingBloomFilter.fromByteArray(rf.getSnapshot().toByteArray()));
-      } catch (RuntimeException bad) {
-        LOG.warn(
-            "scbf: unreadable filter snapshot from {} for {}: {}",
-            from,
-            rf.getEncodedRegion(),
-            bad.toString());
+        e.replace(MembershipFilter.fromByteArray(rf.getMembership().toByteArray()));
+        e.version = rf.getVersion();
+        e.current = true;
+        return true;
+      } catch (CorruptSnapshotException bad) {
+        LOG.warn("scbf: unreadable bitmap from {} for {}: {}", from, e.encoded, bad.toString());
         e.current = false;
         return false;
       }
-      e.version = rf.getVersion();
-      e.server = from;
-      e.ready = rf.getReady();
-      e.current = true;
-      return true;
     }
-    boolean same = from.equals(e.server) && rf.getVersion() == e.version;
-    e.server = from;
-    e.ready = rf.getReady();
-    e.current = same && rf.getReady();
-    return same || !rf.getReady();
+    if (rf.hasDelta()) {
+      boolean applied = false;
+      if (sameSource && e.version == rf.getBaseVersion()) {
+        byte[] delta = rf.getDelta().toByteArray();
+        try {
+          applied = e.bitmap.applyDelta(delta);
+        } catch (CorruptSnapshotException bad) {
+          LOG.warn("scbf: unreadable delta from {} for {}: {}", from, e.encoded, bad.toString());
+        }
+        if (applied) remember(e, new Delta(e.version, rf.getVersion(), delta));
+      }
+      e.current = applied;
+      if (applied) e.version = rf.getVersion();
+      return applied;
+    }
+    // No bitmap: a region still building, or the same version as held.
+    e.current = sameSource && rf.getVersion() == e.version;
+    return e.current || !rf.getReady();
+  }
+
+  private static void remember(Entry e, Delta d) {
+    e.recent.addLast(d);
+    long bytes = 0;
+    for (Delta x : e.recent) bytes += x.bytes().length;
+    long limit = e.bitmapBytes;
+    while (e.recent.size() > RECENT_DELTAS || (bytes > limit && !e.recent.isEmpty())) {
+      bytes -= e.recent.removeFirst().bytes().length;
+    }
   }
 
   private static String key(String index, String encodedRegion) {
@@ -173,10 +226,7 @@ final class RoutingTable implements AutoCloseable {
    * the index's own table for a global index, the data table for a local one.
    */
   RouteResponse route(String index, TableName regionsOf, byte[] filterKey, long now) {
-    List<RegionInfo> regions = new ArrayList<>(cluster.regionsOf(regionsOf));
-    regions.sort(
-        Comparator.comparing(
-            RegionInfo::getStartKey, org.apache.hadoop.hbase.util.Bytes.BYTES_COMPARATOR));
+    List<RegionInfo> regions = sortedRegions(regionsOf);
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(regions.size());
     int unsure = 0;
     boolean building = cluster.isBuilding(regionsOf);
@@ -187,11 +237,8 @@ final class RoutingTable implements AutoCloseable {
       if (e != null) {
         e.lock.readLock().lock();
         try {
-          sure =
-              isUsable(e, now)
-                  && e.server.equals(cluster.openOn(region))
-                  && cluster.isOnline(e.server);
-          candidate = !sure || e.filter.mightContain(filterKey);
+          sure = isUsable(e, region, now);
+          candidate = !sure || e.bitmap.mightContain(filterKey);
         } finally {
           e.lock.readLock().unlock();
         }
@@ -213,12 +260,76 @@ final class RoutingTable implements AutoCloseable {
     return out.build();
   }
 
-  private boolean isUsable(Entry e, long now) {
-    return e.ready
-        && e.current
-        && e.filter != null
-        && e.server != null
-        && now - e.lastSeen <= staleMs;
+  /**
+   * Every region of {@code regionsOf} with what a client needs to route {@code index} itself: for a
+   * region the master is sure of, its bitmap version and, unless the client holds that version, the
+   * deltas from the client's version (if still kept) or the full bitmap.
+   */
+  RoutingStateResponse routingState(
+      String index, TableName regionsOf, List<HeldBitmap> held, long now) {
+    Map<String, Long> heldVersions = new HashMap<>();
+    for (HeldBitmap h : held) heldVersions.put(h.getEncodedRegion(), h.getVersion());
+    RoutingStateResponse.Builder out = RoutingStateResponse.newBuilder();
+    boolean building = cluster.isBuilding(regionsOf);
+    for (RegionInfo region : sortedRegions(regionsOf)) {
+      RegionRouting.Builder r =
+          RegionRouting.newBuilder()
+              .setStartKey(ByteString.copyFrom(region.getStartKey()))
+              .setEndKey(ByteString.copyFrom(region.getEndKey()))
+              .setEncodedRegion(region.getEncodedName())
+              .setSure(false);
+      Entry e = building ? null : entries.get(key(index, region.getEncodedName()));
+      if (e != null) {
+        e.lock.readLock().lock();
+        try {
+          if (isUsable(e, region, now)) {
+            r.setSure(true).setVersion(e.version);
+            addBitmap(r, e, heldVersions.get(region.getEncodedName()));
+          }
+        } finally {
+          e.lock.readLock().unlock();
+        }
+      }
+      out.addRegions(r);
+    }
+    statesServed.incrementAndGet();
+    return out.build();
+  }
+
+  /** Nothing if the client holds e's version; else the deltas from its version, or the bitmap. */
+  private static void addBitmap(RegionRouting.Builder r, Entry e, Long heldVersion) {
+    if (heldVersion != null && heldVersion == e.version) return;
+    if (heldVersion != null) {
+      List<ByteString> chain = new ArrayList<>();
+      long at = heldVersion;
+      for (Delta d : e.recent) {
+        if (d.base() == at) {
+          chain.add(ByteString.copyFrom(d.bytes()));
+          at = d.version();
+        }
+      }
+      if (at == e.version) {
+        r.addAllDeltas(chain);
+        return;
+      }
+    }
+    r.setMembership(ByteString.copyFrom(e.bitmap.toByteArray()));
+  }
+
+  private List<RegionInfo> sortedRegions(TableName table) {
+    List<RegionInfo> regions = new ArrayList<>(cluster.regionsOf(table));
+    regions.sort(Comparator.comparing(RegionInfo::getStartKey, Bytes.BYTES_COMPARATOR));
+    return regions;
+  }
+
+  /** Under e's read lock. */
+  private boolean isUsable(Entry e, RegionInfo region, long now) {
+    if (!e.ready || !e.current || e.bitmap == null || e.server == null) return false;
+    Long seen = serverSeen.get(e.server);
+    return seen != null
+        && now - seen <= staleMs
+        && e.server.equals(cluster.openOn(region))
+        && cluster.isOnline(e.server);
   }
 
   StatsResponse stats(String indexTableOrNull, long now) {
@@ -226,7 +337,8 @@ final class RoutingTable implements AutoCloseable {
         StatsResponse.newBuilder()
             .setRoutesServed(routesServed.get())
             .setBucketsAsked(bucketsAsked.get())
-            .setBucketsTotal(bucketsTotal.get());
+            .setBucketsTotal(bucketsTotal.get())
+            .setStatesServed(statesServed.get());
     Map<String, long[]> perServer = new TreeMap<>(); // server -> {regions, bytes}
     List<Entry> sorted = new ArrayList<>(entries.values());
     sorted.sort(Comparator.comparing((Entry e) -> e.indexTable).thenComparing(e -> e.encoded));
@@ -234,19 +346,20 @@ final class RoutingTable implements AutoCloseable {
       if (indexTableOrNull != null && !indexTableOrNull.equals(e.indexTable)) continue;
       e.lock.readLock().lock();
       try {
-        ScalableFilterStats s = e.filter == null ? null : e.filter.stats();
+        MembershipFilter.Stats s = e.bitmap == null ? null : e.bitmap.stats();
         String server = String.valueOf(e.server);
+        Long seen = e.server == null ? null : serverSeen.get(e.server);
         out.addRegions(
             RegionStats.newBuilder()
                 .setIndexTable(e.indexTable)
                 .setEncodedRegion(e.encoded)
                 .setServer(server)
                 .setReady(e.ready)
-                .setAgeMs(now - e.lastSeen)
+                .setAgeMs(seen == null ? -1 : now - seen)
                 .setFilterBytes(s == null ? 0 : s.bytes())
                 .setFilters(s == null ? 0 : s.filters())
                 .setEstimatedFpr(s == null ? 1.0 : s.estimatedFpr())
-                .setResidue(s == null ? 0 : s.residue()));
+                .setResidue(e.residue));
         long[] agg = perServer.computeIfAbsent(server, k -> new long[2]);
         agg[0]++;
         agg[1] += s == null ? 0 : s.bytes();
@@ -264,12 +377,13 @@ final class RoutingTable implements AutoCloseable {
     return out.build();
   }
 
+  /** Bytes of every bitmap the master holds (its routing memory, deltas kept for clients aside). */
   long filterBytes() {
     long bytes = 0;
     for (Entry e : entries.values()) {
       e.lock.readLock().lock();
       try {
-        if (e.filter != null) bytes += e.filter.stats().bytes();
+        bytes += e.bitmapBytes;
       } finally {
         e.lock.readLock().unlock();
       }
@@ -279,7 +393,15 @@ final class RoutingTable implements AutoCloseable {
 
   @Override
   public void close() {
-    for (Entry e : entries.values()) e.replace(null);
-    entries.clear();
+    for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
+      Entry e = it.next();
+      e.lock.writeLock().lock();
+      try {
+        e.replace(null);
+      } finally {
+        e.lock.writeLock().unlock();
+      }
+      it.remove();
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.scbf.hbase.regionserver;
 
+import io.scbf.MembershipFilter;
 import io.scbf.ScalableFilterStats;
 import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.IndexSpec;
@@ -84,8 +85,9 @@ final class BucketFilter implements AutoCloseable {
     return skippedRemoves.get();
   }
 
-  byte[] snapshot() {
-    return filter.toByteArray();
+  /** The routing bitmap of the filter now (the caller closes it). */
+  MembershipFilter membership() {
+    return MembershipFilter.of(filter);
   }
 
   ScalableFilterStats stats() {

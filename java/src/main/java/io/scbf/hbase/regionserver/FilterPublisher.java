@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
+import io.scbf.MembershipFilter;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -21,12 +23,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes the filters of a region server's open index regions to the master routing endpoint, in
- * one RPC per interval (and at once when a region opens, becomes ready or closes). A region's full
- * snapshot is sent only when its filter changed since the master last received it; otherwise a
- * heartbeat tells the master the filter it holds is still current. A master that lacks a snapshot
- * (a new master, a lost message) asks for it in its answer, and gets it right away. Everything runs
- * on the one publishing thread.
+ * Publishes the routing bitmaps of a region server's open index regions to the master routing
+ * endpoint. Every interval (and at once when a region opens, becomes ready or closes) it sends, in
+ * one RPC, only the regions whose filter changed since the version the master acknowledged: the
+ * delta from that version's bitmap, or the whole bitmap when the master holds none or the filter
+ * changed shape. Nothing changed: nothing is sent but a keep-alive every {@code keepAliveMs}, which
+ * tells the master this server's bitmaps are still current. The master answers which regions it
+ * needs in full (a refused delta) or that it holds nothing from this server (it restarted), and
+ * gets them at once. Everything runs on the one publishing thread.
  */
 final class FilterPublisher {
   private static final Logger LOG = LoggerFactory.getLogger(FilterPublisher.class);
@@ -36,14 +40,27 @@ final class FilterPublisher {
     Connection get() throws IOException;
   }
 
+  /** What the master acknowledged for one region: a version, and its bitmap if ready. */
+  private record Acked(long version, boolean ready, MembershipFilter bitmap) {
+    void close() {
+      if (bitmap != null) bitmap.close();
+    }
+  }
+
+  /** One region's message and the state the master holds once it is acknowledged. */
+  private record Outgoing(String key, RegionFilter message, Acked acked) {}
+
   private final ServerName server;
   private final OpenIndexRegions regions;
   private final ConnectionSource connection;
   private final ScheduledExecutorService scheduler;
+  private final long keepAliveMs;
 
-  /** Filter version the master holds, per region; only the publishing thread touches it. */
-  private final Map<String, Long> masterVersions = new HashMap<>();
+  /** Per region, what the master holds; only the publishing thread touches it. */
+  private final Map<String, Acked> acked = new HashMap<>();
 
+  private final LongAdder publishedBytes = new LongAdder();
+  private long lastSentMillis;
   private volatile long lastSuccessMillis = System.currentTimeMillis();
   private volatile boolean stopped;
 
@@ -52,11 +69,13 @@ final class FilterPublisher {
       OpenIndexRegions regions,
       ConnectionSource connection,
       ScheduledExecutorService scheduler,
-      long intervalMs) {
+      long intervalMs,
+      long keepAliveMs) {
     this.server = server;
     this.regions = regions;
     this.connection = connection;
     this.scheduler = scheduler;
+    this.keepAliveMs = Math.max(1, keepAliveMs);
     scheduler.scheduleWithFixedDelay(this::tick, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
   }
 
@@ -64,23 +83,34 @@ final class FilterPublisher {
     submit(this::tick);
   }
 
-  /** The region left {@link OpenIndexRegions}: tell the master to stop trusting its filter. */
+  /** The region left {@link OpenIndexRegions}: tell the master to stop trusting its bitmap. */
   void publishClosed(IndexRegion region) {
     RegionFilter closed = closedPublication(region);
     submit(
         () -> {
-          masterVersions.remove(region.publicationKey());
-          send(List.of(closed));
+          Acked a = acked.remove(region.publicationKey());
+          if (a != null) a.close();
+          send(List.of(closed), false);
         });
   }
 
   void stop() {
     stopped = true;
+    submit(
+        () -> {
+          acked.values().forEach(Acked::close);
+          acked.clear();
+        });
   }
 
   /** Milliseconds since the last successful publication: the lag of routing behind this server. */
   long lagMillis() {
     return regions.isEmpty() ? 0 : System.currentTimeMillis() - lastSuccessMillis;
+  }
+
+  /** Bytes of every publication sent (requests as serialized). */
+  long publishedBytes() {
+    return publishedBytes.sum();
   }
 
   private void submit(Runnable task) {
@@ -93,59 +123,86 @@ final class FilterPublisher {
 
   private void tick() {
     if (stopped || regions.isEmpty()) return;
-    // A second round at once when the master asked for snapshots it lacks.
+    // A second round at once when the master asked for bitmaps it lacks.
     for (int round = 0; round < 2 && publishRound(); round++) {
-      LOG.debug("master asked {} for filter snapshots", server);
+      LOG.debug("master asked {} for full bitmaps", server);
     }
   }
 
-  /** One publication of every open region; true if the master asked for snapshots. */
+  /** One publication of every changed region; true if the master asked for full bitmaps. */
   private boolean publishRound() {
-    List<IndexRegion> batch = regions.list();
-    List<RegionFilter> messages = new ArrayList<>(batch.size());
-    for (IndexRegion r : batch) {
+    boolean full = acked.isEmpty(); // the master is known to hold nothing from us
+    List<Outgoing> out = new ArrayList<>();
+    for (IndexRegion r : regions.list()) {
       try {
-        messages.add(publication(r));
+        Outgoing o = publication(r);
+        if (o != null) out.add(o);
       } catch (IllegalStateException e) {
         LOG.debug("scbf region {} closed while publishing", r.encodedName());
-        messages.add(closedPublication(r));
       }
     }
-    PublishResponse response = send(messages);
-    if (response == null) return false;
-    for (RegionFilter f : messages) {
-      if (f.hasSnapshot()) {
-        masterVersions.put(
-            IndexRegion.publicationKey(f.getIndexTable(), f.getEncodedRegion()), f.getVersion());
-      }
+    long now = System.currentTimeMillis();
+    if (out.isEmpty() && !full && now - lastSentMillis < keepAliveMs) return false;
+    List<RegionFilter> messages = new ArrayList<>(out.size());
+    for (Outgoing o : out) messages.add(o.message());
+    PublishResponse response = send(messages, full);
+    if (response == null) {
+      for (Outgoing o : out) o.acked().close();
+      return false;
+    }
+    for (Outgoing o : out) {
+      Acked old = acked.put(o.key(), o.acked());
+      if (old != null) old.close();
+    }
+    if (response.getResync()) {
+      acked.values().forEach(Acked::close);
+      acked.clear();
+      return true;
     }
     boolean resend = false;
     for (String encoded : response.getNeedSnapshotList()) {
       // By HBase region: every local index of a data region resends (a few bytes more, rarely).
       for (IndexRegion r : regions.ofRegion(encoded)) {
-        masterVersions.remove(r.publicationKey());
+        Acked a = acked.remove(r.publicationKey());
+        if (a != null) a.close();
         resend = true;
       }
     }
     return resend;
   }
 
-  /** A heartbeat, or the full filter if the master does not hold its current version. */
-  private RegionFilter publication(IndexRegion region) {
+  /** The region's message if the master's copy is behind, else null. */
+  private Outgoing publication(IndexRegion region) {
     BucketFilter f = region.filter(); // one filter for the whole publication, even across a rebuild
-    long version = f.version(); // read before serializing: the snapshot holds at least this
+    long version = f.version(); // read before deriving: the bitmap holds at least this
+    boolean ready = region.routable(f);
+    Acked held = acked.get(region.publicationKey());
+    if (held != null && held.version() == version && held.ready() == ready) return null;
     RegionFilter.Builder b =
         RegionFilter.newBuilder()
             .setIndexTable(region.indexTable())
             .setEncodedRegion(region.encodedName())
             .setServer(server.toString())
-            .setReady(region.routable(f))
+            .setReady(ready)
             .setVersion(version);
-    Long held = masterVersions.get(region.publicationKey());
-    if (region.routable(f) && (held == null || held != version)) {
-      b.setSnapshot(ByteString.copyFrom(f.snapshot()));
+    if (!ready) {
+      return new Outgoing(region.publicationKey(), b.build(), new Acked(version, false, null));
     }
-    return b.build();
+    MembershipFilter bitmap = f.membership();
+    try {
+      byte[] full = bitmap.toByteArray();
+      byte[] delta = held == null || held.bitmap() == null ? null : bitmap.deltaFrom(held.bitmap());
+      if (delta != null && delta.length < full.length) {
+        b.setDelta(ByteString.copyFrom(delta)).setBaseVersion(held.version());
+      } else {
+        b.setMembership(ByteString.copyFrom(full));
+      }
+      b.setResidue(f.stats().residue());
+      return new Outgoing(region.publicationKey(), b.build(), new Acked(version, true, bitmap));
+    } catch (RuntimeException e) {
+      bitmap.close();
+      throw e;
+    }
   }
 
   private RegionFilter closedPublication(IndexRegion region) {
@@ -159,11 +216,18 @@ final class FilterPublisher {
         .build();
   }
 
-  private PublishResponse send(List<RegionFilter> messages) {
+  private PublishResponse send(List<RegionFilter> messages, boolean full) {
+    PublishRequest request =
+        PublishRequest.newBuilder()
+            .addAllRegions(messages)
+            .setServer(server.toString())
+            .setFull(full)
+            .build();
+    lastSentMillis = System.currentTimeMillis();
+    publishedBytes.add(request.getSerializedSize());
     try (Admin admin = connection.get().getAdmin()) {
       PublishResponse r =
-          IndexRoutingService.newBlockingStub(admin.coprocessorService())
-              .publish(null, PublishRequest.newBuilder().addAllRegions(messages).build());
+          IndexRoutingService.newBlockingStub(admin.coprocessorService()).publish(null, request);
       lastSuccessMillis = System.currentTimeMillis();
       return r;
     } catch (IOException | ServiceException | RuntimeException e) {

@@ -74,7 +74,12 @@ final class IndexServices implements AutoCloseable {
             (task, pool) -> task.run());
     this.publisher =
         new FilterPublisher(
-            server, regions, this::connection, publishing, settings.publishIntervalMs());
+            server,
+            regions,
+            this::connection,
+            publishing,
+            settings.publishIntervalMs(),
+            settings.routeStaleMs() / 3);
     long interval = settings.publishIntervalMs();
     publishing.scheduleWithFixedDelay(
         new FilterCompactor(regions, builder), interval, interval, TimeUnit.MILLISECONDS);

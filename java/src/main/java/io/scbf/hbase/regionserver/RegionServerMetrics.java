@@ -119,6 +119,13 @@ final class RegionServerMetrics {
           IndexServices s = services.get();
           return s == null ? 0L : s.publisher().lagMillis();
         });
+    gauge(
+        registry,
+        "scbfPublishedBytes",
+        () -> {
+          IndexServices s = services.get();
+          return s == null ? 0L : s.publisher().publishedBytes();
+        });
     gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
     gauge(registry, "scbfStaleIndexRowsRemoved", staleIndexRowsRemoved::sum);
     gauge(registry, "scbfOldRowReadsSkipped", oldRowReadsSkipped::sum);

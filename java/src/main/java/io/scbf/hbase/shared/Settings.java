@@ -33,6 +33,10 @@ public final class Settings {
   public static final String INDEX_RPC_TIMEOUT_MS = "scbf.index.rpc.timeout.ms";
   public static final String INDEX_OPERATION_TIMEOUT_MS = "scbf.index.operation.timeout.ms";
   public static final String WATCHED_ROWS_MAX = "scbf.write.watched-rows.max";
+  public static final String CLIENT_ROUTING_REFRESH_MS = "scbf.client.routing.refresh.ms";
+  public static final String CLIENT_ROUTING_MAX_AGE_MS = "scbf.client.routing.max.age.ms";
+  public static final String CLIENT_ROUTING_MAX_BYTES = "scbf.client.routing.max.bytes";
+  public static final String CLIENT_ROUTING_WAIT_MS = "scbf.client.routing.wait.ms";
 
   public static final long DEFAULT_PUBLISH_INTERVAL_MS = 1000;
   public static final long DEFAULT_CACHE_CAPACITY_BYTES = 64L << 20;
@@ -44,6 +48,10 @@ public final class Settings {
   public static final int DEFAULT_INDEX_RPC_TIMEOUT_MS = 10_000;
   public static final int DEFAULT_INDEX_OPERATION_TIMEOUT_MS = 20_000;
   public static final long DEFAULT_WATCHED_ROWS_MAX = 2_000_000;
+  public static final long DEFAULT_CLIENT_ROUTING_REFRESH_MS = 250;
+  public static final long DEFAULT_CLIENT_ROUTING_MAX_AGE_MS = 1000;
+  public static final long DEFAULT_CLIENT_ROUTING_MAX_BYTES = 64L << 20;
+  public static final long DEFAULT_CLIENT_ROUTING_WAIT_MS = 2000;
 
   /** The cache policies {@link #CACHE_POLICY} names, in the order of their values. */
   public static final List<String> CACHE_POLICIES = List.of("hotscore", "paper", "lru");
@@ -93,9 +101,11 @@ public final class Settings {
               100,
               86_400_000,
               true,
-              "master",
+              "region server, master",
               "3 x publish interval + 2000",
-              "A region not heard from for this long is unsure to routing (always asked), ms."),
+              "The master trusts a region server's bitmaps only while it heard from it (a"
+                  + " publication, or the keep-alive an idle server sends every third of this)"
+                  + " within this long; else its regions are unsure to routing (always asked), ms."),
           new Definition(
               CACHE_CAPACITY_BYTES,
               DEFAULT_CACHE_CAPACITY_BYTES,
@@ -194,7 +204,48 @@ public final class Settings {
               null,
               "Rows per data region tracked by the filter that lets indexed writes of new rows"
                   + " skip reading old values (about 4 bytes of native memory per row); past it"
-                  + " the filter turns off for that region. 0 turns it off."));
+                  + " the filter turns off for that region. 0 turns it off."),
+          new Definition(
+              CLIENT_ROUTING_REFRESH_MS,
+              DEFAULT_CLIENT_ROUTING_REFRESH_MS,
+              10,
+              3_600_000,
+              true,
+              "client",
+              null,
+              "While queries run, how often a client refreshes its copy of an index's routing"
+                  + " bitmaps from the master (by deltas from the versions it holds), ms."),
+          new Definition(
+              CLIENT_ROUTING_MAX_AGE_MS,
+              DEFAULT_CLIENT_ROUTING_MAX_AGE_MS,
+              0,
+              3_600_000,
+              true,
+              "client",
+              null,
+              "A client routes with its copy only while its last refresh is at most this old;"
+                  + " older (the master is down or slow), queries ask every bucket. 0: no copy,"
+                  + " every query asks the master, ms."),
+          new Definition(
+              CLIENT_ROUTING_MAX_BYTES,
+              DEFAULT_CLIENT_ROUTING_MAX_BYTES,
+              0,
+              1L << 40,
+              true,
+              "client",
+              null,
+              "Largest routing copy a client keeps per index; an index whose bitmaps are larger"
+                  + " is routed by asking the master on every query, bytes."),
+          new Definition(
+              CLIENT_ROUTING_WAIT_MS,
+              DEFAULT_CLIENT_ROUTING_WAIT_MS,
+              0,
+              600_000,
+              true,
+              "client",
+              null,
+              "How long a query waits for the master's routing (a first copy, or the per-query"
+                  + " answer) before it asks every bucket instead, ms."));
 
   private final Map<String, Double> values;
   private final List<String> problems;
@@ -278,6 +329,22 @@ public final class Settings {
 
   public long watchedRowsMax() {
     return (long) get(WATCHED_ROWS_MAX, DEFAULT_WATCHED_ROWS_MAX);
+  }
+
+  public long clientRoutingRefreshMs() {
+    return (long) get(CLIENT_ROUTING_REFRESH_MS, DEFAULT_CLIENT_ROUTING_REFRESH_MS);
+  }
+
+  public long clientRoutingMaxAgeMs() {
+    return (long) get(CLIENT_ROUTING_MAX_AGE_MS, DEFAULT_CLIENT_ROUTING_MAX_AGE_MS);
+  }
+
+  public long clientRoutingMaxBytes() {
+    return (long) get(CLIENT_ROUTING_MAX_BYTES, DEFAULT_CLIENT_ROUTING_MAX_BYTES);
+  }
+
+  public long clientRoutingWaitMs() {
+    return (long) get(CLIENT_ROUTING_WAIT_MS, DEFAULT_CLIENT_ROUTING_WAIT_MS);
   }
 
   public int indexOperationTimeoutMs() {

@@ -1,16 +1,21 @@
 package io.scbf.hbase.master;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import io.scbf.MembershipFilter;
 import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionFilter;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionRouting;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,7 +30,11 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Routing decisions against a scripted cluster view: filter negatives skip, unsure asks. */
+/**
+ * Routing decisions against a scripted cluster view: bitmap negatives skip, unsure asks; deltas
+ * apply only to their base (lost, duplicated, reordered and corrupt ones are refused and the region
+ * is unsure until its full bitmap arrives); a new master asks servers to resend.
+ */
 class RoutingTableTest {
   static final TableName INDEX = TableName.valueOf("t__idx_c");
   static final ServerName RS1 = ServerName.valueOf("rs1,16020,1");
@@ -70,46 +79,67 @@ class RoutingTableTest {
               .build();
       regions.add(r);
       openOn.put(r.getEncodedName(), b < 2 ? RS1 : RS2);
+      filters[b] = ScalableSplitCountingBloomFilter.create(1000, 0.0001);
+      filters[b].add(key("v" + b));
     }
   }
+
+  /** Each bucket's counting filter (as its region server keeps it) and the last bitmap sent. */
+  final ScalableSplitCountingBloomFilter[] filters = new ScalableSplitCountingBloomFilter[4];
+
+  final MembershipFilter[] sent = new MembershipFilter[4];
 
   @AfterEach
   void close() {
     table.close();
+    for (int b = 0; b < 4; b++) {
+      filters[b].close();
+      if (sent[b] != null) sent[b].close();
+    }
   }
 
   static byte[] key(String v) {
     return IndexKeyCodec.filterKey(Bytes.toBytes("c"), Bytes.toBytes(v));
   }
 
-  /** Bucket b's filter holds "v<b>" only. */
-  RegionFilter snapshot(int b, ServerName server, long version) {
-    try (ScalableSplitCountingBloomFilter f =
-        ScalableSplitCountingBloomFilter.create(1000, 0.0001)) {
-      f.add(key("v" + b));
-      return RegionFilter.newBuilder()
-          .setIndexTable(INDEX.getNameAsString())
-          .setEncodedRegion(regions.get(b).getEncodedName())
-          .setServer(server.toString())
-          .setReady(true)
-          .setVersion(version)
-          .setSnapshot(ByteString.copyFrom(f.toByteArray()))
-          .build();
-    }
+  ServerName serverOf(int b) {
+    return b < 2 ? RS1 : RS2;
   }
 
-  RegionFilter heartbeat(int b, ServerName server, long version, boolean ready) {
+  RegionFilter.Builder message(int b, long version, boolean ready) {
     return RegionFilter.newBuilder()
         .setIndexTable(INDEX.getNameAsString())
         .setEncodedRegion(regions.get(b).getEncodedName())
-        .setServer(server.toString())
+        .setServer(serverOf(b).toString())
         .setReady(ready)
-        .setVersion(version)
-        .build();
+        .setVersion(version);
   }
 
-  PublishResponse publish(long now, RegionFilter... filters) {
-    return table.publish(PublishRequest.newBuilder().addAllRegions(List.of(filters)).build(), now);
+  /** Bucket b's whole bitmap now. */
+  RegionFilter full(int b, long version) {
+    MembershipFilter now = MembershipFilter.of(filters[b]);
+    if (sent[b] != null) sent[b].close();
+    sent[b] = now;
+    return message(b, version, true).setMembership(ByteString.copyFrom(now.toByteArray())).build();
+  }
+
+  /** The delta from the last bitmap made for bucket b to its bitmap now. */
+  RegionFilter delta(int b, long base, long version) {
+    MembershipFilter now = MembershipFilter.of(filters[b]);
+    byte[] d = now.deltaFrom(sent[b]);
+    sent[b].close();
+    sent[b] = now;
+    return message(b, version, true).setDelta(ByteString.copyFrom(d)).setBaseVersion(base).build();
+  }
+
+  PublishResponse publish(long now, ServerName from, boolean full, RegionFilter... filters) {
+    return table.publish(
+        PublishRequest.newBuilder()
+            .setServer(from.toString())
+            .setFull(full)
+            .addAllRegions(List.of(filters))
+            .build(),
+        now);
   }
 
   List<Integer> route(String value, long now) {
@@ -122,12 +152,8 @@ class RoutingTableTest {
   }
 
   void publishAll(long now) {
-    publish(
-        now,
-        snapshot(0, RS1, 10),
-        snapshot(1, RS1, 10),
-        snapshot(2, RS2, 10),
-        snapshot(3, RS2, 10));
+    publish(now, RS1, true, full(0, 10), full(1, 10));
+    publish(now, RS2, true, full(2, 10), full(3, 10));
   }
 
   @Test
@@ -139,44 +165,136 @@ class RoutingTableTest {
   }
 
   @Test
-  void staleNotReadyMovedAndDeadRegionsAreUnsure() {
+  void silentServersGoStaleKeepAlivesKeepThemAndMovedDeadOrBuildingRegionsAreUnsure() {
     publishAll(0);
     assertEquals(List.of(0, 1, 2, 3), route("absent", STALE + 1), "stale");
-    publish(
-        STALE,
-        heartbeat(0, RS1, 10, true),
-        heartbeat(1, RS1, 10, true),
-        heartbeat(2, RS2, 10, true),
-        heartbeat(3, RS2, 10, true));
-    assertEquals(List.of(), route("absent", STALE + 1), "heartbeats refresh");
+    publish(STALE, RS1, false);
+    publish(STALE, RS2, false);
+    assertEquals(List.of(), route("absent", STALE + 1), "keep-alives refresh");
 
-    openOn.put(regions.get(2).getEncodedName(), RS1); // moved: RS2's filter no longer authoritative
+    openOn.put(regions.get(2).getEncodedName(), RS1); // moved: RS2's bitmap no longer authoritative
     assertEquals(List.of(2), route("absent", STALE + 1));
     openOn.put(regions.get(2).getEncodedName(), RS2);
     online.remove(RS2); // dead server
     assertEquals(List.of(2, 3), route("absent", STALE + 1));
     online.add(RS2);
-    publish(STALE, heartbeat(3, RS2, 11, false)); // reopened, building
+    publish(STALE, RS2, false, message(3, 11, false).build()); // reopened, building
     assertEquals(List.of(3), route("absent", STALE + 1));
   }
 
   @Test
-  void heartbeatsWithAnUnknownVersionAskForTheSnapshot() {
-    PublishResponse r = publish(0, heartbeat(0, RS1, 5, true), heartbeat(1, RS1, 5, false));
-    assertEquals(List.of(regions.get(0).getEncodedName()), r.getNeedSnapshotList());
+  void deltasApplyOnlyToTheirBase() {
     publishAll(0);
-    r = publish(10, heartbeat(0, RS1, 11, true));
+    filters[0].add(key("new"));
+    RegionFilter d1 = delta(0, 10, 11);
+    assertEquals(0, publish(1, RS1, false, d1).getNeedSnapshotCount());
+    assertEquals(List.of(0), route("new", 2));
+    assertEquals(List.of(), route("absent", 2));
+
+    // Duplicated: the master holds 11 now.
+    PublishResponse r = publish(3, RS1, false, d1);
     assertEquals(List.of(regions.get(0).getEncodedName()), r.getNeedSnapshotList());
-    assertEquals(
-        List.of(0), route("absent", 20), "until the new snapshot arrives the bucket is unsure");
+    assertEquals(List.of(0), route("absent", 4), "unsure until the full bitmap arrives");
+    publish(5, RS1, false, full(0, 11));
+    assertEquals(List.of(), route("absent", 6));
+
+    // Lost (11 -> 12 never arrived) and reordered (12 -> 13 arrives first).
+    filters[0].add(key("a"));
+    RegionFilter d12 = delta(0, 11, 12);
+    filters[0].remove(key("new"));
+    RegionFilter d23 = delta(0, 12, 13);
+    assertFalse(publish(7, RS1, false, d23).getNeedSnapshotList().isEmpty());
+    assertEquals(List.of(0), route("absent", 8));
+    assertFalse(publish(9, RS1, false, d12).getNeedSnapshotList().isEmpty(), "refused: unsure");
+    publish(10, RS1, false, full(0, 13));
+    assertEquals(List.of(0), route("a", 11));
+    assertEquals(List.of(), route("new", 11), "the removed value's bits went off");
+
+    // Corrupt: refused, nothing applied.
+    filters[0].add(key("b"));
+    RegionFilter good = delta(0, 13, 14);
+    byte[] bytes = good.getDelta().toByteArray();
+    bytes[bytes.length / 2] ^= 1;
+    RegionFilter bad = RegionFilter.newBuilder(good).setDelta(ByteString.copyFrom(bytes)).build();
+    assertFalse(publish(12, RS1, false, bad).getNeedSnapshotList().isEmpty());
+    assertEquals(List.of(0), route("absent", 13));
+  }
+
+  @Test
+  void aNewMasterAsksEveryServerToResend() {
+    PublishResponse r = publish(0, RS1, false);
+    assertTrue(r.getResync(), "a keep-alive to a master that holds nothing");
+    r = publish(0, RS1, false, delta0From(10));
+    assertTrue(r.getResync());
+    assertEquals(List.of(0, 1, 2, 3), route("absent", 1), "nothing taken from a resync");
+    publishAll(2);
+    assertFalse(publish(3, RS1, false).getResync());
+  }
+
+  private RegionFilter delta0From(long base) {
+    sent[0] = MembershipFilter.of(filters[0]);
+    filters[0].add(key("x"));
+    return delta(0, base, base + 1);
+  }
+
+  @Test
+  void clientsGetBitmapsOnceThenDeltasThenNothing() {
+    publishAll(0);
+    RoutingStateResponse first = table.routingState(INDEX.getNameAsString(), INDEX, List.of(), 1);
+    assertEquals(4, first.getRegionsCount());
+    for (RegionRouting r : first.getRegionsList()) {
+      assertTrue(r.getSure() && r.hasMembership() && r.getDeltasCount() == 0);
+    }
+    filters[0].add(key("n1"));
+    publish(2, RS1, false, delta(0, 10, 11));
+    filters[0].add(key("n2"));
+    publish(3, RS1, false, delta(0, 11, 12));
+    List<HeldBitmap> held = new ArrayList<>();
+    for (RegionRouting r : first.getRegionsList()) {
+      held.add(
+          HeldBitmap.newBuilder()
+              .setEncodedRegion(r.getEncodedRegion())
+              .setVersion(r.getVersion())
+              .build());
+    }
+    RoutingStateResponse next = table.routingState(INDEX.getNameAsString(), INDEX, held, 4);
+    RegionRouting r0 = next.getRegions(0);
+    assertEquals(12, r0.getVersion());
+    assertEquals(2, r0.getDeltasCount(), "the two deltas since the held version");
+    assertFalse(r0.hasMembership());
+    try (MembershipFilter copy =
+        MembershipFilter.fromByteArray(first.getRegions(0).getMembership().toByteArray())) {
+      for (ByteString d : r0.getDeltasList()) assertTrue(copy.applyDelta(d.toByteArray()));
+      assertTrue(copy.mightContain(key("n2")));
+    }
+    for (int b = 1; b < 4; b++) {
+      RegionRouting r = next.getRegions(b);
+      assertTrue(r.getSure() && !r.hasMembership() && r.getDeltasCount() == 0, "held is current");
+    }
+    held.set(0, HeldBitmap.newBuilder(held.get(0)).setVersion(7).build());
+    assertTrue(
+        table.routingState(INDEX.getNameAsString(), INDEX, held, 4).getRegions(0).hasMembership(),
+        "an unknown held version gets the full bitmap");
+    assertFalse(
+        table
+            .routingState(INDEX.getNameAsString(), INDEX, held, STALE + 10)
+            .getRegions(0)
+            .getSure(),
+        "stale regions are unsure to clients too");
   }
 
   @Test
   void onlyThePublishingServerRetiresARegion() {
     publishAll(0);
-    publish(1, RegionFilter.newBuilder(heartbeat(0, RS2, 10, false)).setClosed(true).build());
+    publish(
+        1,
+        RS2,
+        false,
+        RegionFilter.newBuilder(message(0, 10, false).setServer(RS2.toString()).build())
+            .setClosed(true)
+            .build());
     assertEquals(List.of(), route("absent", 2), "a close from another server is ignored");
-    publish(1, RegionFilter.newBuilder(heartbeat(0, RS1, 10, false)).setClosed(true).build());
+    publish(1, RS1, false, message(0, 10, false).setClosed(true).build());
     assertEquals(List.of(0), route("absent", 2));
     assertTrue(table.stats(null, 2).getServersCount() == 2);
     assertEquals(3, table.stats(null, 2).getRegionsCount());

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.scbf.ScalableSplitCountingBloomFilter;
+import io.scbf.MembershipFilter;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.util.List;
@@ -44,8 +44,7 @@ class FilterBookkeepingTest {
   }
 
   boolean mayHold(String value) {
-    try (ScalableSplitCountingBloomFilter f =
-        ScalableSplitCountingBloomFilter.fromByteArray(books.filter().snapshot())) {
+    try (MembershipFilter f = books.filter().membership()) {
       return f.mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes(value)));
     }
   }

@@ -1,5 +1,6 @@
 package io.scbf.hbase.regionserver;
 
+import io.scbf.MembershipFilter;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
@@ -26,7 +27,7 @@ public final class IndexProbe {
   }
 
   /** One index region's filter as its bucket holds it: bytes and number of counted index rows. */
-  public record BucketFilterState(byte[] snapshot, long adds) {}
+  public record BucketFilterState(byte[] bitmap, long adds) {}
 
   /** The filter of every bucket of an index table, once each is ready (waits up to 60 s). */
   public static TreeMap<Integer, BucketFilterState> filters(
@@ -44,9 +45,11 @@ public final class IndexProbe {
         Thread.sleep(50);
       }
       BucketFilter f = index.filter();
-      out.put(
-          IndexKeyCodec.bucketOfRegion(r.getRegionInfo().getStartKey()),
-          new BucketFilterState(f.snapshot(), f.stats().adds()));
+      try (MembershipFilter bitmap = f.membership()) {
+        out.put(
+            IndexKeyCodec.bucketOfRegion(r.getRegionInfo().getStartKey()),
+            new BucketFilterState(bitmap.toByteArray(), f.stats().adds()));
+      }
     }
     return out;
   }
@@ -118,5 +121,35 @@ public final class IndexProbe {
 
   public static List<String> resultRows(List<org.apache.hadoop.hbase.client.Result> results) {
     return Oracle.resultRows(results);
+  }
+
+  /** Publication bytes sent by every region server so far (each server's ScbfPublishedBytes). */
+  public static long publishedBytes(HBaseTestingUtility util) {
+    return sumOverServers(util, s -> s.publisher().publishedBytes());
+  }
+
+  /** Bytes of every open index region's counting filter, over all region servers. */
+  public static long countingFilterBytes(HBaseTestingUtility util) {
+    return sumOverServers(
+        util,
+        s -> {
+          long sum = 0;
+          for (IndexRegion r : s.regions().list()) sum += r.filter().stats().bytes();
+          return sum;
+        });
+  }
+
+  private static long sumOverServers(
+      HBaseTestingUtility util, java.util.function.ToLongFunction<IndexServices> f) {
+    long sum = 0;
+    for (var t : util.getMiniHBaseCluster().getLiveRegionServerThreads()) {
+      IndexRegionServerCoprocessor cp =
+          t.getRegionServer()
+              .getRegionServerCoprocessorHost()
+              .findCoprocessor(IndexRegionServerCoprocessor.class);
+      IndexServices services = cp == null ? null : cp.context().servicesOrNull();
+      if (services != null) sum += f.applyAsLong(services);
+    }
+    return sum;
   }
 }

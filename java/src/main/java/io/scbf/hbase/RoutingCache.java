@@ -1,0 +1,294 @@
+package io.scbf.hbase;
+
+import com.google.protobuf.ByteString;
+import io.scbf.CorruptSnapshotException;
+import io.scbf.MembershipFilter;
+import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionRouting;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A client's copy of the master's routing state, so that warm queries route without calling the
+ * master. Per index, it holds every region's routing bitmap ({@link MembershipFilter}) and whether
+ * the master is sure of it, and answers a route as the master would: candidates are the regions
+ * whose bitmap may hold the key, plus every region the master was unsure of.
+ *
+ * <p>Freshness: a query routes with the copy only while its last refresh is at most {@code
+ * maxAgeMs} old, and starts a background refresh (deltas from the versions held) once it is older
+ * than {@code refreshMs}. So while queries run, the master gets one call per {@code refreshMs} per
+ * index, not one per query; an idle client makes none. A copy that is too old (the master is down
+ * or slow) is not used: the query asks every region instead (never fewer than the master would
+ * have). A query waits for a refresh only when there is no usable copy and the last refresh did not
+ * fail, at most {@code waitMs}.
+ *
+ * <p>An index whose bitmaps exceed {@code maxBytes} (or {@code maxAgeMs} = 0) is routed by asking
+ * the master on every query instead, as before this cache existed.
+ */
+final class RoutingCache implements AutoCloseable {
+  /** The two master calls, as the client makes them. */
+  interface Master {
+    RoutingStateResponse routingState(RoutingStateRequest request) throws Exception;
+
+    RouteResponse route(RouteRequest request) throws Exception;
+  }
+
+  private final Master master;
+  private final long refreshNanos;
+  private final long maxAgeNanos;
+  private final long maxBytes;
+  private final long waitMs;
+  private final ExecutorService calls;
+  private final Map<String, IndexCopy> copies = new ConcurrentHashMap<>();
+  private final AtomicLong masterCalls = new AtomicLong();
+
+  /** Per-query master calls in flight: with the master down, each waits for HBase's retries. */
+  private final Semaphore pendingRoutes = new Semaphore(16);
+
+  private volatile boolean closed;
+
+  RoutingCache(Master master, Settings settings, String threadName) {
+    this.master = master;
+    this.refreshNanos = TimeUnit.MILLISECONDS.toNanos(settings.clientRoutingRefreshMs());
+    this.maxAgeNanos = TimeUnit.MILLISECONDS.toNanos(settings.clientRoutingMaxAgeMs());
+    this.maxBytes = settings.clientRoutingMaxBytes();
+    this.waitMs = settings.clientRoutingWaitMs();
+    this.calls =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** One region as routing sees it; bitmap is null when the master is unsure of the region. */
+  private record RegionCopy(
+      byte[] start, byte[] end, String encoded, long version, MembershipFilter bitmap) {}
+
+  /** An immutable copy of one index's routing state. */
+  private record Copy(List<RegionCopy> regions, long fetchedNanos, long bytes) {}
+
+  /** Per index: the current copy and the refresh in flight. */
+  private final class IndexCopy {
+    final String index;
+    final String regionsOf;
+    volatile Copy copy;
+    volatile boolean tooLarge;
+    volatile boolean lastRefreshFailed;
+    CompletableFuture<Void> refreshing; // guarded by this
+
+    IndexCopy(String index, String regionsOf) {
+      this.index = index;
+      this.regionsOf = regionsOf;
+    }
+
+    synchronized CompletableFuture<Void> refresh() {
+      if (refreshing == null || refreshing.isDone()) {
+        refreshing = CompletableFuture.runAsync(this::fetch, calls);
+      }
+      return refreshing;
+    }
+
+    private void fetch() {
+      Copy old = copy;
+      RoutingStateRequest.Builder request = RoutingStateRequest.newBuilder().setIndexTable(index);
+      if (regionsOf != null) request.setRegionsOf(regionsOf);
+      if (old != null) {
+        for (RegionCopy r : old.regions()) {
+          if (r.bitmap() != null) {
+            request.addHeld(
+                HeldBitmap.newBuilder().setEncodedRegion(r.encoded()).setVersion(r.version()));
+          }
+        }
+      }
+      RoutingStateResponse response;
+      try {
+        masterCalls.incrementAndGet();
+        response = master.routingState(request.build());
+      } catch (Exception e) {
+        lastRefreshFailed = true;
+        throw new IllegalStateException("routing state of " + index, e);
+      }
+      lastRefreshFailed = false;
+      Copy fresh = merge(old, response, System.nanoTime());
+      copy = fresh;
+      tooLarge = fresh.bytes() > maxBytes;
+      if (old != null) closeUnshared(old, fresh);
+      if (closed) closeAll(fresh);
+    }
+  }
+
+  /**
+   * The candidate regions for {@code filterKey}, from the copy if it is fresh enough, else from the
+   * master; null if neither answered in time (the caller asks every region).
+   */
+  RouteResponse route(String index, String regionsOf, byte[] filterKey) {
+    IndexCopy ic = copies.computeIfAbsent(index, k -> new IndexCopy(index, regionsOf));
+    if (maxAgeNanos == 0 || ic.tooLarge) return askMaster(index, regionsOf, filterKey);
+    long now = System.nanoTime();
+    Copy c = ic.copy;
+    if (c == null || now - c.fetchedNanos() > refreshNanos) {
+      CompletableFuture<Void> refresh = ic.refresh();
+      if ((c == null || now - c.fetchedNanos() > maxAgeNanos) && !ic.lastRefreshFailed) {
+        await(refresh);
+      }
+      c = ic.copy;
+      if (ic.tooLarge) return askMaster(index, regionsOf, filterKey);
+    }
+    if (c == null || System.nanoTime() - c.fetchedNanos() > maxAgeNanos) return null;
+    try {
+      return routeWith(c, filterKey);
+    } catch (IllegalStateException replaced) {
+      // A refresh closed a bitmap of the copy we read: route with the new copy.
+      Copy latest = ic.copy;
+      return latest == null ? null : routeWith(latest, filterKey);
+    }
+  }
+
+  /** Calls to the master so far (refreshes and per-query routes). */
+  long masterCalls() {
+    return masterCalls.get();
+  }
+
+  private void await(CompletableFuture<Void> f) {
+    try {
+      f.get(waitMs, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // routed from whatever copy there is (or every region)
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private RouteResponse askMaster(String index, String regionsOf, byte[] filterKey) {
+    RouteRequest.Builder request =
+        RouteRequest.newBuilder().setIndexTable(index).setFilterKey(ByteString.copyFrom(filterKey));
+    if (regionsOf != null) request.setRegionsOf(regionsOf);
+    if (!pendingRoutes.tryAcquire()) return null;
+    masterCalls.incrementAndGet();
+    CompletableFuture<RouteResponse> f = new CompletableFuture<>();
+    calls.execute(
+        () -> {
+          try {
+            f.complete(master.route(request.build()));
+          } catch (Throwable e) {
+            f.completeExceptionally(e);
+          } finally {
+            pendingRoutes.release();
+          }
+        });
+    try {
+      return f.get(waitMs, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  private static RouteResponse routeWith(Copy c, byte[] filterKey) {
+    RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(c.regions().size());
+    int unsure = 0;
+    for (RegionCopy r : c.regions()) {
+      boolean sure = r.bitmap() != null;
+      if (!sure) unsure++;
+      if (!sure || r.bitmap().mightContain(filterKey)) {
+        out.addCandidates(
+            RegionRef.newBuilder()
+                .setStartKey(ByteString.copyFrom(r.start()))
+                .setEndKey(ByteString.copyFrom(r.end()))
+                .setEncodedRegion(r.encoded()));
+      }
+    }
+    return out.setUnsureRegions(unsure).build();
+  }
+
+  /**
+   * The new copy: regions the master is unsure of get no bitmap; the others keep the held bitmap
+   * (same version), a copy of it with the deltas applied, or the full bitmap sent. A delta that
+   * does not apply leaves the region unsure until the next refresh brings its full bitmap.
+   */
+  private static Copy merge(Copy old, RoutingStateResponse response, long now) {
+    Map<String, RegionCopy> held = new HashMap<>();
+    if (old != null) for (RegionCopy r : old.regions()) held.put(r.encoded(), r);
+    List<RegionCopy> regions = new ArrayList<>(response.getRegionsCount());
+    long bytes = 0;
+    for (RegionRouting r : response.getRegionsList()) {
+      MembershipFilter bitmap = r.getSure() ? bitmapOf(r, held.get(r.getEncodedRegion())) : null;
+      if (bitmap != null) bytes += bitmap.stats().bytes();
+      regions.add(
+          new RegionCopy(
+              r.getStartKey().toByteArray(),
+              r.getEndKey().toByteArray(),
+              r.getEncodedRegion(),
+              r.getVersion(),
+              bitmap));
+    }
+    return new Copy(List.copyOf(regions), now, bytes);
+  }
+
+  private static MembershipFilter bitmapOf(RegionRouting r, RegionCopy held) {
+    try {
+      if (r.hasMembership()) return MembershipFilter.fromByteArray(r.getMembership().toByteArray());
+      if (held == null || held.bitmap() == null) return null;
+      if (r.getDeltasCount() == 0) return held.version() == r.getVersion() ? held.bitmap() : null;
+      // Queries may be reading the held bitmap: deltas go to a copy.
+      MembershipFilter next = MembershipFilter.fromByteArray(held.bitmap().toByteArray());
+      for (ByteString d : r.getDeltasList()) {
+        if (!next.applyDelta(d.toByteArray())) {
+          next.close();
+          return null;
+        }
+      }
+      return next;
+    } catch (CorruptSnapshotException | IllegalStateException e) {
+      return null;
+    }
+  }
+
+  /** Closes the bitmaps of {@code old} that {@code fresh} does not carry over. */
+  private static void closeUnshared(Copy old, Copy fresh) {
+    Set<MembershipFilter> kept = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (RegionCopy r : fresh.regions()) if (r.bitmap() != null) kept.add(r.bitmap());
+    for (RegionCopy r : old.regions()) {
+      if (r.bitmap() != null && !kept.contains(r.bitmap())) r.bitmap().close();
+    }
+  }
+
+  private static void closeAll(Copy c) {
+    for (RegionCopy r : c.regions()) if (r.bitmap() != null) r.bitmap().close();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    calls.shutdownNow();
+    for (IndexCopy ic : copies.values()) {
+      Copy c = ic.copy;
+      if (c != null) closeAll(c);
+    }
+    copies.clear();
+  }
+}

@@ -1,0 +1,181 @@
+package io.scbf.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.hbase.regionserver.IndexProbe;
+import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.Oracle;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.master.HMaster;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Routing off the query path (issue 12): warm queries route from the client's copy of the routing
+ * bitmaps, an idle region server publishes keep-alives only, and with the master down queries still
+ * answer every row (asking every bucket) and a new {@link IndexedTable} opens; once a new master
+ * runs, region servers resend their bitmaps and queries route again. Both index modes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RoutingClusterTest {
+  static final TableName TABLE = TableName.valueOf("routed");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] ZIP = Bytes.toBytes("zip");
+  static final int ROWS = 400;
+  static final int BUCKETS = 4;
+
+  HBaseTestingUtility util;
+  Connection client; // few retries: a query must not wait long for a dead master
+
+  @BeforeAll
+  void start() throws Exception {
+    util = MiniCluster.start(2);
+    try (Admin admin = util.getConnection().getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(TABLE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          new byte[][] {Bytes.toBytes("row-0200")});
+    }
+    IndexAdmin indexes = new IndexAdmin(util.getConnection());
+    indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).build());
+    indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").local().build());
+    try (Table t = util.getConnection().getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < ROWS; i++) {
+        puts.add(
+            new Put(row(i))
+                .addColumn(D, CITY, Bytes.toBytes("c" + i % 40))
+                .addColumn(D, ZIP, Bytes.toBytes("z" + i % 40)));
+      }
+      t.put(puts);
+    }
+    Configuration conf = new Configuration(util.getConfiguration());
+    conf.setInt("hbase.client.retries.number", 2);
+    conf.setLong("hbase.client.pause", 100);
+    conf.setInt("hbase.rpc.timeout", 3000);
+    client = ConnectionFactory.createConnection(conf);
+    Thread.sleep(3000); // a few publications
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (client != null) client.close();
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  static byte[] row(int i) {
+    return Bytes.toBytes(String.format("row-%04d", i));
+  }
+
+  static List<String> expected(int value) {
+    List<String> rows = new ArrayList<>();
+    for (int i = value; i < ROWS; i += 40) rows.add(Bytes.toString(row(i)));
+    return rows;
+  }
+
+  void assertAnswers(IndexedTable t, int value) throws Exception {
+    assertEquals(
+        expected(value),
+        Oracle.resultRows(t.find(D, CITY, Bytes.toBytes("c" + value))),
+        "global, value " + value);
+    assertEquals(
+        expected(value),
+        Oracle.resultRows(t.find(D, ZIP, Bytes.toBytes("z" + value))),
+        "local, value " + value);
+  }
+
+  @Test
+  @Order(1)
+  void warmQueriesRouteWithoutTheMaster() throws Exception {
+    try (IndexedTable t = new IndexedTable(client, TABLE)) {
+      assertAnswers(t, 0);
+      long before = t.routingMasterCalls();
+      int queries = 0;
+      for (int round = 0; round < 5; round++) {
+        for (int v = 0; v < 40; v++) {
+          assertAnswers(t, v);
+          queries += 2;
+        }
+      }
+      long calls = t.routingMasterCalls() - before;
+      assertTrue(calls <= queries / 10, calls + " master calls for " + queries + " queries");
+      t.find(D, CITY, Bytes.toBytes("absent"));
+      assertTrue(t.lastTrace().routed(), t.lastTrace().toString());
+      assertTrue(t.lastTrace().bucketsAsked() < BUCKETS, t.lastTrace().toString());
+    }
+  }
+
+  @Test
+  @Order(2)
+  void anIdleServerSendsNoBitmaps() throws Exception {
+    Thread.sleep(2000); // let the last writes' publications go out
+    long before = publishedBytes();
+    Thread.sleep(4000);
+    long idle = publishedBytes() - before;
+    // Keep-alives only (a few dozen bytes each, one per ~1.2 s per server); one bucket's bitmap
+    // alone is several KB.
+    assertTrue(idle < 1500, idle + " bytes published in 4 idle seconds");
+  }
+
+  long publishedBytes() {
+    return IndexProbe.publishedBytes(util);
+  }
+
+  @Test
+  @Order(3)
+  void withTheMasterDownQueriesAnswerAndTablesOpen() throws Exception {
+    IndexedTable warm = new IndexedTable(client, TABLE);
+    assertAnswers(warm, 1);
+    util.getMiniHBaseCluster().stopMaster(0);
+    util.getMiniHBaseCluster().waitOnMaster(0);
+    try (Table t = client.getTable(TABLE)) {
+      t.put(new Put(row(ROWS)).addColumn(D, CITY, Bytes.toBytes("c-new")));
+    }
+    Thread.sleep(1500); // the client's copy is now too old to trust
+    long start = System.nanoTime();
+    for (int v = 0; v < 5; v++) assertAnswers(warm, v);
+    assertEquals(
+        List.of(Bytes.toString(row(ROWS))),
+        Oracle.resultRows(warm.find(D, CITY, Bytes.toBytes("c-new"))));
+    try (IndexedTable fresh = new IndexedTable(client, TABLE)) {
+      assertAnswers(fresh, 7);
+      assertTrue(fresh.lastTrace().routingFailures() > 0 || !fresh.lastTrace().routed());
+    }
+    long ms = (System.nanoTime() - start) / 1_000_000;
+    assertTrue(ms < 60_000, "queries with the master down took " + ms + " ms");
+
+    HMaster master = util.getMiniHBaseCluster().startMaster().getMaster();
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (!master.isInitialized() && System.currentTimeMillis() < deadline) Thread.sleep(200);
+    boolean routed = false;
+    while (!routed && System.currentTimeMillis() < deadline) {
+      Thread.sleep(500);
+      warm.find(D, CITY, Bytes.toBytes("absent"));
+      routed = warm.lastTrace().routed() && warm.lastTrace().bucketsAsked() < BUCKETS;
+    }
+    assertTrue(routed, "routing back after the new master: " + warm.lastTrace());
+    assertAnswers(warm, 3);
+    warm.close();
+  }
+}
