@@ -42,11 +42,15 @@ static uint8_t *derive(const sscbf_t *s, size_t *len) {
     return buf;
 }
 
+/* sscbf_member_of, checked against decoding the encoding sscbf_member_write gives. */
 static scbf_member_t *member_of(const sscbf_t *s) {
-    size_t len;
+    size_t len, got;
     uint8_t *buf = derive(s, &len);
     scbf_member_t *m;
-    ck_assert_int_eq(scbf_member_read(buf, len, &m), SCBF_OK);
+    ck_assert_int_eq(sscbf_member_of(s, &m), SCBF_OK);
+    const uint8_t *bytes = scbf_member_bytes(m, &got);
+    ck_assert_uint_eq(got, len);
+    ck_assert_int_eq(memcmp(bytes, buf, len), 0);
     free(buf);
     return m;
 }
@@ -276,6 +280,7 @@ START_TEST(bad_arguments) {
     ck_assert_int_eq(scbf_member_read(NULL, 4, &m), SCBF_E_INVALID_ARG);
     ck_assert_int_eq(scbf_member_read(NULL, 0, NULL), SCBF_E_INVALID_ARG);
     ck_assert_int_eq(sscbf_member_write(NULL, NULL, 0, &w), SCBF_E_INVALID_ARG);
+    ck_assert_int_eq(sscbf_member_of(NULL, &m), SCBF_E_INVALID_ARG);
     ck_assert_int_eq(scbf_member_contains(NULL, "k", 1), SCBF_E_INVALID_ARG);
     ck_assert_int_eq(scbf_member_apply(NULL, NULL, 0), SCBF_E_INVALID_ARG);
     scbf_member_free(NULL);

@@ -692,33 +692,13 @@ static jbyteArray new_bytes(JNIEnv *env, const uint8_t *buf, size_t len, const c
 }
 
 JNIEXPORT jlong JNICALL Java_io_scbf_NativeBridge_memberOf(JNIEnv *env, jclass cls, jlong sscbf) {
-    const char *what = "MembershipFilter.of";
-    /* The filter may grow between sizing and writing: then size again. */
-    size_t size = 0;
-    sscbf_member_write(handle_ptr(sscbf), NULL, 0, &size);
-    for (int attempt = 0; attempt < 16; attempt++) {
-        uint8_t *buf = malloc(size ? size : 1);
-        if (!buf) {
-            throw_status(env, SCBF_E_NOMEM, what);
-            return 0;
-        }
-        size_t need = 0;
-        int rc = sscbf_member_write(handle_ptr(sscbf), buf, size, &need);
-        scbf_member_t *m = NULL;
-        if (rc == SCBF_OK) rc = scbf_member_read(buf, need, &m);
-        free(buf);
-        if (rc == SCBF_E_BUFFER_TOO_SMALL) {
-            size = need;
-            continue;
-        }
-        if (rc != SCBF_OK) {
-            throw_status(env, rc, what);
-            return 0;
-        }
-        return ptr_handle(m);
+    scbf_member_t *m = NULL;
+    int rc = sscbf_member_of(handle_ptr(sscbf), &m);
+    if (rc != SCBF_OK) {
+        throw_status(env, rc, "MembershipFilter.of");
+        return 0;
     }
-    throw_msg(env, cls_ise, what, "the filter kept growing while being derived");
-    return 0;
+    return ptr_handle(m);
 }
 
 JNIEXPORT jlong JNICALL Java_io_scbf_NativeBridge_memberRead(JNIEnv *env, jclass cls,
@@ -741,6 +721,13 @@ JNIEXPORT jbyteArray JNICALL Java_io_scbf_NativeBridge_memberBytes(JNIEnv *env, 
     size_t len = 0;
     const uint8_t *p = scbf_member_bytes(handle_ptr(handle), &len);
     return new_bytes(env, p, len, "MembershipFilter.toByteArray");
+}
+
+JNIEXPORT jlong JNICALL Java_io_scbf_NativeBridge_memberSize(JNIEnv *env, jclass cls,
+                                                             jlong handle) {
+    size_t len = 0;
+    scbf_member_bytes(handle_ptr(handle), &len);
+    return (jlong)len;
 }
 
 JNIEXPORT jboolean JNICALL Java_io_scbf_NativeBridge_memberContains(JNIEnv *env, jclass cls,

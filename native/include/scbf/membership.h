@@ -40,6 +40,10 @@ typedef struct scbf_member scbf_member_t;
  * may grow between a sizing call and the write: retry with *written). */
 int sscbf_member_write(const sscbf_t *s, uint8_t *buf, size_t cap, size_t *written);
 
+/* The bitmap of s now, as a new bitmap (sscbf_member_write, sized again if
+ * the filter grows meanwhile). */
+int sscbf_member_of(const sscbf_t *s, scbf_member_t **out);
+
 /* Decodes a bitmap; allocates only after every length and the checksum
  * check out. */
 int scbf_member_read(const uint8_t *buf, size_t len, scbf_member_t **out);

@@ -159,6 +159,20 @@ static int parse_layout(const uint8_t *buf, size_t len, scbf_member_t *out) {
     return SCBF_OK;
 }
 
+/* Wraps an encoding that parse_layout accepted; takes ownership of buf. */
+static int adopt(uint8_t *buf, size_t len, const scbf_member_t *layout, scbf_member_t **out) {
+    scbf_member_t *m = malloc(sizeof *m);
+    if (!m) {
+        free(buf);
+        return SCBF_E_NOMEM;
+    }
+    *m = *layout;
+    m->buf = buf;
+    m->len = len;
+    *out = m;
+    return SCBF_OK;
+}
+
 int scbf_member_read(const uint8_t *buf, size_t len, scbf_member_t **out) {
     if (!out) return SCBF_E_INVALID_ARG;
     *out = NULL;
@@ -166,19 +180,31 @@ int scbf_member_read(const uint8_t *buf, size_t len, scbf_member_t **out) {
     scbf_member_t layout;
     int rc = parse_layout(buf, len, &layout);
     if (rc != SCBF_OK) return rc;
-    scbf_member_t *m = malloc(sizeof *m);
     uint8_t *copy = malloc(len);
-    if (!m || !copy) {
-        free(m);
-        free(copy);
-        return SCBF_E_NOMEM;
-    }
-    *m = layout;
+    if (!copy) return SCBF_E_NOMEM;
     memcpy(copy, buf, len);
-    m->buf = copy;
-    m->len = len;
-    *out = m;
-    return SCBF_OK;
+    return adopt(copy, len, &layout, out);
+}
+
+int sscbf_member_of(const sscbf_t *s, scbf_member_t **out) {
+    if (!s || !out) return SCBF_E_INVALID_ARG;
+    *out = NULL;
+    size_t need = 0;
+    int rc = sscbf_member_write(s, NULL, 0, &need);
+    /* The filter may grow between sizing and writing: then size again. */
+    while (rc == SCBF_E_BUFFER_TOO_SMALL) {
+        uint8_t *buf = malloc(need);
+        if (!buf) return SCBF_E_NOMEM;
+        size_t cap = need;
+        rc = sscbf_member_write(s, buf, cap, &need);
+        if (rc == SCBF_OK) {
+            scbf_member_t layout;
+            rc = parse_layout(buf, need, &layout);
+            if (rc == SCBF_OK) return adopt(buf, need, &layout, out);
+        }
+        free(buf);
+    }
+    return rc;
 }
 
 void scbf_member_free(scbf_member_t *m) {

@@ -107,6 +107,16 @@ public final class MembershipFilter implements AutoCloseable {
     }
   }
 
+  /** Bytes of the encoding, the memory a holder keeps (O(1), unlike {@link #stats()}). */
+  public long sizeBytes() {
+    long p = handle.acquire();
+    try {
+      return NativeBridge.memberSize(p);
+    } finally {
+      handle.release();
+    }
+  }
+
   /** Sizes and fill, read now (O(size)). */
   public Stats stats() {
     long p = handle.acquire();

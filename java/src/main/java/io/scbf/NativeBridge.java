@@ -162,6 +162,8 @@ final class NativeBridge {
 
   static native byte[] memberBytes(long handle);
 
+  static native long memberSize(long handle);
+
   static native boolean memberContains(long handle, byte[] key, int off, int len);
 
   /** The delta from one bitmap to another, or null if their shapes differ. */

@@ -29,6 +29,8 @@ class MembershipFilterTest {
         assertEquals(f.stats().filters(), s.filters());
         assertTrue(s.bytes() < f.stats().bytes() / 4 + 64 * s.filters(), s.toString());
         assertEquals(f.stats().estimatedFpr(), s.estimatedFpr(), 1e-12);
+        assertEquals(s.bytes(), m.sizeBytes());
+        assertEquals(m.toByteArray().length, m.sizeBytes());
       }
     }
   }
@@ -70,13 +72,16 @@ class MembershipFilterTest {
   void badInputAndUseAfterClose() {
     assertThrows(CorruptSnapshotException.class, () -> MembershipFilter.fromByteArray(new byte[3]));
     assertThrows(NullPointerException.class, () -> MembershipFilter.fromByteArray(null));
+    assertThrows(CorruptSnapshotException.class, () -> MembershipFilter.fromByteArray(new byte[0]));
     try (ScalableSplitCountingBloomFilter f = ScalableSplitCountingBloomFilter.create(100, 0.01)) {
       MembershipFilter m = MembershipFilter.of(f);
       assertThrows(IndexOutOfBoundsException.class, () -> m.mightContain(new byte[2], 1, 5));
+      assertThrows(CorruptSnapshotException.class, () -> m.applyDelta(new byte[0]));
       m.close();
       m.close();
       assertThrows(IllegalStateException.class, () -> m.mightContain(key(1)));
       assertThrows(IllegalStateException.class, m::toByteArray);
+      assertThrows(IllegalStateException.class, m::sizeBytes);
     }
   }
 

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -151,7 +152,7 @@ final class RoutingCache implements AutoCloseable {
     if (c == null || now - c.fetchedNanos() > refreshNanos) {
       CompletableFuture<Void> refresh = ic.refresh();
       if ((c == null || now - c.fetchedNanos() > maxAgeNanos) && !ic.lastRefreshFailed) {
-        await(refresh);
+        await(refresh); // failed or slow: the old copy (if fresh enough) or every region
       }
       c = ic.copy;
       if (ic.tooLarge) return askMaster(index, regionsOf, filterKey);
@@ -171,13 +172,15 @@ final class RoutingCache implements AutoCloseable {
     return masterCalls.get();
   }
 
-  private void await(CompletableFuture<Void> f) {
+  /** The future's value within {@code waitMs}, or null if it failed or is still running. */
+  private <T> T await(CompletableFuture<T> f) {
     try {
-      f.get(waitMs, TimeUnit.MILLISECONDS);
+      return f.get(waitMs, TimeUnit.MILLISECONDS);
     } catch (TimeoutException | ExecutionException e) {
-      // routed from whatever copy there is (or every region)
+      return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return null;
     }
   }
 
@@ -187,25 +190,18 @@ final class RoutingCache implements AutoCloseable {
     if (regionsOf != null) request.setRegionsOf(regionsOf);
     if (!pendingRoutes.tryAcquire()) return null;
     masterCalls.incrementAndGet();
-    CompletableFuture<RouteResponse> f = new CompletableFuture<>();
-    calls.execute(
-        () -> {
-          try {
-            f.complete(master.route(request.build()));
-          } catch (Throwable e) {
-            f.completeExceptionally(e);
-          } finally {
-            pendingRoutes.release();
-          }
-        });
-    try {
-      return f.get(waitMs, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    }
+    return await(
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return master.route(request.build());
+              } catch (Exception e) {
+                throw new CompletionException(e);
+              } finally {
+                pendingRoutes.release();
+              }
+            },
+            calls));
   }
 
   private static RouteResponse routeWith(Copy c, byte[] filterKey) {
@@ -237,7 +233,7 @@ final class RoutingCache implements AutoCloseable {
     long bytes = 0;
     for (RegionRouting r : response.getRegionsList()) {
       MembershipFilter bitmap = r.getSure() ? bitmapOf(r, held.get(r.getEncodedRegion())) : null;
-      if (bitmap != null) bytes += bitmap.stats().bytes();
+      if (bitmap != null) bytes += bitmap.sizeBytes();
       regions.add(
           new RegionCopy(
               r.getStartKey().toByteArray(),

@@ -118,7 +118,7 @@ final class RoutingTable implements AutoCloseable {
     void replace(MembershipFilter b) {
       if (bitmap != null) bitmap.close();
       bitmap = b;
-      bitmapBytes = b == null ? 0 : b.stats().bytes();
+      bitmapBytes = b == null ? 0 : b.sizeBytes();
       recent.clear();
     }
   }

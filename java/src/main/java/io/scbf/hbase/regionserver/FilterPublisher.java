@@ -88,8 +88,7 @@ final class FilterPublisher {
     RegionFilter closed = closedPublication(region);
     submit(
         () -> {
-          Acked a = acked.remove(region.publicationKey());
-          if (a != null) a.close();
+          forget(region.publicationKey());
           send(List.of(closed), false);
         });
   }
@@ -98,8 +97,7 @@ final class FilterPublisher {
     stopped = true;
     submit(
         () -> {
-          acked.values().forEach(Acked::close);
-          acked.clear();
+          forgetAll();
         });
   }
 
@@ -155,20 +153,29 @@ final class FilterPublisher {
       if (old != null) old.close();
     }
     if (response.getResync()) {
-      acked.values().forEach(Acked::close);
-      acked.clear();
+      forgetAll();
       return true;
     }
     boolean resend = false;
     for (String encoded : response.getNeedSnapshotList()) {
       // By HBase region: every local index of a data region resends (a few bytes more, rarely).
       for (IndexRegion r : regions.ofRegion(encoded)) {
-        Acked a = acked.remove(r.publicationKey());
-        if (a != null) a.close();
+        forget(r.publicationKey());
         resend = true;
       }
     }
     return resend;
+  }
+
+  /** The master no longer holds what we sent for this region: the next round sends it whole. */
+  private void forget(String key) {
+    Acked a = acked.remove(key);
+    if (a != null) a.close();
+  }
+
+  private void forgetAll() {
+    acked.values().forEach(Acked::close);
+    acked.clear();
   }
 
   /** The region's message if the master's copy is behind, else null. */
@@ -190,12 +197,11 @@ final class FilterPublisher {
     }
     MembershipFilter bitmap = f.membership();
     try {
-      byte[] full = bitmap.toByteArray();
       byte[] delta = held == null || held.bitmap() == null ? null : bitmap.deltaFrom(held.bitmap());
-      if (delta != null && delta.length < full.length) {
+      if (delta != null && delta.length < bitmap.sizeBytes()) {
         b.setDelta(ByteString.copyFrom(delta)).setBaseVersion(held.version());
       } else {
-        b.setMembership(ByteString.copyFrom(full));
+        b.setMembership(ByteString.copyFrom(bitmap.toByteArray()));
       }
       b.setResidue(f.stats().residue());
       return new Outgoing(region.publicationKey(), b.build(), new Acked(version, true, bitmap));
