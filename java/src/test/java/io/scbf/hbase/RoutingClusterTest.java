@@ -1,9 +1,16 @@
 package io.scbf.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
 import io.scbf.hbase.regionserver.IndexProbe;
+import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import java.util.ArrayList;
@@ -128,6 +135,48 @@ class RoutingClusterTest {
 
   @Test
   @Order(2)
+  void malformedRoutingRequestsGetAClearErrorAndTheMasterKeepsServing() throws Exception {
+    try (Admin admin = client.getAdmin()) {
+      IndexRoutingService.BlockingInterface master =
+          IndexRoutingService.newBlockingStub(admin.coprocessorService());
+      ServiceException state =
+          assertThrows(
+              ServiceException.class,
+              () ->
+                  master.routingState(
+                      null,
+                      RoutingStateRequest.newBuilder()
+                          .setIndexTable("no such:table:name")
+                          .addHeld(HeldBitmap.newBuilder().setEncodedRegion("x").setVersion(-7))
+                          .build()));
+      assertTrue(causes(state).contains("not a table name"), causes(state));
+      ServiceException route =
+          assertThrows(
+              ServiceException.class,
+              () ->
+                  master.route(
+                      null,
+                      RouteRequest.newBuilder()
+                          .setIndexTable("t")
+                          .setRegionsOf("bad name")
+                          .setFilterKey(ByteString.EMPTY)
+                          .build()));
+      assertTrue(causes(route).contains("not a table name"), causes(route));
+    }
+    try (IndexedTable t = new IndexedTable(client, TABLE)) {
+      assertAnswers(t, 5);
+      assertTrue(t.lastTrace().routed(), t.lastTrace().toString());
+    }
+  }
+
+  static String causes(Throwable e) {
+    StringBuilder out = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) out.append(t).append(" <- ");
+    return out.toString();
+  }
+
+  @Test
+  @Order(3)
   void anIdleServerSendsNoBitmaps() throws Exception {
     Thread.sleep(2000); // let the last writes' publications go out
     long before = publishedBytes();
@@ -143,7 +192,7 @@ class RoutingClusterTest {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void withTheMasterDownQueriesAnswerAndTablesOpen() throws Exception {
     IndexedTable warm = new IndexedTable(client, TABLE);
     assertAnswers(warm, 1);

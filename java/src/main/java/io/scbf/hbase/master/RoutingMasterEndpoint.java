@@ -18,6 +18,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.util.List;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -89,13 +90,17 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
   @Override
   public void route(
       RpcController controller, RouteRequest request, RpcCallback<RouteResponse> done) {
+    TableName regionsOf = regionsOf(request.getIndexTable(), request.getRegionsOf(), controller);
+    // On an error the answer must still be a complete message (HBase serializes it before it
+    // reports the controller's exception); the caller gets the exception, not this message.
     done.run(
-        table.route(
-            request.getIndexTable(),
-            TableName.valueOf(
-                request.hasRegionsOf() ? request.getRegionsOf() : request.getIndexTable()),
-            request.getFilterKey().toByteArray(),
-            System.currentTimeMillis()));
+        regionsOf == null
+            ? RouteResponse.newBuilder().setTotalRegions(0).setUnsureRegions(0).build()
+            : table.route(
+                request.getIndexTable(),
+                regionsOf,
+                request.getFilterKey().toByteArray(),
+                System.currentTimeMillis()));
   }
 
   @Override
@@ -103,13 +108,32 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
       RpcController controller,
       RoutingStateRequest request,
       RpcCallback<RoutingStateResponse> done) {
+    TableName regionsOf = regionsOf(request.getIndexTable(), request.getRegionsOf(), controller);
     done.run(
-        table.routingState(
-            request.getIndexTable(),
-            TableName.valueOf(
-                request.hasRegionsOf() ? request.getRegionsOf() : request.getIndexTable()),
-            request.getHeldList(),
-            System.currentTimeMillis()));
+        regionsOf == null
+            ? null
+            : table.routingState(
+                request.getIndexTable(),
+                regionsOf,
+                request.getHeldList(),
+                System.currentTimeMillis()));
+  }
+
+  /**
+   * The table whose regions carry the index's bitmaps: {@code regionsOf} (local indexes) or the
+   * index table itself. Null, with a clear error on the controller, if the name is not a table
+   * name.
+   */
+  private static TableName regionsOf(String index, String regionsOf, RpcController controller) {
+    String name = regionsOf.isEmpty() ? index : regionsOf;
+    try {
+      return TableName.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      CoprocessorRpcUtils.setControllerException(
+          controller,
+          new DoNotRetryIOException("scbf routing: not a table name: '" + name + "'", e));
+      return null;
+    }
   }
 
   @Override
