@@ -2,14 +2,20 @@ package io.scbf.hbase;
 
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.CompareOperator;
+import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -20,39 +26,36 @@ import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * Answers a query on an indexed column by scanning the data table, with the value test run in the
- * region servers: for a global index that cannot answer yet because it is being built (after {@code
- * createIndex} started, a snapshot restore or clone), so a query is slow, never incomplete.
+ * Answers a query on an indexed column by scanning the data table's regions in parallel, with the
+ * value test run in the region servers: the plan the {@link QueryPlanner} picks for a popular
+ * value, and the answer of a global index that cannot answer yet because it is being built (after
+ * {@code createIndex} started, a snapshot restore or clone), so a query is slow, never incomplete.
+ * Rows come back in row-key order.
  */
 final class DataScan {
   private static final int CACHING = 1000;
 
-  private DataScan() {}
+  private final Connection connection;
+  private final TableName table;
+  private final ExecutorService pool;
+
+  DataScan(Connection connection, TableName table, ExecutorService pool) {
+    this.connection = connection;
+    this.table = table;
+    this.pool = pool;
+  }
 
   /** Rows whose current {@code spec.column()} value equals {@code value}. */
-  static List<Result> point(Connection connection, TableName table, IndexSpec spec, byte[] value)
-      throws IOException {
-    return scan(
-        connection,
-        table,
-        spec,
-        test(spec, CompareOperator.EQUAL, value),
-        v -> Bytes.equals(v, value));
+  List<Result> point(IndexSpec spec, byte[] value) throws IOException {
+    return scan(spec, test(spec, CompareOperator.EQUAL, value), v -> Bytes.equals(v, value));
   }
 
   /** Rows whose current value lies in {@code [lo, hi)} (null = unbounded). */
-  static List<Result> range(
-      Connection connection, TableName table, IndexSpec spec, byte[] lo, byte[] hi)
-      throws IOException {
+  List<Result> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     FilterList bounds = new FilterList(FilterList.Operator.MUST_PASS_ALL);
     if (lo != null) bounds.addFilter(test(spec, CompareOperator.GREATER_OR_EQUAL, lo));
     if (hi != null) bounds.addFilter(test(spec, CompareOperator.LESS, hi));
-    return scan(
-        connection,
-        table,
-        spec,
-        bounds.size() == 0 ? null : bounds,
-        v -> IndexKeyCodec.inRange(v, lo, hi));
+    return scan(spec, bounds.size() == 0 ? null : bounds, v -> IndexKeyCodec.inRange(v, lo, hi));
   }
 
   /** The index entry a row would have: its key and the covered columns it holds. */
@@ -73,14 +76,45 @@ final class DataScan {
     return f;
   }
 
-  private static List<Result> scan(
-      Connection connection,
-      TableName table,
-      IndexSpec spec,
-      Filter filter,
-      Predicate<byte[]> matches)
+  /**
+   * One scan per region, all but the first on the pool (the caller scans the first itself). A
+   * region that split or moved meanwhile is handled by the client's scanner: each scan covers a key
+   * range, not a region.
+   */
+  private List<Result> scan(IndexSpec spec, Filter filter, Predicate<byte[]> matches)
       throws IOException {
-    Scan scan = new Scan().setCaching(CACHING);
+    List<HRegionLocation> regions;
+    try (RegionLocator locator = connection.getRegionLocator(table)) {
+      regions = locator.getAllRegionLocations();
+    }
+    List<Future<List<Result>>> rest = new ArrayList<>();
+    for (HRegionLocation r : regions.subList(Math.min(1, regions.size()), regions.size())) {
+      rest.add(pool.submit(() -> scanRange(r, spec, filter, matches)));
+    }
+    List<Result> out = new ArrayList<>();
+    try {
+      if (!regions.isEmpty()) out.addAll(scanRange(regions.get(0), spec, filter, matches));
+      for (Future<List<Result>> f : rest) out.addAll(f.get());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("scan of " + table + " interrupted");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) throw io;
+      throw new IOException("scan of " + table + " failed", e.getCause());
+    } finally {
+      for (Future<List<Result>> f : rest) f.cancel(true);
+    }
+    return out;
+  }
+
+  private List<Result> scanRange(
+      HRegionLocation region, IndexSpec spec, Filter filter, Predicate<byte[]> matches)
+      throws IOException {
+    Scan scan =
+        new Scan()
+            .withStartRow(region.getRegion().getStartKey())
+            .withStopRow(region.getRegion().getEndKey())
+            .setCaching(CACHING);
     if (filter != null) scan.setFilter(filter);
     List<Result> out = new ArrayList<>();
     try (Table t = connection.getTable(table);

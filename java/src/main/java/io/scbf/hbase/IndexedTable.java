@@ -2,6 +2,7 @@ package io.scbf.hbase;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
+import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.Settings;
@@ -10,7 +11,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
-import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest.Answer;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
@@ -97,6 +98,8 @@ public final class IndexedTable implements AutoCloseable {
   private final AtomicLong staleRowsSent = new AtomicLong();
   private final LocalQueries local;
   private final RoutingCache routing;
+  private final QueryPlanner planner;
+  private final DataScan scans;
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
     this.connection = connection;
@@ -122,18 +125,19 @@ public final class IndexedTable implements AutoCloseable {
     }
     this.pool =
         Executors.newFixedThreadPool(
-            Math.min(16, maxBuckets),
+            Math.max(4, Math.min(16, maxBuckets)),
             r -> {
               Thread t = new Thread(r, "scbf-lookup-" + dataTable.getQualifierAsString());
               t.setDaemon(true);
               return t;
             });
     this.local = new LocalQueries(this, connection, dataTable, pool);
+    Settings settings = Settings.from(connection.getConfiguration());
     this.routing =
         new RoutingCache(
-            new MasterRouting(admin),
-            Settings.from(connection.getConfiguration()),
-            "scbf-routing-" + dataTable.getQualifierAsString());
+            new MasterRouting(admin), settings, "scbf-routing-" + dataTable.getQualifierAsString());
+    this.planner = new QueryPlanner(settings);
+    this.scans = new DataScan(connection, dataTable, pool);
   }
 
   /**
@@ -198,16 +202,28 @@ public final class IndexedTable implements AutoCloseable {
     lastTrace.set(lastTrace.get().withTotalMicros(micros(startNanos)));
   }
 
+  private void finishTrace(long startNanos, QueryPlan plan) {
+    lastTrace.set(lastTrace.get().withTotalMicros(micros(startNanos)).withPlan(plan));
+  }
+
   /** Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check. */
   public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
     long start = System.nanoTime();
     IndexSpec spec = spec(family, qualifier);
-    List<byte[]> rows =
-        spec.isLocal()
-            ? local.rowKeys(local.point(spec, value, Answer.KEYS))
-            : point(spec, value).rowKeys();
-    finishTrace(start);
+    Routed routed = routeFor(spec, value);
+    QueryPlan plan = plan(Answer.ROW_KEYS, spec, routed);
+    List<byte[]> rows;
+    if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
+      rows = new ArrayList<>();
+      for (Result r : scanFor(spec, value, plan, routed)) rows.add(r.getRow());
+    } else {
+      rows =
+          spec.isLocal()
+              ? local.rowKeys(local.point(spec, value, LocalQueryRequest.Answer.KEYS, routed))
+              : point(spec, value, routed).rowKeys();
+    }
+    finishTrace(start, plan);
     return rows;
   }
 
@@ -215,22 +231,25 @@ public final class IndexedTable implements AutoCloseable {
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     long start = System.nanoTime();
     IndexSpec spec = spec(family, qualifier);
-    if (spec.isLocal()) {
-      // Each region re-checked its rows and answered them whole: no second round trip.
-      List<Result> rows = local.rows(local.point(spec, value, Answer.ROWS));
-      finishTrace(start);
-      return rows;
-    }
-    GlobalAnswer answer = point(spec, value);
+    Routed routed = routeFor(spec, value);
+    QueryPlan plan = plan(Answer.ROWS, spec, routed);
     List<Result> rows;
-    if (answer.scanned() != null) {
-      rows = answer.scanned();
+    if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
+      rows = scanFor(spec, value, plan, routed);
+    } else if (spec.isLocal()) {
+      // Each region re-checked its rows and answered them whole: no second round trip.
+      rows = local.rows(local.point(spec, value, LocalQueryRequest.Answer.ROWS, routed));
     } else {
-      List<byte[]> indexed = answer.rowKeys();
-      rows = recheck(indexed, family, qualifier, v -> Arrays.equals(v, value));
-      if (rows.size() < indexed.size()) removeStaleInBackground(spec, value, indexed, rows);
+      GlobalAnswer answer = point(spec, value, routed);
+      if (answer.scanned() != null) {
+        rows = answer.scanned();
+      } else {
+        List<byte[]> indexed = answer.rowKeys();
+        rows = recheck(indexed, family, qualifier, v -> Arrays.equals(v, value));
+        if (rows.size() < indexed.size()) removeStaleInBackground(spec, value, indexed, rows);
+      }
     }
-    finishTrace(start);
+    finishTrace(start, plan);
     return rows;
   }
 
@@ -241,17 +260,87 @@ public final class IndexedTable implements AutoCloseable {
       throws IOException {
     long start = System.nanoTime();
     IndexSpec spec = spec(family, qualifier);
+    Routed routed = routeFor(spec, value);
+    QueryPlan plan = plan(Answer.ENTRIES, spec, routed);
     List<IndexEntry> entries = new ArrayList<>();
-    if (spec.isLocal()) {
-      for (LocalQueryResponse r : local.point(spec, value, Answer.ENTRIES)) {
+    if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
+      for (Result r : scanFor(spec, value, plan, routed)) entries.add(DataScan.entryOf(spec, r));
+    } else if (spec.isLocal()) {
+      for (LocalQueryResponse r :
+          local.point(spec, value, LocalQueryRequest.Answer.ENTRIES, routed)) {
         r.getHitsList().forEach(h -> entries.add(IndexEntry.of(spec, h)));
       }
     } else {
-      entries.addAll(point(spec, value).entries(spec));
+      entries.addAll(point(spec, value, routed).entries(spec));
     }
     entries.sort((a, b) -> Bytes.compareTo(a.row(), b.row()));
-    finishTrace(start);
+    finishTrace(start, plan);
     return entries;
+  }
+
+  /**
+   * The plan {@link #find} would run for {@code family:qualifier = value} now, with its estimates
+   * (nothing is read but the routing state).
+   */
+  public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value) {
+    return explain(family, qualifier, value, Answer.ROWS);
+  }
+
+  /**
+   * The plan a point query returning {@code answer} ({@link #find}, {@link #findRowKeys}, {@link
+   * #findEntries}) would run for {@code family:qualifier = value} now, with its estimates.
+   */
+  public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value, Answer answer) {
+    IndexSpec spec = spec(family, qualifier);
+    return plan(answer, spec, routeFor(spec, value));
+  }
+
+  /**
+   * A point query's routing: the route with the value's estimate (null if the query is strict or
+   * routing failed), and its time.
+   */
+  record Routed(RouteResponse route, long micros, boolean failed) {}
+
+  private Routed routeFor(IndexSpec spec, byte[] value) {
+    if (value == null) throw new IllegalArgumentException("value must not be null");
+    if (strict) return new Routed(null, 0, false);
+    long start = System.nanoTime();
+    RouteResponse r =
+        route(
+            IndexCatalog.indexTableName(dataTable, spec.alias()).getNameAsString(),
+            spec.isLocal() ? dataTable.getNameAsString() : null,
+            IndexKeyCodec.filterKey(spec.alias().getBytes(StandardCharsets.UTF_8), value));
+    return new Routed(r, micros(start), r == null);
+  }
+
+  private QueryPlan plan(Answer answer, IndexSpec spec, Routed routed) {
+    return planner.plan(
+        answer,
+        spec.isLocal(),
+        routed.route(),
+        routed.failed() ? "routing unavailable: no estimate" : "strict: not routed, no estimate");
+  }
+
+  /** Runs a DATA_SCAN plan and traces it. */
+  private List<Result> scanFor(IndexSpec spec, byte[] value, QueryPlan plan, Routed routed)
+      throws IOException {
+    long start = System.nanoTime();
+    List<Result> rows = scans.point(spec, value);
+    lastTrace.set(
+        new QueryTrace(
+            spec.isLocal() ? "local-point-scan (planned)" : "point-scan (planned)",
+            plan.regionsTotal(),
+            0,
+            routed.route() == null ? 0 : routed.route().getUnsureRegions(),
+            0,
+            rows.size(),
+            true,
+            routed.micros(),
+            micros(start),
+            0,
+            0,
+            plan));
+    return rows;
   }
 
   /**
@@ -264,7 +353,7 @@ public final class IndexedTable implements AutoCloseable {
     IndexSpec spec = spec(family, qualifier);
     List<byte[]> rows =
         spec.isLocal()
-            ? local.rowKeys(local.range(spec, lo, hi, Answer.KEYS))
+            ? local.rowKeys(local.range(spec, lo, hi, LocalQueryRequest.Answer.KEYS))
             : range(spec, lo, hi).rowKeys();
     finishTrace(start);
     return rows;
@@ -276,7 +365,7 @@ public final class IndexedTable implements AutoCloseable {
     long start = System.nanoTime();
     IndexSpec spec = spec(family, qualifier);
     if (spec.isLocal()) {
-      List<Result> rows = local.rows(local.range(spec, lo, hi, Answer.ROWS));
+      List<Result> rows = local.rows(local.range(spec, lo, hi, LocalQueryRequest.Answer.ROWS));
       finishTrace(start);
       return rows;
     }
@@ -409,31 +498,23 @@ public final class IndexedTable implements AutoCloseable {
             0,
             micros(startNanos),
             0,
-            0));
+            0,
+            null));
   }
 
-  private GlobalAnswer point(IndexSpec spec, byte[] value) throws IOException {
-    if (value == null) throw new IllegalArgumentException("value must not be null");
-    long start = System.nanoTime();
+  private GlobalAnswer point(IndexSpec spec, byte[] value, Routed routed) throws IOException {
+    long start = System.nanoTime() - routed.micros() * 1000;
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
     byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
     List<byte[]> buckets = allBuckets(spec);
     int unsure = 0;
-    boolean routed = false;
-    int routingFailed = 0;
-    if (!strict) {
-      RouteResponse route =
-          route(indexTable.getNameAsString(), null, IndexKeyCodec.filterKey(alias, value));
-      if (route != null) {
-        buckets = new ArrayList<>();
-        for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
-        unsure = route.getUnsureRegions();
-        routed = true;
-      } else {
-        routingFailed = 1;
-      }
+    RouteResponse route = routed.route();
+    if (route != null) {
+      buckets = new ArrayList<>();
+      for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
+      unsure = route.getUnsureRegions();
     }
-    long routeMicros = micros(start);
+    long routeMicros = routed.micros();
     long lookupStart = System.nanoTime();
     LookupRequest request =
         LookupRequest.newBuilder()
@@ -451,12 +532,12 @@ public final class IndexedTable implements AutoCloseable {
         buckets.size(),
         unsure,
         responses,
-        routed,
+        route != null,
         routeMicros,
         micros(lookupStart),
-        routingFailed);
+        routed.failed() ? 1 : 0);
     if (!building(responses)) return new GlobalAnswer(responses, null);
-    List<Result> scanned = DataScan.point(connection, dataTable, spec, value);
+    List<Result> scanned = scans.point(spec, value);
     traceScan("point", spec, buckets.size(), start, scanned.size());
     return new GlobalAnswer(responses, scanned);
   }
@@ -522,7 +603,7 @@ public final class IndexedTable implements AutoCloseable {
             channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
     trace("range", spec, buckets.size(), 0, responses, false, 0, micros(start), 0);
     if (!building(responses)) return new GlobalAnswer(responses, null);
-    List<Result> scanned = DataScan.range(connection, dataTable, spec, lo, hi);
+    List<Result> scanned = scans.range(spec, lo, hi);
     traceScan("range", spec, buckets.size(), start, scanned.size());
     return new GlobalAnswer(responses, scanned);
   }
@@ -554,7 +635,8 @@ public final class IndexedTable implements AutoCloseable {
             routeMicros,
             lookupMicros,
             0,
-            routingFailed));
+            routingFailed,
+            null));
   }
 
   /** Start keys of every bucket's region: {}, {1}, ..., {B-1} (fixed at index creation). */

@@ -2,8 +2,6 @@ package io.scbf.hbase;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
-import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest.Answer;
@@ -12,7 +10,6 @@ import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -53,32 +50,20 @@ final class LocalQueries {
   /** A key range [start, end) of the data table; an empty end is the table's end. */
   private record KeyRange(byte[] start, byte[] end) {}
 
-  List<LocalQueryResponse> point(IndexSpec spec, byte[] value, Answer answer) throws IOException {
-    if (value == null) throw new IllegalArgumentException("value must not be null");
-    long start = System.nanoTime();
+  List<LocalQueryResponse> point(
+      IndexSpec spec, byte[] value, Answer answer, IndexedTable.Routed routed) throws IOException {
     List<KeyRange> ranges = null;
     int unsure = 0;
     int total = -1;
-    int routingFailed = 0;
-    boolean strict = owner.isStrict();
-    if (!strict) {
-      RouteResponse route =
-          owner.route(
-              IndexCatalog.indexTableName(dataTable, spec.alias()).getNameAsString(),
-              dataTable.getNameAsString(),
-              IndexKeyCodec.filterKey(spec.alias().getBytes(StandardCharsets.UTF_8), value));
-      if (route != null) {
-        ranges = new ArrayList<>();
-        for (RegionRef r : route.getCandidatesList()) {
-          ranges.add(new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray()));
-        }
-        unsure = route.getUnsureRegions();
-        total = route.getTotalRegions();
-      } else {
-        routingFailed = 1;
+    RouteResponse route = routed.route();
+    if (route != null) {
+      ranges = new ArrayList<>();
+      for (RegionRef r : route.getCandidatesList()) {
+        ranges.add(new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray()));
       }
+      unsure = route.getUnsureRegions();
+      total = route.getTotalRegions();
     }
-    long routeMicros = (System.nanoTime() - start) / 1000;
     if (ranges == null) {
       ranges = allRegions();
       total = ranges.size();
@@ -92,14 +77,14 @@ final class LocalQueries {
     long lookupStart = System.nanoTime();
     List<LocalQueryResponse> out = askCovering(ranges, request);
     trace(
-        strict ? "local-point-strict" : "local-point",
+        owner.isStrict() ? "local-point-strict" : "local-point",
         total,
         out,
         unsure,
-        !strict && routingFailed == 0,
-        routeMicros,
+        route != null,
+        routed.micros(),
         lookupStart,
-        routingFailed);
+        routed.failed() ? 1 : 0);
     return out;
   }
 
@@ -221,6 +206,7 @@ final class LocalQueries {
             routeMicros,
             (System.nanoTime() - lookupStart) / 1000,
             0,
-            routingFailed));
+            routingFailed,
+            null));
   }
 }

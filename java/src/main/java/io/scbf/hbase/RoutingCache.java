@@ -3,6 +3,7 @@ package io.scbf.hbase;
 import com.google.protobuf.ByteString;
 import io.scbf.CorruptSnapshotException;
 import io.scbf.MembershipFilter;
+import io.scbf.hbase.shared.RowEstimates;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
@@ -11,6 +12,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -42,6 +44,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * or slow) is not used: the query asks every region instead (never fewer than the master would
  * have). A query waits for a refresh only when there is no usable copy and the last refresh did not
  * fail, at most {@code waitMs}.
+ *
+ * <p>With the bitmaps it keeps the regions' value counts, so a route carries the value's row
+ * estimate for the query planner, as the master's would.
  *
  * <p>An index whose bitmaps exceed {@code maxBytes} (or {@code maxAgeMs} = 0) is routed by asking
  * the master on every query instead, as before this cache existed.
@@ -83,9 +88,17 @@ final class RoutingCache implements AutoCloseable {
             });
   }
 
-  /** One region as routing sees it; bitmap is null when the master is unsure of the region. */
+  /**
+   * One region as routing sees it; bitmap (and counts) are null when the master is unsure of the
+   * region; counts also while the master has none.
+   */
   private record RegionCopy(
-      byte[] start, byte[] end, String encoded, long version, MembershipFilter bitmap) {}
+      byte[] start,
+      byte[] end,
+      String encoded,
+      long version,
+      MembershipFilter bitmap,
+      ValueCounts counts) {}
 
   /** An immutable copy of one index's routing state. */
   private record Copy(List<RegionCopy> regions, long fetchedNanos, long bytes) {}
@@ -206,11 +219,14 @@ final class RoutingCache implements AutoCloseable {
 
   private static RouteResponse routeWith(Copy c, byte[] filterKey) {
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(c.regions().size());
+    RowEstimates.Builder estimate = new RowEstimates.Builder(filterKey);
     int unsure = 0;
     for (RegionCopy r : c.regions()) {
       boolean sure = r.bitmap() != null;
       if (!sure) unsure++;
-      if (!sure || r.bitmap().mightContain(filterKey)) {
+      boolean candidate = !sure || r.bitmap().mightContain(filterKey);
+      if (sure) estimate.region(r.counts(), candidate);
+      if (candidate) {
         out.addCandidates(
             RegionRef.newBuilder()
                 .setStartKey(ByteString.copyFrom(r.start()))
@@ -218,7 +234,7 @@ final class RoutingCache implements AutoCloseable {
                 .setEncodedRegion(r.encoded()));
       }
     }
-    return out.setUnsureRegions(unsure).build();
+    return out.setUnsureRegions(unsure).setEstimate(estimate.build()).build();
   }
 
   /**
@@ -232,15 +248,21 @@ final class RoutingCache implements AutoCloseable {
     List<RegionCopy> regions = new ArrayList<>(response.getRegionsCount());
     long bytes = 0;
     for (RegionRouting r : response.getRegionsList()) {
-      MembershipFilter bitmap = r.getSure() ? bitmapOf(r, held.get(r.getEncodedRegion())) : null;
-      if (bitmap != null) bytes += bitmap.sizeBytes();
+      RegionCopy before = held.get(r.getEncodedRegion());
+      MembershipFilter bitmap = r.getSure() ? bitmapOf(r, before) : null;
+      ValueCounts counts = null;
+      if (bitmap != null) {
+        bytes += bitmap.sizeBytes();
+        counts = r.hasCounts() ? r.getCounts() : before == null ? null : before.counts();
+      }
       regions.add(
           new RegionCopy(
               r.getStartKey().toByteArray(),
               r.getEndKey().toByteArray(),
               r.getEncodedRegion(),
               r.getVersion(),
-              bitmap));
+              bitmap,
+              counts));
     }
     return new Copy(List.copyOf(regions), now, bytes);
   }

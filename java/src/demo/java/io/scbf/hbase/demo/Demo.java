@@ -110,8 +110,8 @@ public final class Demo {
 
     try (IndexedTable people = new IndexedTable(connection, TABLE)) {
       say(
-          "%n%-36s %8s %14s %10s %12s %12s",
-          "query", "rows", "buckets asked", "cache hits", "index (ms)", "scan (ms)");
+          "%n%-36s %8s %14s %10s %12s %12s   %-8s %s",
+          "query", "rows", "buckets asked", "cache hits", "query (ms)", "scan (ms)", "", "plan");
       String selective = "city-" + 4242;
       point(connection, people, "selective city = " + selective, selective);
       point(connection, people, "selective again (hot cache)", selective);
@@ -123,6 +123,11 @@ public final class Demo {
       range(connection, people, "range 30 <= age < 32", "30", "32");
       people.setStrict(true);
       point(connection, people, "strict selective (no routing)", selective);
+      people.setStrict(false);
+      say("%nexplain find(city = Beijing): %s", people.explain(D, CITY, Bytes.toBytes("Beijing")));
+      say(
+          "explain find(city = %s): %s",
+          selective, people.explain(D, CITY, Bytes.toBytes(selective)));
     }
   }
 
@@ -179,7 +184,7 @@ public final class Demo {
 
   static void row(String label, int rows, QueryTrace trace, double indexMs, double scanMs) {
     say(
-        "%-36s %8d %9d / %-3d %10d %12.1f %12.1f   (%.0fx)",
+        "%-36s %8d %9d / %-3d %10d %12.1f %12.1f   %-8s %s",
         label,
         rows,
         trace.bucketsAsked(),
@@ -187,7 +192,8 @@ public final class Demo {
         trace.cacheHits(),
         indexMs,
         scanMs,
-        scanMs / Math.max(indexMs, 0.001));
+        String.format("(%.0fx)", scanMs / Math.max(indexMs, 0.001)),
+        trace.plan() == null ? "index (range)" : trace.plan().kind());
   }
 
   static long scan(Connection connection, org.apache.hadoop.hbase.filter.Filter filter)

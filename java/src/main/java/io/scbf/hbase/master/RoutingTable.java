@@ -3,6 +3,7 @@ package io.scbf.hbase.master;
 import com.google.protobuf.ByteString;
 import io.scbf.CorruptSnapshotException;
 import io.scbf.MembershipFilter;
+import io.scbf.hbase.shared.RowEstimates;
 import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
@@ -14,6 +15,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -46,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * bitmap). A server the master has no state from (a new master) is asked to resend everything. The
  * table keeps each region's recent deltas so that clients holding a copy of the routing state
  * ({@link #routingState}) refresh by deltas too.
+ *
+ * <p>With the bitmap, each region's latest {@link ValueCounts} (entries, heavy values) are kept and
+ * passed on: routes carry the value's {@link RowEstimates row estimate} for the query planner.
  *
  * <p>Entries are keyed by index and region: a data region carries one bitmap per local index.
  */
@@ -102,6 +107,7 @@ final class RoutingTable implements AutoCloseable {
     boolean ready;
     long version = -1;
     long residue;
+    ValueCounts counts;
 
     /** False while a refused publication left the bitmap behind the server's. */
     boolean current;
@@ -170,6 +176,7 @@ final class RoutingTable implements AutoCloseable {
     e.server = from;
     e.ready = rf.getReady();
     if (rf.hasResidue()) e.residue = rf.getResidue();
+    if (rf.hasCounts()) e.counts = rf.getCounts();
     if (rf.hasMembership()) {
       try {
         e.replace(MembershipFilter.fromByteArray(rf.getMembership().toByteArray()));
@@ -228,6 +235,7 @@ final class RoutingTable implements AutoCloseable {
   RouteResponse route(String index, TableName regionsOf, byte[] filterKey, long now) {
     List<RegionInfo> regions = sortedRegions(regionsOf);
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(regions.size());
+    RowEstimates.Builder estimate = new RowEstimates.Builder(filterKey);
     int unsure = 0;
     boolean building = cluster.isBuilding(regionsOf);
     for (RegionInfo region : regions) {
@@ -239,6 +247,7 @@ final class RoutingTable implements AutoCloseable {
         try {
           sure = isUsable(e, region, now);
           candidate = !sure || e.bitmap.mightContain(filterKey);
+          if (sure) estimate.region(e.counts, candidate);
         } finally {
           e.lock.readLock().unlock();
         }
@@ -252,7 +261,7 @@ final class RoutingTable implements AutoCloseable {
                 .setEncodedRegion(region.getEncodedName()));
       }
     }
-    out.setUnsureRegions(unsure);
+    out.setUnsureRegions(unsure).setEstimate(estimate.build());
     routesServed.incrementAndGet();
     bucketsAsked.addAndGet(out.getCandidatesCount());
     bucketsTotal.addAndGet(regions.size());
@@ -296,9 +305,13 @@ final class RoutingTable implements AutoCloseable {
     return out.build();
   }
 
-  /** Nothing if the client holds e's version; else the deltas from its version, or the bitmap. */
+  /**
+   * Nothing if the client holds e's version; else the deltas from its version, or the bitmap, and
+   * the value counts (they change only with the version).
+   */
   private static void addBitmap(RegionRouting.Builder r, Entry e, Long heldVersion) {
     if (heldVersion != null && heldVersion == e.version) return;
+    if (e.counts != null) r.setCounts(e.counts);
     if (heldVersion != null) {
       List<ByteString> chain = new ArrayList<>();
       long at = heldVersion;

@@ -5,6 +5,7 @@ import io.scbf.ScalableFilterStats;
 import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,6 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * false negative). A skipped remove only leaves an extra count, i.e. a slightly higher
  * false-positive rate, until the next compaction.
  *
+ * <p>It also keeps the region's {@link ValueFrequencies} for the query planner. They follow the
+ * same adds; removes go to them once the filter is ready (their estimates only steer plans, so a
+ * remove of a row the build had not counted costs an under-count at worst, and compactions do not
+ * rebuild them).
+ *
  * <p>{@link #version()} changes with every change of the filter; versions start at the open time
  * shifted left by 20 bits, so a reopened region never reuses an earlier instance's versions.
  */
@@ -28,6 +34,7 @@ final class BucketFilter implements AutoCloseable {
   private final AtomicLong version = new AtomicLong(System.currentTimeMillis() << 20);
   private final AtomicInteger removesSuspended = new AtomicInteger(1); // building
   private final AtomicLong skippedRemoves = new AtomicLong();
+  private final ValueFrequencies frequencies = new ValueFrequencies();
   private volatile boolean ready;
 
   BucketFilter(IndexSpec spec) {
@@ -36,23 +43,31 @@ final class BucketFilter implements AutoCloseable {
 
   /** Counts the index row {@code rowKey} (an index row key; its filter key is a slice of it). */
   void add(byte[] rowKey) {
-    filter.add(rowKey, 1, IndexKeyCodec.filterKeyEnd(rowKey) - 1);
+    int length = IndexKeyCodec.filterKeyEnd(rowKey) - 1;
+    filter.add(rowKey, 1, length);
+    frequencies.add(rowKey, 1, length);
     version.incrementAndGet();
   }
 
   /** Uncounts a deleted index row, unless a build or compaction is running (see class comment). */
   void remove(byte[] rowKey) {
+    int length = IndexKeyCodec.filterKeyEnd(rowKey) - 1;
+    if (ready) frequencies.remove(rowKey, 1, length);
     if (removesSuspended.get() > 0) {
       skippedRemoves.incrementAndGet();
       return;
     }
-    filter.remove(rowKey, 1, IndexKeyCodec.filterKeyEnd(rowKey) - 1);
+    filter.remove(rowKey, 1, length);
     version.incrementAndGet();
   }
 
   /** Adds the filter keys of all existing index rows, then makes the filter ready. */
   void build(Iterator<byte[]> filterKeys) {
-    while (filterKeys.hasNext()) filter.add(filterKeys.next());
+    while (filterKeys.hasNext()) {
+      byte[] key = filterKeys.next();
+      filter.add(key);
+      frequencies.add(key, 0, key.length);
+    }
     version.incrementAndGet();
     ready = true;
     removesSuspended.decrementAndGet();
@@ -88,6 +103,11 @@ final class BucketFilter implements AutoCloseable {
   /** The routing bitmap of the filter now (the caller closes it). */
   MembershipFilter membership() {
     return MembershipFilter.of(filter);
+  }
+
+  /** The region's entries and heavy values now (one caller at a time: the publisher). */
+  ValueCounts counts() {
+    return frequencies.counts();
   }
 
   ScalableFilterStats stats() {

@@ -7,6 +7,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionFilter;
+import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * tells the master this server's bitmaps are still current. The master answers which regions it
  * needs in full (a refused delta) or that it holds nothing from this server (it restarted), and
  * gets them at once. Everything runs on the one publishing thread.
+ *
+ * <p>With a region's bitmap go its {@link ValueCounts} for the query planner: with every full
+ * bitmap, and with a delta only when they moved enough ({@link ValueFrequencies#changedEnough}).
  */
 final class FilterPublisher {
   private static final Logger LOG = LoggerFactory.getLogger(FilterPublisher.class);
@@ -40,8 +44,11 @@ final class FilterPublisher {
     Connection get() throws IOException;
   }
 
-  /** What the master acknowledged for one region: a version, and its bitmap if ready. */
-  private record Acked(long version, boolean ready, MembershipFilter bitmap) {
+  /**
+   * What the master acknowledged for one region: a version, and its bitmap and value counts if
+   * ready.
+   */
+  private record Acked(long version, boolean ready, MembershipFilter bitmap, ValueCounts counts) {
     void close() {
       if (bitmap != null) bitmap.close();
     }
@@ -193,7 +200,8 @@ final class FilterPublisher {
             .setReady(ready)
             .setVersion(version);
     if (!ready) {
-      return new Outgoing(region.publicationKey(), b.build(), new Acked(version, false, null));
+      return new Outgoing(
+          region.publicationKey(), b.build(), new Acked(version, false, null, null));
     }
     MembershipFilter bitmap = f.membership();
     try {
@@ -204,7 +212,16 @@ final class FilterPublisher {
         b.setMembership(ByteString.copyFrom(bitmap.toByteArray()));
       }
       b.setResidue(f.stats().residue());
-      return new Outgoing(region.publicationKey(), b.build(), new Acked(version, true, bitmap));
+      // With every full bitmap (the master may hold none), else only when they moved enough.
+      ValueCounts counts = f.counts();
+      ValueCounts heldCounts = held == null ? null : held.counts();
+      if (b.hasMembership() || ValueFrequencies.changedEnough(heldCounts, counts)) {
+        b.setCounts(counts);
+      } else {
+        counts = heldCounts;
+      }
+      return new Outgoing(
+          region.publicationKey(), b.build(), new Acked(version, true, bitmap, counts));
     } catch (RuntimeException e) {
       bitmap.close();
       throw e;

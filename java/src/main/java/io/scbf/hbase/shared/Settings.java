@@ -37,6 +37,11 @@ public final class Settings {
   public static final String CLIENT_ROUTING_MAX_AGE_MS = "scbf.client.routing.max.age.ms";
   public static final String CLIENT_ROUTING_MAX_BYTES = "scbf.client.routing.max.bytes";
   public static final String CLIENT_ROUTING_WAIT_MS = "scbf.client.routing.wait.ms";
+  public static final String PLANNER = "scbf.planner";
+  public static final String PLANNER_SCAN_ROW_US = "scbf.planner.scan.row.us";
+  public static final String PLANNER_INDEX_ENTRY_US = "scbf.planner.index.entry.us";
+  public static final String PLANNER_FETCH_ROW_US = "scbf.planner.fetch.row.us";
+  public static final String PLANNER_LOCAL_ROW_US = "scbf.planner.local.row.us";
 
   public static final long DEFAULT_PUBLISH_INTERVAL_MS = 1000;
   public static final long DEFAULT_CACHE_CAPACITY_BYTES = 64L << 20;
@@ -52,9 +57,16 @@ public final class Settings {
   public static final long DEFAULT_CLIENT_ROUTING_MAX_AGE_MS = 1000;
   public static final long DEFAULT_CLIENT_ROUTING_MAX_BYTES = 64L << 20;
   public static final long DEFAULT_CLIENT_ROUTING_WAIT_MS = 2000;
+  public static final double DEFAULT_PLANNER_SCAN_ROW_US = 0.7;
+  public static final double DEFAULT_PLANNER_INDEX_ENTRY_US = 2.0;
+  public static final double DEFAULT_PLANNER_FETCH_ROW_US = 20.0;
+  public static final double DEFAULT_PLANNER_LOCAL_ROW_US = 2.0;
 
   /** The cache policies {@link #CACHE_POLICY} names, in the order of their values. */
   public static final List<String> CACHE_POLICIES = List.of("hotscore", "paper", "lru");
+
+  /** The planner modes {@link #PLANNER} names. */
+  public static final List<String> PLANNER_MODES = List.of("cost", "index");
 
   /**
    * One key: numeric, with inclusive bounds; {@code defaultText} documents a derived default. A key
@@ -245,7 +257,58 @@ public final class Settings {
               "client",
               null,
               "How long a query waits for the master's routing (a first copy, or the per-query"
-                  + " answer) before it asks every bucket instead, ms."));
+                  + " answer) before it asks every bucket instead, ms."),
+          new Definition(
+              PLANNER,
+              0,
+              0,
+              PLANNER_MODES.size() - 1,
+              true,
+              "client",
+              null,
+              "How point queries choose their plan: cost (the cheaper of the index and a"
+                  + " parallel scan of the data table, by the value's estimated rows and the next"
+                  + " four costs) or index (always the index).",
+              PLANNER_MODES),
+          new Definition(
+              PLANNER_SCAN_ROW_US,
+              DEFAULT_PLANNER_SCAN_ROW_US,
+              0.001,
+              1e6,
+              false,
+              "client",
+              null,
+              "Planner: cost of scanning one data row (parallel scan, value test in the region"
+                  + " servers), microseconds."),
+          new Definition(
+              PLANNER_INDEX_ENTRY_US,
+              DEFAULT_PLANNER_INDEX_ENTRY_US,
+              0.001,
+              1e6,
+              false,
+              "client",
+              null,
+              "Planner: cost of one index entry a lookup answers, microseconds."),
+          new Definition(
+              PLANNER_FETCH_ROW_US,
+              DEFAULT_PLANNER_FETCH_ROW_US,
+              0.001,
+              1e6,
+              false,
+              "client",
+              null,
+              "Planner, global indexes: cost of reading back one indexed row to re-check it"
+                  + " (find), microseconds."),
+          new Definition(
+              PLANNER_LOCAL_ROW_US,
+              DEFAULT_PLANNER_LOCAL_ROW_US,
+              0.001,
+              1e6,
+              false,
+              "client",
+              null,
+              "Planner, local indexes: cost of one row a data region reads and re-checks for"
+                  + " find, microseconds."));
 
   private final Map<String, Double> values;
   private final List<String> problems;
@@ -345,6 +408,27 @@ public final class Settings {
 
   public long clientRoutingWaitMs() {
     return (long) get(CLIENT_ROUTING_WAIT_MS, DEFAULT_CLIENT_ROUTING_WAIT_MS);
+  }
+
+  /** One of {@link #PLANNER_MODES}. */
+  public String planner() {
+    return PLANNER_MODES.get((int) get(PLANNER, 0));
+  }
+
+  public double plannerScanRowUs() {
+    return get(PLANNER_SCAN_ROW_US, DEFAULT_PLANNER_SCAN_ROW_US);
+  }
+
+  public double plannerIndexEntryUs() {
+    return get(PLANNER_INDEX_ENTRY_US, DEFAULT_PLANNER_INDEX_ENTRY_US);
+  }
+
+  public double plannerFetchRowUs() {
+    return get(PLANNER_FETCH_ROW_US, DEFAULT_PLANNER_FETCH_ROW_US);
+  }
+
+  public double plannerLocalRowUs() {
+    return get(PLANNER_LOCAL_ROW_US, DEFAULT_PLANNER_LOCAL_ROW_US);
   }
 
   public int indexOperationTimeoutMs() {

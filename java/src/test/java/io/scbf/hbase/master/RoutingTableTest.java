@@ -8,6 +8,7 @@ import com.google.protobuf.ByteString;
 import io.scbf.MembershipFilter;
 import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.RowEstimates;
 import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
@@ -16,6 +17,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRouting;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RowEstimate;
+import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -309,5 +312,60 @@ class RoutingTableTest {
     assertEquals(4, table.route(INDEX, key("absent"), 1).getUnsureRegions());
     building.remove(INDEX);
     assertEquals(List.of(), route("absent", 1));
+  }
+
+  /** Counts where value "hot" has {@code hot} entries of {@code entries}. */
+  static ValueCounts counts(long entries, long hot) {
+    return ValueCounts.newBuilder()
+        .setEntries(entries)
+        .setHeavyThreshold(32)
+        .addHeavyHash(RowEstimates.hash(key("hot")))
+        .addHeavyCount(hot)
+        .build();
+  }
+
+  @Test
+  void valueCountsReachRoutesAndClientsWithTheirBitmap() {
+    for (int b = 0; b < 4; b++) filters[b].add(key("hot"));
+    for (int b = 0; b < 4; b++) {
+      publish(
+          0,
+          serverOf(b),
+          true,
+          RegionFilter.newBuilder(full(b, 1)).setCounts(counts(1000, 300)).build());
+    }
+    RowEstimate hot = table.route(INDEX, key("hot"), 1).getEstimate();
+    assertEquals(1200, hot.getHeavyRows());
+    assertEquals(4000, hot.getEntries());
+    assertEquals(4, hot.getRegionsCounted());
+    RowEstimate rare = table.route(INDEX, key("v1"), 1).getEstimate();
+    assertEquals(0, rare.getHeavyRows());
+    assertEquals(31, rare.getBoundRows(), "below the threshold in its one candidate region");
+
+    // A delta without counts keeps the held ones; a delta with counts replaces them.
+    filters[0].add(key("more"));
+    publish(2, RS1, false, delta(0, 1, 2));
+    assertEquals(1200, table.route(INDEX, key("hot"), 3).getEstimate().getHeavyRows());
+    filters[0].add(key("more2"));
+    publish(
+        4, RS1, false, RegionFilter.newBuilder(delta(0, 2, 3)).setCounts(counts(1000, 10)).build());
+    assertEquals(910, table.route(INDEX, key("hot"), 5).getEstimate().getHeavyRows());
+
+    // Clients get counts with every bitmap or delta, nothing with a current version.
+    RoutingStateResponse first = table.routingState(INDEX.getNameAsString(), INDEX, List.of(), 5);
+    assertEquals(10, first.getRegions(0).getCounts().getHeavyCount(0));
+    List<HeldBitmap> held = new ArrayList<>();
+    for (RegionRouting r : first.getRegionsList()) {
+      held.add(
+          HeldBitmap.newBuilder()
+              .setEncodedRegion(r.getEncodedRegion())
+              .setVersion(r.getVersion())
+              .build());
+    }
+    assertFalse(
+        table.routingState(INDEX.getNameAsString(), INDEX, held, 5).getRegions(0).hasCounts());
+
+    // Regions routing is unsure of count for nothing.
+    assertEquals(0, table.route(INDEX, key("hot"), STALE + 10).getEstimate().getRegionsCounted());
   }
 }

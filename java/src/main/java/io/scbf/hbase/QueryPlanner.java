@@ -1,0 +1,72 @@
+package io.scbf.hbase;
+
+import io.scbf.hbase.QueryPlan.Answer;
+import io.scbf.hbase.QueryPlan.Kind;
+import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RowEstimate;
+
+/**
+ * Chooses a point query's plan by cost: the index plan costs per row of the value (an index entry,
+ * plus reading the row back to re-check it for {@link Answer#ROWS}: a client multi-get for a global
+ * index, a read inside the data region for a local one, several times cheaper), the scan per row of
+ * the table. Both run in parallel, so the per-row costs are measured end to end on a cluster
+ * (docs/benchmarks-hbase.md, "Planner"); they are settings ({@code scbf.planner.*}). Without an
+ * estimate (strict queries, no routing, no counts published yet) the index plan runs, as it did
+ * before the planner existed: it is never wrong, only slower for popular values.
+ */
+final class QueryPlanner {
+  private final boolean costBased;
+  private final double scanRowUs;
+  private final double entryUs;
+  private final double fetchRowUs;
+  private final double localRowUs;
+
+  QueryPlanner(Settings settings) {
+    this.costBased = settings.planner().equals("cost");
+    this.scanRowUs = settings.plannerScanRowUs();
+    this.entryUs = settings.plannerIndexEntryUs();
+    this.fetchRowUs = settings.plannerFetchRowUs();
+    this.localRowUs = settings.plannerLocalRowUs();
+  }
+
+  /**
+   * The plan for a point query whose route (with the value's estimate) is {@code route}, or null if
+   * the query is not routed ({@code why} says why).
+   */
+  QueryPlan plan(Answer answer, boolean local, RouteResponse route, String why) {
+    Kind index = answer == Answer.ROWS ? Kind.INDEX_LOOKUP : Kind.INDEX_ONLY;
+    int asked = route == null ? -1 : route.getCandidatesCount();
+    int total = route == null ? -1 : route.getTotalRegions();
+    if (!costBased) {
+      return QueryPlan.unestimated(index, answer, asked, total, Settings.PLANNER + " = index");
+    }
+    if (route == null) return QueryPlan.unestimated(index, answer, asked, total, why);
+    RowEstimate e = route.getEstimate();
+    if (!route.hasEstimate() || e.getRegionsCounted() == 0) {
+      return QueryPlan.unestimated(
+          index, answer, asked, total, "no value counts published yet: the index");
+    }
+    // Regions routing is unsure of have no counts: assume they hold the same share.
+    double scale = (double) Math.max(total, e.getRegionsCounted()) / e.getRegionsCounted();
+    long bound = Math.round(e.getBoundRows() * scale);
+    long rows =
+        Math.round((e.getHeavyRows() + (e.getBoundRows() - e.getHeavyRows()) / 2.0) * scale);
+    long tableRows = Math.round(e.getEntries() * scale);
+    double readBack = answer != Answer.ROWS ? 0 : local ? localRowUs : fetchRowUs;
+    double indexMs = rows * (entryUs + readBack) / 1000;
+    double scanMs = tableRows * scanRowUs / 1000;
+    boolean scan = scanMs < indexMs;
+    return new QueryPlan(
+        scan ? Kind.DATA_SCAN : index,
+        answer,
+        rows,
+        bound,
+        tableRows,
+        asked,
+        total,
+        indexMs,
+        scanMs,
+        scan ? "a scan is cheaper" : "the index is cheaper");
+  }
+}
