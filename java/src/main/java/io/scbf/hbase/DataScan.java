@@ -58,6 +58,45 @@ final class DataScan {
     return scan(spec, bounds.size() == 0 ? null : bounds, v -> IndexKeyCodec.inRange(v, lo, hi));
   }
 
+  /**
+   * The rows of {@link #point} in pages of at most {@code pageRows}, in row-key order, from one
+   * sequential scanner (a stream holds one page; the parallel scan would hold one per region).
+   */
+  QueryStream.Pages pointPages(IndexSpec spec, byte[] value, int pageRows) throws IOException {
+    Scan scan = new Scan().setCaching(pageRows).setFilter(test(spec, CompareOperator.EQUAL, value));
+    Table t = connection.getTable(table);
+    ResultScanner rows;
+    try {
+      rows = t.getScanner(scan);
+    } catch (IOException | RuntimeException e) {
+      t.close();
+      throw e;
+    }
+    return new QueryStream.Pages() {
+      @Override
+      public List<Result> next() throws IOException {
+        List<Result> page = new ArrayList<>();
+        while (page.size() < pageRows) {
+          Result r = rows.next();
+          if (r == null) return page.isEmpty() ? null : page;
+          byte[] v = r.getValue(spec.family(), spec.qualifier());
+          if (v != null && Bytes.equals(v, value)) page.add(r);
+        }
+        return page;
+      }
+
+      @Override
+      public void close() {
+        rows.close();
+        try {
+          t.close();
+        } catch (IOException e) {
+          // A Table from a shared connection holds nothing to release.
+        }
+      }
+    };
+  }
+
   /** The index entry a row would have: its key and the covered columns it holds. */
   static IndexEntry entryOf(IndexSpec spec, Result row) {
     Map<IndexSpec.Column, byte[]> covered = new LinkedHashMap<>();

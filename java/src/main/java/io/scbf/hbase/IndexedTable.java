@@ -46,6 +46,7 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -83,6 +84,12 @@ import org.slf4j.LoggerFactory;
 public final class IndexedTable implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IndexedTable.class);
 
+  /**
+   * The byte budget of one index answer of a list-form query (the most a region sends in one
+   * message): larger answers come in several.
+   */
+  static final int LIST_PAGE_BYTES = 32 << 20;
+
   /** Gets per multi-get of the re-check (see {@link #recheck}). */
   private static final int RECHECK_CHUNK = 1000;
 
@@ -100,6 +107,7 @@ public final class IndexedTable implements AutoCloseable {
   private final RoutingCache routing;
   private final QueryPlanner planner;
   private final DataScan scans;
+  private final int pageRows;
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
     this.connection = connection;
@@ -137,6 +145,7 @@ public final class IndexedTable implements AutoCloseable {
         new RoutingCache(
             new MasterRouting(admin), settings, "scbf-routing-" + dataTable.getQualifierAsString());
     this.planner = new QueryPlanner(settings);
+    this.pageRows = settings.clientPageRows();
     this.scans = new DataScan(connection, dataTable, pool);
   }
 
@@ -251,6 +260,135 @@ public final class IndexedTable implements AutoCloseable {
     }
     finishTrace(start, plan);
     return rows;
+  }
+
+  /**
+   * The data rows with {@code family:qualifier = value} now, as {@link #find} answers them, but
+   * streamed: the index is read page by page ({@code scbf.client.page.rows} entries, each page
+   * re-checked before the next is asked), so the client holds one page whatever the answer's size.
+   * Rows come in row-key order for a local index and a scan plan, bucket by bucket (row-key order
+   * within each) for a global index. Close the scanner when done (try-with-resources); a stream
+   * whose global index starts a rebuild after its first page fails with an IOException (run it
+   * again: it then scans).
+   */
+  public ResultScanner stream(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    IndexSpec spec = spec(family, qualifier);
+    Routed routed = routeFor(spec, value);
+    QueryPlan plan = plan(Answer.ROWS, spec, routed);
+    RouteResponse route = routed.route();
+    lastTrace.set(
+        new QueryTrace(
+            (spec.isLocal() ? "local-" : "")
+                + (plan.kind() == QueryPlan.Kind.DATA_SCAN ? "point-scan-stream" : "point-stream"),
+            route == null ? -1 : route.getTotalRegions(),
+            route == null ? -1 : route.getCandidatesCount(),
+            route == null ? 0 : route.getUnsureRegions(),
+            0,
+            0,
+            route != null,
+            routed.micros(),
+            0,
+            routed.micros(),
+            routed.failed() ? 1 : 0,
+            plan));
+    if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
+      return new QueryStream(scans.pointPages(spec, value, pageRows));
+    }
+    if (spec.isLocal()) return new QueryStream(local.pointPages(spec, value, routed, pageRows));
+    return new QueryStream(globalPages(spec, value, route, family, qualifier));
+  }
+
+  /**
+   * At most {@code limit} of the rows {@link #find} would answer (the first ones of {@link
+   * #stream}), sorted by row key; reads only the pages they need.
+   */
+  public List<Result> find(byte[] family, byte[] qualifier, byte[] value, int limit)
+      throws IOException {
+    if (limit < 0) throw new IllegalArgumentException("limit must be >= 0, not " + limit);
+    List<Result> rows = new ArrayList<>(Math.min(limit, pageRows));
+    try (ResultScanner s = stream(family, qualifier, value)) {
+      for (Result r = rows.size() < limit ? s.next() : null;
+          r != null;
+          r = rows.size() < limit ? s.next() : null) {
+        rows.add(r);
+      }
+    }
+    rows.sort((a, b) -> Bytes.compareTo(a.getRow(), b.getRow()));
+    return rows;
+  }
+
+  /**
+   * A global index's rows in pages: each candidate bucket asked for at most {@code pageRows}
+   * entries at a time, each page re-checked by one multi-get.
+   */
+  private QueryStream.Pages globalPages(
+      IndexSpec spec, byte[] value, RouteResponse route, byte[] family, byte[] qualifier)
+      throws IOException {
+    List<byte[]> buckets = allBuckets(spec);
+    if (route != null) {
+      buckets = new ArrayList<>();
+      for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
+    }
+    LookupRequest request =
+        LookupRequest.newBuilder()
+            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)))
+            .setValue(ByteString.copyFrom(value))
+            .setLimit(pageRows)
+            .build();
+    Table index = connection.getTable(IndexCatalog.indexTableName(dataTable, spec.alias()));
+    List<byte[]> candidates = buckets;
+    return new QueryStream.Pages() {
+      int bucket;
+      ByteString resume;
+      QueryStream.Pages scan; // the index said it is building before the first page
+
+      @Override
+      public List<Result> next() throws IOException {
+        if (scan != null) return scan.next();
+        while (bucket < candidates.size()) {
+          LookupRequest.Builder page = request.toBuilder();
+          if (resume != null) page.setResumeAfter(resume);
+          LookupResponse r;
+          try {
+            r =
+                IndexLookupService.newBlockingStub(index.coprocessorService(candidates.get(bucket)))
+                    .lookup(null, page.build());
+          } catch (ServiceException e) {
+            throw unwrap(e);
+          }
+          if (r.getIndexBuilding()) {
+            if (bucket > 0 || resume != null) {
+              throw new IOException(
+                  "index "
+                      + spec.alias()
+                      + " of "
+                      + dataTable
+                      + " started a rebuild while this stream read it; run the query again"
+                      + " (it scans the table while the index is building)");
+            }
+            scan = scans.pointPages(spec, value, pageRows);
+            return scan.next();
+          }
+          resume = r.hasResumeAfter() ? r.getResumeAfter() : null;
+          if (resume == null) bucket++;
+          List<byte[]> keys = new ArrayList<>(r.getHitsCount());
+          r.getHitsList().forEach(h -> keys.add(h.getRow().toByteArray()));
+          List<Result> rows = recheck(keys, family, qualifier, v -> Arrays.equals(v, value));
+          if (!rows.isEmpty()) return rows;
+        }
+        return null;
+      }
+
+      @Override
+      public void close() {
+        if (scan != null) scan.close();
+        try {
+          index.close();
+        } catch (IOException e) {
+          // A Table from a shared connection holds nothing to release.
+        }
+      }
+    };
   }
 
   /**
@@ -516,16 +654,20 @@ public final class IndexedTable implements AutoCloseable {
     }
     long routeMicros = routed.micros();
     long lookupStart = System.nanoTime();
+    // Paged by bytes only: an answer larger than one message comes in several.
     LookupRequest request =
         LookupRequest.newBuilder()
             .setAlias(ByteString.copyFrom(alias))
             .setValue(ByteString.copyFrom(value))
+            .setLimit(Integer.MAX_VALUE)
+            .setMaxBytes(LIST_PAGE_BYTES)
             .build();
     List<LookupResponse> responses =
         askAll(
             indexTable,
             buckets,
             channel -> IndexLookupService.newBlockingStub(channel).lookup(null, request));
+    responses = withRemainingPages(indexTable, buckets, request, responses);
     trace(
         strict ? "point-strict" : "point",
         spec,
@@ -674,6 +816,37 @@ public final class IndexedTable implements AutoCloseable {
       if (e.getCause() instanceof ServiceException se) throw unwrap(se);
       throw new IOException("index lookup on " + indexTable + " failed", e.getCause());
     }
+  }
+
+  /**
+   * {@code firsts} (one answer per bucket, in bucket order) followed by the further pages of every
+   * bucket whose answer stopped at its byte budget.
+   */
+  private List<LookupResponse> withRemainingPages(
+      TableName indexTable,
+      List<byte[]> buckets,
+      LookupRequest request,
+      List<LookupResponse> firsts)
+      throws IOException {
+    List<LookupResponse> out = null;
+    for (int i = 0; i < firsts.size(); i++) {
+      LookupResponse page = firsts.get(i);
+      if (!page.hasResumeAfter()) continue;
+      if (out == null) out = new ArrayList<>(firsts);
+      try (Table table = connection.getTable(indexTable)) {
+        IndexLookupService.BlockingInterface bucket =
+            IndexLookupService.newBlockingStub(table.coprocessorService(buckets.get(i)));
+        while (page.hasResumeAfter()) {
+          page =
+              bucket.lookup(
+                  null, request.toBuilder().setResumeAfter(page.getResumeAfter()).build());
+          out.add(page);
+        }
+      } catch (ServiceException e) {
+        throw unwrap(e);
+      }
+    }
+    return out == null ? firsts : out;
   }
 
   private static IOException unwrap(ServiceException e) {

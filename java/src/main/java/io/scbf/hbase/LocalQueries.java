@@ -68,11 +68,14 @@ final class LocalQueries {
       ranges = allRegions();
       total = ranges.size();
     }
+    // Paged by bytes only: an answer larger than one message comes in several.
     LocalQueryRequest request =
         LocalQueryRequest.newBuilder()
             .setAlias(ByteString.copyFromUtf8(spec.alias()))
             .setValue(ByteString.copyFrom(value))
             .setAnswer(answer)
+            .setLimit(Integer.MAX_VALUE)
+            .setMaxBytes(IndexedTable.LIST_PAGE_BYTES)
             .build();
     long lookupStart = System.nanoTime();
     List<LocalQueryResponse> out = askCovering(ranges, request);
@@ -86,6 +89,71 @@ final class LocalQueries {
         lookupStart,
         routed.failed() ? 1 : 0);
     return out;
+  }
+
+  /**
+   * The whole rows of a point query in pages: each candidate range is asked region by region, each
+   * region page by page (at most {@code pageRows} entries, re-checked there), in row-key order. A
+   * resume point is a position in the table, so it stays valid when a region splits or moves
+   * between two pages: the region now holding the range's start answers after it.
+   */
+  QueryStream.Pages pointPages(
+      IndexSpec spec, byte[] value, IndexedTable.Routed routed, int pageRows) throws IOException {
+    List<KeyRange> ranges = new ArrayList<>();
+    RouteResponse route = routed.route();
+    if (route == null) {
+      ranges = allRegions();
+    } else {
+      for (RegionRef r : route.getCandidatesList()) {
+        ranges.add(new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray()));
+      }
+    }
+    LocalQueryRequest request =
+        LocalQueryRequest.newBuilder()
+            .setAlias(ByteString.copyFromUtf8(spec.alias()))
+            .setValue(ByteString.copyFrom(value))
+            .setAnswer(Answer.ROWS)
+            .setLimit(pageRows)
+            .build();
+    Table table = connection.getTable(dataTable);
+    List<KeyRange> candidates = ranges;
+    return new QueryStream.Pages() {
+      int range;
+      byte[] next; // the key whose region is asked next, null: the range's start
+      ByteString resume;
+
+      @Override
+      public List<Result> next() throws IOException {
+        while (range < candidates.size()) {
+          KeyRange wanted = candidates.get(range);
+          if (next == null) next = wanted.start();
+          LocalQueryRequest.Builder page = request.toBuilder();
+          if (resume != null) page.setResumeAfter(resume);
+          LocalQueryResponse r = ask(table, next, page.build());
+          if (r.hasResumeAfter()) {
+            resume = r.getResumeAfter();
+          } else if (covers(r.getEndKey().toByteArray(), wanted)) {
+            range++;
+            next = null;
+            resume = null;
+          } else {
+            next = r.getEndKey().toByteArray();
+          }
+          List<Result> rows = rows(List.of(r));
+          if (!rows.isEmpty()) return rows;
+        }
+        return null;
+      }
+
+      @Override
+      public void close() {
+        try {
+          table.close();
+        } catch (IOException e) {
+          // A Table from a shared connection holds nothing to release.
+        }
+      }
+    };
   }
 
   List<LocalQueryResponse> range(IndexSpec spec, byte[] lo, byte[] hi, Answer answer)
@@ -163,21 +231,35 @@ final class LocalQueries {
       Table table, KeyRange range, LocalQueryRequest request) throws IOException {
     List<LocalQueryResponse> out = new ArrayList<>(1);
     byte[] next = range.start();
+    LocalQueryRequest ask = request;
     while (true) {
-      LocalQueryResponse r;
-      try {
-        r = LocalIndexService.newBlockingStub(table.coprocessorService(next)).query(null, request);
-      } catch (ServiceException e) {
-        throw e.getCause() instanceof IOException io ? io : new IOException(e);
-      }
+      LocalQueryResponse r = ask(table, next, ask);
       out.add(r);
+      if (r.hasResumeAfter()) {
+        // The region's answer continues in another page (a resume point is a table position).
+        ask = request.toBuilder().setResumeAfter(r.getResumeAfter()).build();
+        continue;
+      }
       byte[] answeredEnd = r.getEndKey().toByteArray();
-      boolean covered =
-          answeredEnd.length == 0
-              || (range.end().length != 0 && Bytes.compareTo(answeredEnd, range.end()) >= 0);
-      if (covered) return out;
+      if (covers(answeredEnd, range)) return out;
       next = answeredEnd;
     }
+  }
+
+  /** Asks the region holding {@code row}. */
+  private static LocalQueryResponse ask(Table table, byte[] row, LocalQueryRequest request)
+      throws IOException {
+    try {
+      return LocalIndexService.newBlockingStub(table.coprocessorService(row)).query(null, request);
+    } catch (ServiceException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e);
+    }
+  }
+
+  /** True if an answer from a region ending at {@code answeredEnd} covered the rest of range. */
+  private static boolean covers(byte[] answeredEnd, KeyRange range) {
+    return answeredEnd.length == 0
+        || (range.end().length != 0 && Bytes.compareTo(answeredEnd, range.end()) >= 0);
   }
 
   private void trace(

@@ -81,7 +81,8 @@ final class HRegionRows implements IndexRegionRows {
   }
 
   @Override
-  public void scan(byte[] start, byte[] stop, Consumer<Cell> consumer) throws IOException {
+  public void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> consumer)
+      throws IOException {
     Scan scan =
         new Scan()
             .withStartRow(toRow(start))
@@ -91,11 +92,13 @@ final class HRegionRows implements IndexRegionRows {
     try (RegionScanner scanner = region.getScanner(scan)) {
       List<Cell> cells = new ArrayList<>();
       boolean more;
+      int rows = 0;
       do {
         more = scanner.next(cells);
+        if (!cells.isEmpty()) rows++;
         for (Cell c : cells) consumer.accept(local == null ? c : withIndexKey(c));
         cells.clear();
-      } while (more);
+      } while (more && rows < limit);
     }
   }
 

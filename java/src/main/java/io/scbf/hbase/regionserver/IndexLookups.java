@@ -8,10 +8,13 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * The lookups one index region answers: a point lookup from the server's hot cache or, on a miss,
@@ -20,6 +23,23 @@ import org.apache.hadoop.hbase.CellUtil;
  * CacheGenerations} keeps a lookup that raced with a write from caching a stale answer.
  */
 final class IndexLookups {
+  /**
+   * A page of a paged lookup stops at this many bytes of hits unless the request asks for another
+   * budget, at most {@link #MAX_PAGE_BYTES}: far below the 64 MiB a client parses in one message,
+   * whatever the covered values' size.
+   */
+  static final int PAGE_BYTES = 4 << 20;
+
+  static final int MIN_PAGE_BYTES = 64 << 10;
+  static final int MAX_PAGE_BYTES = 32 << 20;
+
+  /** The byte budget of a page: {@code requested} (0: the default) within the bounds. */
+  static int pageBytes(int requested) {
+    return requested <= 0
+        ? PAGE_BYTES
+        : Math.max(MIN_PAGE_BYTES, Math.min(MAX_PAGE_BYTES, requested));
+  }
+
   private final IndexRegionRows rows;
   private final HotscoreCache cache;
   private final int bucket;
@@ -44,25 +64,50 @@ final class IndexLookups {
 
   /** Index entries of {@code value}; {@code regionReady} is copied into the answer. */
   LookupResponse lookup(byte[] value, boolean regionReady) throws IOException {
+    return lookup(value, 0, PAGE_BYTES, null, regionReady);
+  }
+
+  /**
+   * Index entries of {@code value}, in user-row order, or one page of them: with {@code limit} > 0,
+   * at most that many (fewer if their bytes reach {@code pageBytes}) after the user row {@code
+   * resumeAfter} (exclusive; null for the first page), and {@code resume_after} set if more remain.
+   * A first page comes from the hot cache when it holds the value; a complete answer is cached.
+   */
+  LookupResponse lookup(
+      byte[] value, int limit, int pageBytes, byte[] resumeAfter, boolean regionReady)
+      throws IOException {
     count.incrementAndGet();
     byte[] prefix = IndexKeyCodec.valuePrefix(bucket, alias, value);
+    byte[] stop = IndexKeyCodec.prefixSuccessor(prefix);
+    if (resumeAfter != null) {
+      byte[] start = Bytes.add(prefix, resumeAfter, new byte[1]); // the first key after it
+      return scan(start, stop, limit, pageBytes).toBuilder()
+          .setCacheHit(false)
+          .setRegionReady(regionReady)
+          .build();
+    }
     byte[] key = cacheKey(prefix, prefix.length);
     byte[] cached = cache.get(key);
     if (cached != null) {
       cacheHits.incrementAndGet();
-      return parse(cached).toBuilder().setCacheHit(true).setRegionReady(regionReady).build();
+      return firstPage(parse(cached), limit, pageBytes)
+          .setCacheHit(true)
+          .setRegionReady(regionReady)
+          .build();
     }
     long stamp = generations.stamp(key);
-    LookupResponse fresh = scan(prefix, IndexKeyCodec.prefixSuccessor(prefix));
-    cache.put(key, fresh.toByteArray());
-    if (generations.changedSince(key, stamp)) cache.invalidate(key);
+    LookupResponse fresh = scan(prefix, stop, limit, pageBytes);
+    if (!fresh.hasResumeAfter()) {
+      cache.put(key, fresh.toByteArray());
+      if (generations.changedSince(key, stamp)) cache.invalidate(key);
+    }
     return fresh.toBuilder().setCacheHit(false).setRegionReady(regionReady).build();
   }
 
   /** Index entries with {@code lo <= value < hi} (null: unbounded); never cached. */
   LookupResponse rangeLookup(byte[] lo, byte[] hi, boolean regionReady) throws IOException {
     byte[][] bounds = IndexKeyCodec.rangeBounds(bucket, alias, lo, hi);
-    return scan(bounds[0], bounds[1]).toBuilder()
+    return scan(bounds[0], bounds[1], 0, 0).toBuilder()
         .setCacheHit(false)
         .setRegionReady(regionReady)
         .build();
@@ -92,11 +137,35 @@ final class IndexLookups {
     return cacheHits.get();
   }
 
-  private LookupResponse scan(byte[] start, byte[] stop) throws IOException {
+  /** The first page of a complete (cached) answer. */
+  private static LookupResponse.Builder firstPage(LookupResponse all, int limit, int pageBytes) {
+    if (limit <= 0) return all.toBuilder();
+    return page(all.getHitsList(), limit, pageBytes);
+  }
+
+  /** The hits up to {@code limit} or {@code pageBytes}, and where to resume. */
+  private static LookupResponse.Builder page(List<IndexHit> hits, int limit, int pageBytes) {
     LookupResponse.Builder out = LookupResponse.newBuilder();
+    long bytes = 0;
+    for (IndexHit h : hits) {
+      if (out.getHitsCount() == limit || (bytes >= pageBytes && out.getHitsCount() > 0)) {
+        return out.setResumeAfter(out.getHits(out.getHitsCount() - 1).getRow());
+      }
+      out.addHits(h);
+      bytes += h.getSerializedSize();
+    }
+    return out;
+  }
+
+  /** Index entries in [start, stop): all (limit 0), or a page of them. */
+  private LookupResponse scan(byte[] start, byte[] stop, int limit, int pageBytes)
+      throws IOException {
+    List<IndexHit> hits = new ArrayList<>();
+    // One more than the page: whether more remain.
     rows.scan(
         start,
         stop,
+        limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1,
         c -> {
           IndexHit.Builder hit =
               IndexHit.newBuilder()
@@ -105,9 +174,10 @@ final class IndexLookups {
             hit.setCovered(
                 ByteString.copyFrom(c.getValueArray(), c.getValueOffset(), c.getValueLength()));
           }
-          out.addHits(hit);
+          hits.add(hit.build());
         });
-    return out.build();
+    if (limit <= 0) return LookupResponse.newBuilder().addAllHits(hits).build();
+    return page(hits, limit, pageBytes).build();
   }
 
   private static LookupResponse parse(byte[] cached) throws IOException {

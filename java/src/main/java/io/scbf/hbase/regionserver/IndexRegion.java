@@ -221,8 +221,19 @@ final class IndexRegion {
       LookupResponse.newBuilder().setIndexBuilding(true).build();
 
   LookupResponse lookup(byte[] requestAlias, byte[] value) throws IOException {
+    return lookup(requestAlias, value, 0, 0, null);
+  }
+
+  /** A point lookup, paged if {@code limit} > 0 (see {@link IndexLookups#lookup}). */
+  LookupResponse lookup(
+      byte[] requestAlias, byte[] value, int limit, int maxBytes, byte[] resumeAfter)
+      throws IOException {
     checkAlias(requestAlias);
-    return building ? BUILDING : lookups.lookup(value, filter().isReady());
+    if (limit < 0) throw new DoNotRetryIOException("lookup limit " + limit + " < 0");
+    return building
+        ? BUILDING
+        : lookups.lookup(
+            value, limit, IndexLookups.pageBytes(maxBytes), resumeAfter, filter().isReady());
   }
 
   LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {

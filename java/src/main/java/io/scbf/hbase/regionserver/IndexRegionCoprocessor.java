@@ -210,7 +210,14 @@ public class IndexRegionCoprocessor extends IndexLookupService
       RpcController controller, LookupRequest request, RpcCallback<LookupResponse> done) {
     try {
       requireRead();
-      done.run(region().lookup(request.getAlias().toByteArray(), request.getValue().toByteArray()));
+      done.run(
+          region()
+              .lookup(
+                  request.getAlias().toByteArray(),
+                  request.getValue().toByteArray(),
+                  request.getLimit(),
+                  request.getMaxBytes(),
+                  request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null));
     } catch (IOException | RuntimeException e) {
       fail(controller, done, e);
     }

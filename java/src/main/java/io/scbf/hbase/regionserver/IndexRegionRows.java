@@ -17,8 +17,8 @@ interface IndexRegionRows {
   /** Which of {@code rows} exist now (any order, duplicates allowed). */
   Set<byte[]> existing(Collection<byte[]> rows) throws IOException;
 
-  /** The index cells of rows in [{@code start}, {@code stop}), in row order. */
-  void scan(byte[] start, byte[] stop, Consumer<Cell> cells) throws IOException;
+  /** The index cells of the first {@code limit} rows in [{@code start}, {@code stop}), in order. */
+  void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> cells) throws IOException;
 
   /**
    * The filter key of every index row of the region, in row order, read lazily; {@code next} throws

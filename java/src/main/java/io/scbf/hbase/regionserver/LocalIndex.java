@@ -21,11 +21,13 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.protobuf.ProtobufUtil;
@@ -283,30 +285,56 @@ final class LocalIndex {
 
   // ---- queries ----
 
+  /**
+   * A query of this region's entries: whole re-checked rows, keys or entries. A point query may be
+   * paged ({@code limit} > 0): at most that many entries (rows: also at most {@code max_bytes} of
+   * them, see {@link IndexLookups#pageBytes}) after the user row {@code resume_after}, in row
+   * order, with {@code resume_after} set in the answer if more remain. Row order is the same
+   * whether the region answers from its entries or, while they are incomplete, by scanning its
+   * rows, so a stream may cross from one to the other, and a resume point outside the region is a
+   * position in the table: before it, the region answers from its start; after it, nothing.
+   */
   LocalQueryResponse query(LocalQueryRequest request) throws IOException {
     boolean point = request.hasValue();
+    int limit = request.getLimit();
+    if (limit < 0 || (limit > 0 && !point)) {
+      throw new DoNotRetryIOException("only point queries are paged, with a limit >= 0");
+    }
     byte[] value = point ? request.getValue().toByteArray() : null;
     byte[] lo = request.hasLo() ? request.getLo().toByteArray() : null;
     byte[] hi = request.hasHi() ? request.getHi().toByteArray() : null;
     Predicate<byte[]> matches =
         point ? v -> Bytes.equals(v, value) : v -> IndexKeyCodec.inRange(v, lo, hi);
+    RegionInfo info = region.getRegionInfo();
     LocalQueryResponse.Builder out =
         LocalQueryResponse.newBuilder()
-            .setStartKey(ByteString.copyFrom(region.getRegionInfo().getStartKey()))
-            .setEndKey(ByteString.copyFrom(region.getRegionInfo().getEndKey()));
+            .setStartKey(ByteString.copyFrom(info.getStartKey()))
+            .setEndKey(ByteString.copyFrom(info.getEndKey()));
+    byte[] resume = request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null;
+    if (resume != null && Bytes.compareTo(resume, info.getStartKey()) < 0) resume = null;
+    if (resume != null && info.getEndKey().length > 0) {
+      if (Bytes.compareTo(resume, info.getEndKey()) >= 0) return out.setIndexed(complete).build();
+    }
     if (!complete) {
-      scanRows(request.getAnswer(), matches, out);
+      scanRows(request.getAnswer(), matches, limit, resume, out);
       return out.setIndexed(false).setCacheHit(false).build();
     }
     byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
     LookupResponse found =
-        point ? entries.lookup(alias, value) : entries.rangeLookup(alias, lo, hi);
+        point
+            ? entries.lookup(alias, value, limit, request.getMaxBytes(), resume)
+            : entries.rangeLookup(alias, lo, hi);
     out.setIndexed(true).setCacheHit(found.getCacheHit());
+    // A page that ended on an entry a daughter kept of its sibling's rows has passed every row of
+    // this region: resuming there would skip the sibling's first rows in the next region.
+    if (found.hasResumeAfter() && info.containsRow(found.getResumeAfter().toByteArray())) {
+      out.setResumeAfter(found.getResumeAfter());
+    }
     List<byte[]> rows = new ArrayList<>(found.getHitsCount());
     for (IndexHit hit : found.getHitsList()) {
       byte[] row = hit.getRow().toByteArray();
       // Entries a daughter kept of its sibling's rows: never rows of this region.
-      if (!region.getRegionInfo().containsRow(row)) continue;
+      if (!info.containsRow(row)) continue;
       if (request.getAnswer() == LocalQueryRequest.Answer.ROWS) {
         rows.add(row);
       } else {
@@ -318,7 +346,15 @@ final class LocalIndex {
     }
     if (!rows.isEmpty()) {
       Map<byte[], List<Cell>> read = RowBatchReader.read(region, rows, dataScan());
-      for (List<Cell> cells : read.values()) addIfMatches(cells, matches, out);
+      long bytes = 0;
+      int left = read.size();
+      for (Map.Entry<byte[], List<Cell>> e : read.entrySet()) {
+        bytes += addIfMatches(e.getValue(), matches, out);
+        if (--left > 0 && limit > 0 && bytes >= IndexLookups.pageBytes(request.getMaxBytes())) {
+          out.setResumeAfter(ByteString.copyFrom(e.getKey()));
+          break;
+        }
+      }
     }
     return out.build();
   }
@@ -330,33 +366,68 @@ final class LocalIndex {
     return scan;
   }
 
-  private void addIfMatches(
+  /** Adds the row if it matches; the bytes added. */
+  private long addIfMatches(
       List<Cell> cells, Predicate<byte[]> matches, LocalQueryResponse.Builder out) {
     Result r = Result.create(cells);
     byte[] v = r.getValue(spec.family(), spec.qualifier());
-    if (v != null && matches.test(v)) out.addRows(ProtobufUtil.toResult(r).toByteString());
+    if (v == null || !matches.test(v)) return 0;
+    ByteString bytes = ProtobufUtil.toResult(r).toByteString();
+    out.addRows(bytes);
+    return bytes.size();
   }
 
-  /** The answer without the entries: a scan of the region's rows. */
+  /**
+   * The answer without the entries: a scan of the region's rows (after {@code resume}, at most
+   * {@code limit} matching rows if {@code limit} > 0).
+   */
   private void scanRows(
-      LocalQueryRequest.Answer answer, Predicate<byte[]> matches, LocalQueryResponse.Builder out)
+      LocalQueryRequest.Answer answer,
+      Predicate<byte[]> matches,
+      int limit,
+      byte[] resume,
+      LocalQueryResponse.Builder out)
       throws IOException {
-    forEachRow(
-        dataScan().readVersions(1).setCacheBlocks(false),
-        (row, cells) -> {
-          if (answer == LocalQueryRequest.Answer.ROWS) {
-            addIfMatches(new ArrayList<>(cells), matches, out);
-            return;
-          }
-          byte[] v = Result.create(cells).getValue(spec.family(), spec.qualifier());
-          if (v == null || !matches.test(v)) return;
-          IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(row));
-          if (answer == LocalQueryRequest.Answer.ENTRIES && !spec.covered().isEmpty()) {
-            hit.setCovered(
-                ByteString.copyFrom(IndexUpdatePlanner.coveredValues(spec, RowState.of(cells))));
-          }
-          out.addHits(hit);
-        },
-        null);
+    Scan scan = dataScan().readVersions(1).setCacheBlocks(false);
+    if (resume != null) scan.withStartRow(resume, false);
+    int found = 0;
+    byte[] last = null;
+    try (RegionScanner scanner = region.getScanner(scan)) {
+      List<Cell> cells = new ArrayList<>();
+      boolean more;
+      do {
+        more = scanner.next(cells);
+        if (cells.isEmpty()) continue;
+        if (limit > 0 && found == limit) {
+          out.setResumeAfter(ByteString.copyFrom(last));
+          return;
+        }
+        byte[] row = CellUtil.cloneRow(cells.get(0));
+        if (answerRow(answer, row, new ArrayList<>(cells), matches, out)) {
+          found++;
+          last = row;
+        }
+        cells.clear();
+      } while (more);
+    }
+  }
+
+  /** Adds one scanned row to the answer if it matches; true if it did. */
+  private boolean answerRow(
+      LocalQueryRequest.Answer answer,
+      byte[] row,
+      List<Cell> cells,
+      Predicate<byte[]> matches,
+      LocalQueryResponse.Builder out) {
+    if (answer == LocalQueryRequest.Answer.ROWS) return addIfMatches(cells, matches, out) > 0;
+    byte[] v = Result.create(cells).getValue(spec.family(), spec.qualifier());
+    if (v == null || !matches.test(v)) return false;
+    IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(row));
+    if (answer == LocalQueryRequest.Answer.ENTRIES && !spec.covered().isEmpty()) {
+      hit.setCovered(
+          ByteString.copyFrom(IndexUpdatePlanner.coveredValues(spec, RowState.of(cells))));
+    }
+    out.addHits(hit);
+    return true;
   }
 }

@@ -37,6 +37,7 @@ public final class Settings {
   public static final String CLIENT_ROUTING_MAX_AGE_MS = "scbf.client.routing.max.age.ms";
   public static final String CLIENT_ROUTING_MAX_BYTES = "scbf.client.routing.max.bytes";
   public static final String CLIENT_ROUTING_WAIT_MS = "scbf.client.routing.wait.ms";
+  public static final String CLIENT_PAGE_ROWS = "scbf.client.page.rows";
   public static final String PLANNER = "scbf.planner";
   public static final String PLANNER_SCAN_ROW_US = "scbf.planner.scan.row.us";
   public static final String PLANNER_INDEX_ENTRY_US = "scbf.planner.index.entry.us";
@@ -57,6 +58,7 @@ public final class Settings {
   public static final long DEFAULT_CLIENT_ROUTING_MAX_AGE_MS = 1000;
   public static final long DEFAULT_CLIENT_ROUTING_MAX_BYTES = 64L << 20;
   public static final long DEFAULT_CLIENT_ROUTING_WAIT_MS = 2000;
+  public static final int DEFAULT_CLIENT_PAGE_ROWS = 1000;
   public static final double DEFAULT_PLANNER_SCAN_ROW_US = 0.7;
   public static final double DEFAULT_PLANNER_INDEX_ENTRY_US = 2.0;
   public static final double DEFAULT_PLANNER_FETCH_ROW_US = 20.0;
@@ -259,6 +261,16 @@ public final class Settings {
               "How long a query waits for the master's routing (a first copy, or the per-query"
                   + " answer) before it asks every bucket instead, ms."),
           new Definition(
+              CLIENT_PAGE_ROWS,
+              DEFAULT_CLIENT_PAGE_ROWS,
+              1,
+              1_000_000,
+              true,
+              "client",
+              null,
+              "Index entries per page of a streamed query (IndexedTable.stream, find with a"
+                  + " limit); a page also stops at 4 MiB of entries or rows."),
+          new Definition(
               PLANNER,
               0,
               0,
@@ -408,6 +420,10 @@ public final class Settings {
 
   public long clientRoutingWaitMs() {
     return (long) get(CLIENT_ROUTING_WAIT_MS, DEFAULT_CLIENT_ROUTING_WAIT_MS);
+  }
+
+  public int clientPageRows() {
+    return (int) get(CLIENT_PAGE_ROWS, DEFAULT_CLIENT_PAGE_ROWS);
   }
 
   /** One of {@link #PLANNER_MODES}. */

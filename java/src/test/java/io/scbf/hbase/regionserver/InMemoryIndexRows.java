@@ -39,9 +39,11 @@ class InMemoryIndexRows implements IndexRegionRows {
   }
 
   @Override
-  public void scan(byte[] start, byte[] stop, Consumer<Cell> cells) {
+  public void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> cells) {
     scans++;
+    int n = 0;
     for (Map.Entry<byte[], byte[]> e : rows.subMap(start, stop).entrySet()) {
+      if (n++ == limit) return;
       cells.accept(
           new KeyValue(
               e.getKey(), IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, e.getValue()));

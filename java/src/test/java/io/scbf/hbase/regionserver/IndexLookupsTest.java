@@ -86,8 +86,9 @@ class IndexLookupsTest {
           public void scan(
               byte[] start,
               byte[] stop,
+              int limit,
               java.util.function.Consumer<org.apache.hadoop.hbase.Cell> c) {
-            super.scan(start, stop, c);
+            super.scan(start, stop, limit, c);
             if (scans == 1) {
               put(late, new byte[0]);
               racingLookups.invalidate(List.of(late));
@@ -122,5 +123,64 @@ class IndexLookupsTest {
     assertEquals(4, users(lookups.rangeLookup(null, null, true)).size(), "unbounded");
     assertFalse(lookups.rangeLookup(null, null, true).getCacheHit());
     assertEquals(3, rows.scans);
+  }
+
+  /** Every page of a paged lookup of {@code value}, in order. */
+  List<List<String>> pages(String value, int limit) throws Exception {
+    List<List<String>> out = new java.util.ArrayList<>();
+    byte[] resume = null;
+    do {
+      LookupResponse page =
+          lookups.lookup(Bytes.toBytes(value), limit, IndexLookups.PAGE_BYTES, resume, true);
+      out.add(users(page));
+      resume = page.hasResumeAfter() ? page.getResumeAfter().toByteArray() : null;
+    } while (resume != null);
+    return out;
+  }
+
+  @Test
+  void pagedLookupsResumeAfterTheLastRowAndOnlyCompleteAnswersAreCached() throws Exception {
+    for (int i = 0; i < 5; i++) rows.put(indexRow("v", "r" + i), new byte[0]);
+    rows.put(indexRow("v2", "r0"), new byte[0]);
+    assertEquals(List.of(List.of("r0", "r1"), List.of("r2", "r3"), List.of("r4")), pages("v", 2));
+    assertFalse(lookups.lookup(Bytes.toBytes("v"), true).getCacheHit(), "no page was cached");
+    // The answer is cached now: a first page comes from the cache, sliced.
+    LookupResponse first =
+        lookups.lookup(Bytes.toBytes("v"), 3, IndexLookups.PAGE_BYTES, null, true);
+    assertTrue(first.getCacheHit());
+    assertEquals(List.of("r0", "r1", "r2"), users(first));
+    assertEquals("r2", Bytes.toString(first.getResumeAfter().toByteArray()));
+    assertEquals(List.of(List.of("r0", "r1", "r2", "r3", "r4")), pages("v", 5));
+    assertEquals(List.of(List.of()), pages("absent", 2));
+  }
+
+  @Test
+  void aPageStopsAtItsByteBudgetWhateverItsLimit() throws Exception {
+    for (int i = 0; i < 6; i++) rows.put(indexRow("big", "r" + i), new byte[1 << 20]);
+    List<List<String>> pages = pages("big", 100);
+    assertEquals(List.of("r0", "r1", "r2", "r3"), pages.get(0), "4 MiB of 1 MiB covered values");
+    assertEquals(List.of("r4", "r5"), pages.get(1));
+    assertEquals(2, pages.size());
+  }
+
+  @Test
+  void aListFormLookupIsPagedByBytesOnlyWithinBounds() throws Exception {
+    for (int i = 0; i < 3; i++) rows.put(indexRow("big", "r" + i), new byte[100 << 10]);
+    int budget = IndexLookups.pageBytes(150 << 10);
+    LookupResponse first =
+        lookups.lookup(Bytes.toBytes("big"), Integer.MAX_VALUE, budget, null, true);
+    assertEquals(List.of("r0", "r1"), users(first), "stopped once 150 KiB were reached");
+    LookupResponse rest =
+        lookups.lookup(
+            Bytes.toBytes("big"),
+            Integer.MAX_VALUE,
+            budget,
+            first.getResumeAfter().toByteArray(),
+            true);
+    assertEquals(List.of("r2"), users(rest));
+    assertFalse(rest.hasResumeAfter());
+    assertEquals(IndexLookups.PAGE_BYTES, IndexLookups.pageBytes(0));
+    assertEquals(IndexLookups.MIN_PAGE_BYTES, IndexLookups.pageBytes(1));
+    assertEquals(IndexLookups.MAX_PAGE_BYTES, IndexLookups.pageBytes(Integer.MAX_VALUE));
   }
 }

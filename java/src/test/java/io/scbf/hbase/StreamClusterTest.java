@@ -1,0 +1,179 @@
+package io.scbf.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.hbase.QueryPlan.Kind;
+import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.Oracle;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Streamed answers (issue 12, part 6) against a full scan, both index modes, with pages of 7 rows:
+ * every row exactly once and no page larger than its limit, for the index plan (paged lookups and
+ * re-checks) and the scan plan; {@code find} with a limit; a local stream that goes on across a
+ * split of the region it was reading.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class StreamClusterTest {
+  static final TableName TABLE = TableName.valueOf("streamed");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] CITY = Bytes.toBytes("city"); // global index
+  static final byte[] ZIP = Bytes.toBytes("zip"); // local index
+  static final byte[] BIG = Bytes.toBytes("big");
+  static final int ROWS = 600;
+  static final int PAGE = 7;
+
+  HBaseTestingUtility util;
+  Connection indexOnly; // planner off: the index plan, paged
+  Connection planned;
+
+  @BeforeAll
+  void start() throws Exception {
+    util = MiniCluster.start(2);
+    try (Admin admin = util.getConnection().getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(TABLE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          new byte[][] {Bytes.toBytes("row-0300")});
+    }
+    IndexAdmin indexes = new IndexAdmin(util.getConnection());
+    indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(4).build());
+    indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").local().build());
+    List<Put> puts = new ArrayList<>();
+    for (int i = 0; i < ROWS; i++) {
+      byte[] v = i % 2 == 0 ? BIG : Bytes.toBytes("v" + i % 30);
+      puts.add(new Put(row(i)).addColumn(D, CITY, v).addColumn(D, ZIP, v));
+    }
+    try (Table t = util.getConnection().getTable(TABLE)) {
+      t.put(puts);
+    }
+    Configuration conf = new Configuration(util.getConfiguration());
+    conf.setInt(Settings.CLIENT_PAGE_ROWS, PAGE);
+    conf.set(Settings.PLANNER, "index");
+    indexOnly = ConnectionFactory.createConnection(conf);
+    Configuration plannedConf = new Configuration(util.getConfiguration());
+    plannedConf.setInt(Settings.CLIENT_PAGE_ROWS, PAGE);
+    planned = ConnectionFactory.createConnection(plannedConf);
+    Thread.sleep(2000); // publications
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (indexOnly != null) indexOnly.close();
+    if (planned != null) planned.close();
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  static byte[] row(int i) {
+    return Bytes.toBytes(String.format("row-%04d", i));
+  }
+
+  /** Every row of the stream, sorted, checking that none came twice and pages stayed small. */
+  static List<String> drain(ResultScanner s) throws Exception {
+    List<String> rows = new ArrayList<>();
+    try (s) {
+      for (Result r = s.next(); r != null; r = s.next()) rows.add(Bytes.toString(r.getRow()));
+      assertTrue(
+          ((QueryStream) s).largestPage() <= PAGE, "page of " + ((QueryStream) s).largestPage());
+    }
+    List<String> sorted = new ArrayList<>(rows);
+    sorted.sort(null);
+    assertEquals(sorted.size(), sorted.stream().distinct().count(), "a row came twice");
+    return sorted;
+  }
+
+  List<String> expected(byte[] column, byte[] value) throws Exception {
+    return new Oracle(util.getConnection(), TABLE, D, column).rows(value);
+  }
+
+  @Test
+  @Order(1)
+  void indexStreamsPageThroughEveryRow() throws Exception {
+    try (IndexedTable t = new IndexedTable(indexOnly, TABLE)) {
+      for (byte[] column : List.of(CITY, ZIP)) {
+        assertEquals(300, expected(column, BIG).size());
+        assertEquals(expected(column, BIG), drain(t.stream(D, column, BIG)));
+        assertEquals(Kind.INDEX_LOOKUP, t.lastTrace().plan().kind());
+        assertEquals(
+            expected(column, Bytes.toBytes("v7")), drain(t.stream(D, column, Bytes.toBytes("v7"))));
+        assertEquals(List.of(), drain(t.stream(D, column, Bytes.toBytes("absent"))));
+      }
+    }
+  }
+
+  @Test
+  @Order(2)
+  void scanPlanStreamsToo() throws Exception {
+    try (IndexedTable t = new IndexedTable(planned, TABLE)) {
+      for (byte[] column : List.of(CITY, ZIP)) {
+        for (int i = 0; i < 50 && t.explain(D, column, BIG).kind() != Kind.DATA_SCAN; i++) {
+          Thread.sleep(200);
+        }
+        assertEquals(expected(column, BIG), drain(t.stream(D, column, BIG)));
+        assertEquals(Kind.DATA_SCAN, t.lastTrace().plan().kind(), t.lastTrace().toString());
+      }
+    }
+  }
+
+  @Test
+  @Order(3)
+  void findWithALimitReadsOnlyWhatItNeeds() throws Exception {
+    try (IndexedTable t = new IndexedTable(indexOnly, TABLE)) {
+      for (byte[] column : List.of(CITY, ZIP)) {
+        List<Result> ten = t.find(D, column, BIG, 10);
+        assertEquals(10, ten.size());
+        for (Result r : ten) {
+          assertTrue(expected(column, BIG).contains(Bytes.toString(r.getRow())));
+        }
+        assertEquals(0, t.find(D, column, BIG, 0).size());
+        assertEquals(expected(column, BIG).size(), t.find(D, column, BIG, 10_000).size());
+        assertThrows(IllegalArgumentException.class, () -> t.find(D, column, BIG, -1));
+      }
+    }
+  }
+
+  @Test
+  @Order(4)
+  void aLocalStreamGoesOnAcrossASplitOfTheRegionItReads() throws Exception {
+    List<String> expected = expected(ZIP, BIG);
+    try (IndexedTable t = new IndexedTable(indexOnly, TABLE)) {
+      List<String> rows = new ArrayList<>();
+      try (ResultScanner s = t.stream(D, ZIP, BIG)) {
+        for (int i = 0; i < 20; i++) rows.add(Bytes.toString(s.next().getRow()));
+        try (Admin admin = util.getConnection().getAdmin()) {
+          admin.split(TABLE, Bytes.toBytes("row-0150"));
+          for (int i = 0; i < 100 && admin.getRegions(TABLE).size() < 3; i++) Thread.sleep(200);
+          assertEquals(3, admin.getRegions(TABLE).size(), "the split happened");
+        }
+        for (Result r = s.next(); r != null; r = s.next()) rows.add(Bytes.toString(r.getRow()));
+      }
+      assertEquals(expected, rows, "every row once, in row-key order");
+    }
+  }
+}
