@@ -47,15 +47,42 @@ final class DataScan {
 
   /** Rows whose current {@code spec.column()} value equals {@code value}. */
   List<Result> point(IndexSpec spec, byte[] value) throws IOException {
-    return scan(spec, test(spec, CompareOperator.EQUAL, value), v -> Bytes.equals(v, value));
+    return scan(
+        test(spec.family(), spec.qualifier(), CompareOperator.EQUAL, value),
+        valueTest(spec, v -> Bytes.equals(v, value)));
+  }
+
+  /** Rows satisfying every condition (each tested in the region servers). */
+  List<Result> matching(List<Condition> conditions) throws IOException {
+    FilterList all = new FilterList(FilterList.Operator.MUST_PASS_ALL);
+    for (Condition c : conditions) {
+      FilterList any = new FilterList(FilterList.Operator.MUST_PASS_ONE);
+      for (byte[] v : c.values()) {
+        any.addFilter(test(c.family(), c.qualifier(), CompareOperator.EQUAL, v));
+      }
+      all.addFilter(any);
+    }
+    return scan(
+        all,
+        r -> {
+          for (Condition c : conditions) {
+            if (!c.test(r.getValue(c.family(), c.qualifier()))) return false;
+          }
+          return true;
+        });
   }
 
   /** Rows whose current value lies in {@code [lo, hi)} (null = unbounded). */
   List<Result> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     FilterList bounds = new FilterList(FilterList.Operator.MUST_PASS_ALL);
-    if (lo != null) bounds.addFilter(test(spec, CompareOperator.GREATER_OR_EQUAL, lo));
-    if (hi != null) bounds.addFilter(test(spec, CompareOperator.LESS, hi));
-    return scan(spec, bounds.size() == 0 ? null : bounds, v -> IndexKeyCodec.inRange(v, lo, hi));
+    if (lo != null) {
+      bounds.addFilter(test(spec.family(), spec.qualifier(), CompareOperator.GREATER_OR_EQUAL, lo));
+    }
+    if (hi != null)
+      bounds.addFilter(test(spec.family(), spec.qualifier(), CompareOperator.LESS, hi));
+    // Also the only test of an unbounded range (no server-side filter then).
+    return scan(
+        bounds.size() == 0 ? null : bounds, valueTest(spec, v -> IndexKeyCodec.inRange(v, lo, hi)));
   }
 
   /**
@@ -63,7 +90,10 @@ final class DataScan {
    * sequential scanner (a stream holds one page; the parallel scan would hold one per region).
    */
   QueryStream.Pages pointPages(IndexSpec spec, byte[] value, int pageRows) throws IOException {
-    Scan scan = new Scan().setCaching(pageRows).setFilter(test(spec, CompareOperator.EQUAL, value));
+    Scan scan =
+        new Scan()
+            .setCaching(pageRows)
+            .setFilter(test(spec.family(), spec.qualifier(), CompareOperator.EQUAL, value));
     Table t = connection.getTable(table);
     ResultScanner rows;
     try {
@@ -107,9 +137,8 @@ final class DataScan {
     return new IndexEntry(row.getRow(), covered);
   }
 
-  private static Filter test(IndexSpec spec, CompareOperator op, byte[] operand) {
-    SingleColumnValueFilter f =
-        new SingleColumnValueFilter(spec.family(), spec.qualifier(), op, operand);
+  private static Filter test(byte[] family, byte[] qualifier, CompareOperator op, byte[] operand) {
+    SingleColumnValueFilter f = new SingleColumnValueFilter(family, qualifier, op, operand);
     f.setFilterIfMissing(true);
     f.setLatestVersionOnly(true);
     return f;
@@ -120,19 +149,26 @@ final class DataScan {
    * region that split or moved meanwhile is handled by the client's scanner: each scan covers a key
    * range, not a region.
    */
-  private List<Result> scan(IndexSpec spec, Filter filter, Predicate<byte[]> matches)
-      throws IOException {
+  /** The client-side test of one column's current value (absent: no match). */
+  private static Predicate<Result> valueTest(IndexSpec spec, Predicate<byte[]> matches) {
+    return r -> {
+      byte[] v = r.getValue(spec.family(), spec.qualifier());
+      return v != null && matches.test(v);
+    };
+  }
+
+  private List<Result> scan(Filter filter, Predicate<Result> matches) throws IOException {
     List<HRegionLocation> regions;
     try (RegionLocator locator = connection.getRegionLocator(table)) {
       regions = locator.getAllRegionLocations();
     }
     List<Future<List<Result>>> rest = new ArrayList<>();
     for (HRegionLocation r : regions.subList(Math.min(1, regions.size()), regions.size())) {
-      rest.add(pool.submit(() -> scanRange(r, spec, filter, matches)));
+      rest.add(pool.submit(() -> scanRange(r, filter, matches)));
     }
     List<Result> out = new ArrayList<>();
     try {
-      if (!regions.isEmpty()) out.addAll(scanRange(regions.get(0), spec, filter, matches));
+      if (!regions.isEmpty()) out.addAll(scanRange(regions.get(0), filter, matches));
       for (Future<List<Result>> f : rest) out.addAll(f.get());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -146,8 +182,7 @@ final class DataScan {
     return out;
   }
 
-  private List<Result> scanRange(
-      HRegionLocation region, IndexSpec spec, Filter filter, Predicate<byte[]> matches)
+  private List<Result> scanRange(HRegionLocation region, Filter filter, Predicate<Result> matches)
       throws IOException {
     Scan scan =
         new Scan()
@@ -159,9 +194,7 @@ final class DataScan {
     try (Table t = connection.getTable(table);
         ResultScanner rows = t.getScanner(scan)) {
       for (Result r : rows) {
-        // Also the only test of an unbounded range (no server-side filter then).
-        byte[] v = r.getValue(spec.family(), spec.qualifier());
-        if (v != null && matches.test(v)) out.add(r);
+        if (matches.test(r)) out.add(r);
       }
     }
     return out;

@@ -90,6 +90,13 @@ public final class IndexedTable implements AutoCloseable {
    */
   static final int LIST_PAGE_BYTES = 32 << 20;
 
+  /**
+   * A multi-column query intersects the row keys of every condition estimated at most this many
+   * times the rows of the most selective one: fetching more keys would cost more than re-checking
+   * the rows they would remove.
+   */
+  static final int INTERSECT_RATIO = 4;
+
   /** Gets per multi-get of the re-check (see {@link #recheck}). */
   private static final int RECHECK_CHUNK = 1000;
 
@@ -307,9 +314,9 @@ public final class IndexedTable implements AutoCloseable {
     if (limit < 0) throw new IllegalArgumentException("limit must be >= 0, not " + limit);
     List<Result> rows = new ArrayList<>(Math.min(limit, pageRows));
     try (ResultScanner s = stream(family, qualifier, value)) {
-      for (Result r = rows.size() < limit ? s.next() : null;
-          r != null;
-          r = rows.size() < limit ? s.next() : null) {
+      while (rows.size() < limit) {
+        Result r = s.next();
+        if (r == null) break;
         rows.add(r);
       }
     }
@@ -414,6 +421,94 @@ public final class IndexedTable implements AutoCloseable {
     entries.sort((a, b) -> Bytes.compareTo(a.row(), b.row()));
     finishTrace(start, plan);
     return entries;
+  }
+
+  /**
+   * The rows satisfying every condition now: an AND of equalities and INs on indexed columns, in
+   * either index mode, re-checked against every condition. Each condition's rows are estimated from
+   * its values' counts. If scanning the table costs less than the most selective condition's index
+   * plan, the table is scanned with every condition tested in the region servers. Otherwise the row
+   * keys of the most selective condition are intersected with those of every other condition
+   * estimated at most {@link #INTERSECT_RATIO} times larger, before any row is read: rows are
+   * fetched only for keys in every set. Conditions without an estimate are only re-checked (when
+   * none has one, the first condition's keys are read).
+   */
+  public List<Result> find(Condition... conditions) throws IOException {
+    if (conditions == null || conditions.length == 0) {
+      throw new IllegalArgumentException("find needs at least one condition");
+    }
+    long start = System.nanoTime();
+    List<Condition> all = List.of(conditions);
+    long[] estimated = new long[all.size()];
+    long tableRows = -1;
+    int driver = -1;
+    for (int i = 0; i < all.size(); i++) {
+      Condition c = all.get(i);
+      IndexSpec spec = spec(c.family(), c.qualifier());
+      estimated[i] = 0;
+      for (byte[] v : c.values()) {
+        QueryPlan p = plan(Answer.ROW_KEYS, spec, routeFor(spec, v));
+        if (p.estimatedRows() < 0) {
+          estimated[i] = -1;
+          break;
+        }
+        estimated[i] += p.estimatedRows();
+        tableRows = Math.max(tableRows, p.tableRows());
+      }
+      if (estimated[i] >= 0 && (driver < 0 || estimated[i] < estimated[driver])) driver = i;
+    }
+    QueryPlan plan = planner.planAnd(driver < 0 ? -1 : estimated[driver], tableRows, all.size());
+    List<Result> rows;
+    int intersected = 0;
+    if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
+      rows = scans.matching(all);
+    } else {
+      TreeSet<byte[]> candidates = null;
+      for (int i = 0; i < all.size(); i++) {
+        boolean selective =
+            i == (driver < 0 ? 0 : driver)
+                || (estimated[i] >= 0
+                    && driver >= 0
+                    && estimated[i] <= INTERSECT_RATIO * Math.max(1, estimated[driver]));
+        if (!selective) continue;
+        TreeSet<byte[]> keys = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+        Condition c = all.get(i);
+        for (byte[] v : c.values()) keys.addAll(findRowKeys(c.family(), c.qualifier(), v));
+        if (candidates == null) {
+          candidates = keys;
+        } else {
+          candidates.retainAll(keys);
+        }
+        intersected++;
+        if (candidates.isEmpty()) break;
+      }
+      rows =
+          recheck(
+              new ArrayList<>(candidates),
+              r -> {
+                for (Condition c : all) {
+                  if (!c.test(r.getValue(c.family(), c.qualifier()))) return false;
+                }
+                return true;
+              });
+    }
+    lastTrace.set(
+        new QueryTrace(
+            plan.kind() == QueryPlan.Kind.DATA_SCAN
+                ? "and-scan (planned)"
+                : "and (" + intersected + " of " + all.size() + " conditions intersected)",
+            -1,
+            -1,
+            0,
+            0,
+            rows.size(),
+            plan.kind() != QueryPlan.Kind.DATA_SCAN,
+            0,
+            0,
+            micros(start),
+            0,
+            plan));
+    return rows;
   }
 
   /**
@@ -871,6 +966,15 @@ public final class IndexedTable implements AutoCloseable {
   private List<Result> recheck(
       List<byte[]> rows, byte[] family, byte[] qualifier, Predicate<byte[]> predicate)
       throws IOException {
+    return recheck(
+        rows,
+        r -> {
+          byte[] v = r.getValue(family, qualifier);
+          return v != null && predicate.test(v);
+        });
+  }
+
+  private List<Result> recheck(List<byte[]> rows, Predicate<Result> predicate) throws IOException {
     List<Future<Result[]>> chunks = new ArrayList<>();
     for (int from = 0; from < rows.size(); from += RECHECK_CHUNK) {
       List<Get> gets = new ArrayList<>(RECHECK_CHUNK);
@@ -889,8 +993,7 @@ public final class IndexedTable implements AutoCloseable {
     try {
       for (Future<Result[]> chunk : chunks) {
         for (Result r : chunk.get()) {
-          byte[] v = r.getValue(family, qualifier);
-          if (v != null && predicate.test(v)) out.add(r);
+          if (!r.isEmpty() && predicate.test(r)) out.add(r);
         }
       }
     } catch (InterruptedException e) {

@@ -69,4 +69,35 @@ final class QueryPlanner {
         scanMs,
         scan ? "a scan is cheaper" : "the index is cheaper");
   }
+
+  /**
+   * The plan of an AND of {@code conditions} conditions whose most selective one is estimated at
+   * {@code driverRows} rows (-1: unknown): the index plan reads its keys and re-checks its rows by
+   * client reads, the scan plan reads the table ({@code tableRows}, -1: unknown).
+   */
+  QueryPlan planAnd(long driverRows, long tableRows, int conditions) {
+    String what = "AND of " + conditions + " conditions";
+    if (!costBased) {
+      return QueryPlan.unestimated(
+          Kind.INDEX_LOOKUP, Answer.ROWS, -1, -1, what + "; " + Settings.PLANNER + " = index");
+    }
+    if (driverRows < 0 || tableRows < 0) {
+      return QueryPlan.unestimated(
+          Kind.INDEX_LOOKUP, Answer.ROWS, -1, -1, what + "; no estimate: the index");
+    }
+    double indexMs = driverRows * (entryUs + fetchRowUs) / 1000;
+    double scanMs = tableRows * scanRowUs / 1000;
+    boolean scan = scanMs < indexMs;
+    return new QueryPlan(
+        scan ? Kind.DATA_SCAN : Kind.INDEX_LOOKUP,
+        Answer.ROWS,
+        driverRows,
+        -1,
+        tableRows,
+        -1,
+        -1,
+        indexMs,
+        scanMs,
+        what + (scan ? ": a scan is cheaper" : ": the index is cheaper"));
+  }
 }
