@@ -16,11 +16,14 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionLookup;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
@@ -28,9 +31,11 @@ import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,7 +43,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -110,6 +118,7 @@ public final class IndexedTable implements AutoCloseable {
   private final ThreadLocal<QueryTrace> lastTrace = new ThreadLocal<>();
   private final AtomicLong routingFailures = new AtomicLong();
   private final AtomicLong staleRowsSent = new AtomicLong();
+  private final AtomicLong lookupCalls = new AtomicLong();
   private final LocalQueries local;
   private final RoutingCache routing;
   private final QueryPlanner planner;
@@ -643,6 +652,14 @@ public final class IndexedTable implements AutoCloseable {
     }
   }
 
+  /**
+   * RPCs this table's global point lookups made to index region servers (first pages): one per
+   * server holding several candidate buckets, plus one per other bucket.
+   */
+  public long lookupCalls() {
+    return lookupCalls.get();
+  }
+
   /** Stale index rows this table's queries met and sent to their regions for removal. */
   public long staleRowsSent() {
     return staleRowsSent.get();
@@ -757,11 +774,7 @@ public final class IndexedTable implements AutoCloseable {
             .setLimit(Integer.MAX_VALUE)
             .setMaxBytes(LIST_PAGE_BYTES)
             .build();
-    List<LookupResponse> responses =
-        askAll(
-            indexTable,
-            buckets,
-            channel -> IndexLookupService.newBlockingStub(channel).lookup(null, request));
+    List<LookupResponse> responses = lookupAll(indexTable, buckets, request);
     responses = withRemainingPages(indexTable, buckets, request, responses);
     trace(
         strict ? "point-strict" : "point",
@@ -882,6 +895,102 @@ public final class IndexedTable implements AutoCloseable {
     keys.add(new byte[0]);
     keys.addAll(Arrays.asList(IndexKeyCodec.splitKeys(spec.buckets())));
     return keys;
+  }
+
+  /**
+   * The point lookup of every bucket, one call per region server holding several of them ({@code
+   * lookupMany}), one per bucket otherwise, all in parallel; answers in bucket order. A bucket the
+   * server no longer holds, or every bucket of a server call that failed retriably, is asked
+   * through its own region endpoint, which re-locates it.
+   */
+  private List<LookupResponse> lookupAll(
+      TableName indexTable, List<byte[]> buckets, LookupRequest request) throws IOException {
+    Map<ServerName, List<Integer>> byServer = new LinkedHashMap<>();
+    List<String> encoded = new ArrayList<>(buckets.size());
+    try (RegionLocator locator = connection.getRegionLocator(indexTable)) {
+      for (int i = 0; i < buckets.size(); i++) {
+        HRegionLocation l = locator.getRegionLocation(buckets.get(i));
+        encoded.add(l.getRegion().getEncodedName());
+        byServer.computeIfAbsent(l.getServerName(), k -> new ArrayList<>()).add(i);
+      }
+    }
+    LookupResponse[] out = new LookupResponse[buckets.size()];
+    List<Callable<Void>> calls = new ArrayList<>(byServer.size());
+    try (Table table = connection.getTable(indexTable)) {
+      for (Map.Entry<ServerName, List<Integer>> group : byServer.entrySet()) {
+        calls.add(
+            () -> {
+              List<Integer> slots = group.getValue();
+              if (slots.size() > 1) askServer(table, buckets, slots, encoded, request, out);
+              for (int i : slots) {
+                if (out[i] == null) {
+                  lookupCalls.incrementAndGet();
+                  out[i] =
+                      IndexLookupService.newBlockingStub(table.coprocessorService(buckets.get(i)))
+                          .lookup(null, request);
+                }
+              }
+              return null;
+            });
+      }
+      // The calling thread makes the first call itself rather than idle.
+      List<Future<Void>> rest = new ArrayList<>();
+      for (Callable<Void> c : calls.subList(Math.min(1, calls.size()), calls.size())) {
+        rest.add(pool.submit(c));
+      }
+      if (!calls.isEmpty()) calls.get(0).call();
+      for (Future<Void> f : rest) f.get();
+    } catch (ServiceException e) {
+      throw unwrap(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("index lookup interrupted");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof ServiceException se) throw unwrap(se);
+      if (e.getCause() instanceof IOException io) throw io;
+      throw new IOException("index lookup on " + indexTable + " failed", e.getCause());
+    } catch (IOException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException("index lookup on " + indexTable + " failed", e);
+    }
+    return Arrays.asList(out);
+  }
+
+  /**
+   * One call for several buckets of one server, sent to the first of them; fills the answers it
+   * got. A retriable failure (the server is down or moving regions) leaves them to the per-bucket
+   * calls.
+   */
+  private void askServer(
+      Table table,
+      List<byte[]> buckets,
+      List<Integer> slots,
+      List<String> encoded,
+      LookupRequest request,
+      LookupResponse[] out)
+      throws IOException {
+    ServerLookupRequest.Builder batch = ServerLookupRequest.newBuilder().setLookup(request);
+    for (int i : slots) batch.addEncodedRegions(encoded.get(i));
+    ServerLookupResponse answer;
+    lookupCalls.incrementAndGet();
+    try {
+      answer =
+          IndexLookupService.newBlockingStub(table.coprocessorService(buckets.get(slots.get(0))))
+              .lookupMany(null, batch.build());
+    } catch (ServiceException e) {
+      IOException cause = unwrap(e);
+      if (cause instanceof DoNotRetryIOException) throw cause; // includes AccessDeniedException
+      LOG.debug(
+          "scbf: batched lookup failed, asking its {} buckets one by one", slots.size(), cause);
+      return;
+    }
+    for (int k = 0; k < slots.size() && k < answer.getRegionsCount(); k++) {
+      RegionLookup r = answer.getRegions(k);
+      if (r.hasAnswer() && r.getEncodedRegion().equals(encoded.get(slots.get(k)))) {
+        out[slots.get(k)] = r.getAnswer();
+      }
+    }
   }
 
   private interface BucketCall {

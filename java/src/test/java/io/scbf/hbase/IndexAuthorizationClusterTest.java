@@ -14,18 +14,23 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionLookup;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
@@ -145,6 +150,25 @@ class IndexAuthorizationClusterTest {
     return out;
   }
 
+  /** One lookupMany of every bucket, sent to the first: the regions hosted there answer. */
+  static ServerLookupResponse lookupManyAtFirstBucket(Connection c) throws Exception {
+    ServerLookupRequest.Builder request =
+        ServerLookupRequest.newBuilder()
+            .setLookup(
+                LookupRequest.newBuilder()
+                    .setAlias(ByteString.copyFromUtf8("city"))
+                    .setValue(ByteString.copyFrom(NANJING)));
+    TableName index = IndexCatalog.indexTableName(TABLE, "city");
+    try (Table t = c.getTable(index);
+        RegionLocator locator = c.getRegionLocator(index)) {
+      for (HRegionLocation l : locator.getAllRegionLocations()) {
+        request.addEncodedRegions(l.getRegion().getEncodedName());
+      }
+      return IndexLookupService.newBlockingStub(t.coprocessorService(new byte[0]))
+          .lookupMany(null, request.build());
+    }
+  }
+
   static LookupResponse rangeOfFirstBucket(Connection c) throws Exception {
     try (Table index = c.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
       return IndexLookupService.newBlockingStub(index.coprocessorService(new byte[0]))
@@ -182,6 +206,7 @@ class IndexAuthorizationClusterTest {
   void callersWithoutReadOnTheIndexedColumnsAreRefused() {
     for (Connection c : List.of(bob, carol)) {
       assertDenied(() -> lookupEveryBucket(c));
+      assertDenied(() -> lookupManyAtFirstBucket(c));
       assertDenied(() -> rangeOfFirstBucket(c));
       assertDenied(() -> localQuery(c, LocalQueryRequest.Answer.KEYS));
       assertDenied(() -> localQuery(c, LocalQueryRequest.Answer.ROWS));
@@ -195,6 +220,11 @@ class IndexAuthorizationClusterTest {
     Oracle oracle = new Oracle(admin, TABLE, D, CITY);
     assertEquals(oracle.rows(NANJING).size(), hits);
     assertTrue(rangeOfFirstBucket(alice).getHitsCount() > 0);
+    int manyHits = 0;
+    for (RegionLookup r : lookupManyAtFirstBucket(alice).getRegionsList()) {
+      if (r.hasAnswer()) manyHits += r.getAnswer().getHitsCount();
+    }
+    assertTrue(manyHits > 0, "the regions hosted with the first bucket answered");
     assertTrue(localQuery(alice, LocalQueryRequest.Answer.ROWS).getRowsCount() > 0);
     // The table's own superuser, for comparison, sees the same.
     int adminHits = 0;

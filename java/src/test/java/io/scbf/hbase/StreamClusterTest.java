@@ -176,4 +176,43 @@ class StreamClusterTest {
       assertEquals(expected, rows, "every row once, in row-key order");
     }
   }
+
+  @Test
+  @Order(5)
+  void globalLookupsMakeOneCallPerServerAndFollowAMovedBucket() throws Exception {
+    TableName index = io.scbf.hbase.shared.IndexCatalog.indexTableName(TABLE, "city");
+    byte[] v7 = Bytes.toBytes("v7");
+    try (IndexedTable t = new IndexedTable(indexOnly, TABLE).setStrict(true);
+        org.apache.hadoop.hbase.client.RegionLocator locator = indexOnly.getRegionLocator(index);
+        Admin admin = util.getConnection().getAdmin()) {
+      java.util.Set<org.apache.hadoop.hbase.ServerName> servers = new java.util.HashSet<>();
+      for (org.apache.hadoop.hbase.HRegionLocation l : locator.getAllRegionLocations()) {
+        servers.add(l.getServerName());
+      }
+      long before = t.lookupCalls();
+      assertEquals(expected(CITY, v7), Oracle.resultRows(t.find(D, CITY, v7)));
+      assertEquals(4, t.lastTrace().bucketsAsked(), "strict: every bucket");
+      assertEquals(servers.size(), t.lookupCalls() - before, "one call per server");
+
+      // Move a bucket: the client's cached location is stale, the server call misses it and the
+      // bucket is asked through its own endpoint (which re-locates it).
+      org.apache.hadoop.hbase.HRegionLocation moved = locator.getAllRegionLocations().get(0);
+      org.apache.hadoop.hbase.ServerName target = null;
+      for (org.apache.hadoop.hbase.ServerName s : admin.getRegionServers()) {
+        if (!s.equals(moved.getServerName())) target = s;
+      }
+      admin.move(moved.getRegion().getEncodedNameAsBytes(), target);
+      for (int i = 0; i < 50; i++) {
+        if (target.equals(
+            util.getConnection()
+                .getRegionLocator(index)
+                .getRegionLocation(moved.getRegion().getStartKey(), true)
+                .getServerName())) {
+          break;
+        }
+        Thread.sleep(200);
+      }
+      assertEquals(expected(CITY, v7), Oracle.resultRows(t.find(D, CITY, v7)));
+    }
+  }
 }

@@ -10,6 +10,9 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionLookup;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,8 +31,10 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.OperationStatus;
+import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Pair;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -209,15 +214,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
   public void lookup(
       RpcController controller, LookupRequest request, RpcCallback<LookupResponse> done) {
     try {
-      requireRead();
-      done.run(
-          region()
-              .lookup(
-                  request.getAlias().toByteArray(),
-                  request.getValue().toByteArray(),
-                  request.getLimit(),
-                  request.getMaxBytes(),
-                  request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null));
+      done.run(lookup(request));
     } catch (IOException | RuntimeException e) {
       fail(controller, done, e);
     }
@@ -247,6 +244,60 @@ public class IndexRegionCoprocessor extends IndexLookupService
             ? io
             : new DoNotRetryIOException("scbf lookup failed: " + e, e));
     done.run(null);
+  }
+
+  /**
+   * The point lookup of several index regions of this server in one call: a query routed to k
+   * buckets makes one call per server instead of k. Each region hosted here answers exactly as its
+   * own {@link #lookup} would (with the same READ check); one not open here (moved since the client
+   * located it) is answered with nothing, and the client asks it directly. A region-server endpoint
+   * would need global ADMIN under HBase's AccessController; this one needs what a lookup needs.
+   */
+  @Override
+  public void lookupMany(
+      RpcController controller,
+      ServerLookupRequest request,
+      RpcCallback<ServerLookupResponse> done) {
+    try {
+      ServerLookupResponse.Builder out = ServerLookupResponse.newBuilder();
+      for (String encoded : request.getEncodedRegionsList()) {
+        RegionLookup.Builder answer = RegionLookup.newBuilder().setEncodedRegion(encoded);
+        IndexRegionCoprocessor hosted = hostedIndexRegion(encoded);
+        if (hosted != null) answer.setAnswer(hosted.lookup(request.getLookup()));
+        out.addRegions(answer);
+      }
+      done.run(out.build());
+    } catch (IOException | RuntimeException e) {
+      CoprocessorRpcUtils.setControllerException(
+          controller, e instanceof IOException io ? io : new IOException(e.toString(), e));
+      done.run(null);
+    }
+  }
+
+  /** The scbf coprocessor of a region open on this server, or null if it is not open here. */
+  private IndexRegionCoprocessor hostedIndexRegion(String encoded) throws DoNotRetryIOException {
+    Region region = env.getOnlineRegions().getRegion(encoded);
+    if (region == null) return null;
+    IndexRegionCoprocessor cp =
+        region instanceof HRegion h && h.getCoprocessorHost() != null
+            ? h.getCoprocessorHost().findCoprocessor(IndexRegionCoprocessor.class)
+            : null;
+    if (cp == null || cp.index == null) {
+      throw new DoNotRetryIOException("region " + encoded + " is not an scbf index region");
+    }
+    return cp;
+  }
+
+  /** A point lookup of this index region. */
+  LookupResponse lookup(LookupRequest request) throws IOException {
+    requireRead();
+    return region()
+        .lookup(
+            request.getAlias().toByteArray(),
+            request.getValue().toByteArray(),
+            request.getLimit(),
+            request.getMaxBytes(),
+            request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null);
   }
 
   /** Lookups answer data row keys and covered values: the caller needs READ on those columns. */
