@@ -2,14 +2,12 @@ package io.scbf.hbase;
 
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HRegionLocation;
@@ -90,6 +88,7 @@ final class DataScan {
    * sequential scanner (a stream holds one page; the parallel scan would hold one per region).
    */
   QueryStream.Pages pointPages(IndexSpec spec, byte[] value, int pageRows) throws IOException {
+    Predicate<Result> matches = valueTest(spec, v -> Bytes.equals(v, value));
     Scan scan =
         new Scan()
             .setCaching(pageRows)
@@ -109,8 +108,7 @@ final class DataScan {
         while (page.size() < pageRows) {
           Result r = rows.next();
           if (r == null) return page.isEmpty() ? null : page;
-          byte[] v = r.getValue(spec.family(), spec.qualifier());
-          if (v != null && Bytes.equals(v, value)) page.add(r);
+          if (matches.test(r)) page.add(r);
         }
         return page;
       }
@@ -144,11 +142,6 @@ final class DataScan {
     return f;
   }
 
-  /**
-   * One scan per region, all but the first on the pool (the caller scans the first itself). A
-   * region that split or moved meanwhile is handled by the client's scanner: each scan covers a key
-   * range, not a region.
-   */
   /** The client-side test of one column's current value (absent: no match). */
   private static Predicate<Result> valueTest(IndexSpec spec, Predicate<byte[]> matches) {
     return r -> {
@@ -157,28 +150,19 @@ final class DataScan {
     };
   }
 
+  /**
+   * One scan per region, in parallel ({@link ParallelCalls}). A region that split or moved
+   * meanwhile is handled by the client's scanner: each scan covers a key range, not a region.
+   */
   private List<Result> scan(Filter filter, Predicate<Result> matches) throws IOException {
     List<HRegionLocation> regions;
     try (RegionLocator locator = connection.getRegionLocator(table)) {
       regions = locator.getAllRegionLocations();
     }
-    List<Future<List<Result>>> rest = new ArrayList<>();
-    for (HRegionLocation r : regions.subList(Math.min(1, regions.size()), regions.size())) {
-      rest.add(pool.submit(() -> scanRange(r, filter, matches)));
-    }
+    List<Callable<List<Result>>> scans = new ArrayList<>(regions.size());
+    for (HRegionLocation r : regions) scans.add(() -> scanRange(r, filter, matches));
     List<Result> out = new ArrayList<>();
-    try {
-      if (!regions.isEmpty()) out.addAll(scanRange(regions.get(0), filter, matches));
-      for (Future<List<Result>> f : rest) out.addAll(f.get());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("scan of " + table + " interrupted");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof IOException io) throw io;
-      throw new IOException("scan of " + table + " failed", e.getCause());
-    } finally {
-      for (Future<List<Result>> f : rest) f.cancel(true);
-    }
+    for (List<Result> part : ParallelCalls.all(pool, scans, "scan of " + table)) out.addAll(part);
     return out;
   }
 

@@ -27,7 +27,6 @@ import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,10 +35,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -238,17 +235,21 @@ public final class IndexedTable implements AutoCloseable {
     IndexSpec spec = spec(family, qualifier);
     Routed routed = routeFor(spec, value);
     QueryPlan plan = plan(Answer.ROW_KEYS, spec, routed);
-    List<byte[]> rows;
-    if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
-      rows = new ArrayList<>();
-      for (Result r : scanFor(spec, value, plan, routed)) rows.add(r.getRow());
-    } else {
-      rows =
-          spec.isLocal()
-              ? local.rowKeys(local.point(spec, value, LocalQueryRequest.Answer.KEYS, routed))
-              : point(spec, value, routed).rowKeys();
-    }
+    List<byte[]> rows = rowKeys(spec, value, routed, plan);
     finishTrace(start, plan);
+    return rows;
+  }
+
+  /** {@link #findRowKeys} once routed and planned. */
+  private List<byte[]> rowKeys(IndexSpec spec, byte[] value, Routed routed, QueryPlan plan)
+      throws IOException {
+    if (plan.kind() != QueryPlan.Kind.DATA_SCAN) {
+      return spec.isLocal()
+          ? local.rowKeys(local.point(spec, value, LocalQueryRequest.Answer.KEYS, routed))
+          : point(spec, value, routed).rowKeys();
+    }
+    List<byte[]> rows = new ArrayList<>();
+    for (Result r : scanFor(spec, value, plan, routed)) rows.add(r.getRow());
     return rows;
   }
 
@@ -340,19 +341,9 @@ public final class IndexedTable implements AutoCloseable {
   private QueryStream.Pages globalPages(
       IndexSpec spec, byte[] value, RouteResponse route, byte[] family, byte[] qualifier)
       throws IOException {
-    List<byte[]> buckets = allBuckets(spec);
-    if (route != null) {
-      buckets = new ArrayList<>();
-      for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
-    }
-    LookupRequest request =
-        LookupRequest.newBuilder()
-            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)))
-            .setValue(ByteString.copyFrom(value))
-            .setLimit(pageRows)
-            .build();
+    List<byte[]> candidates = bucketsOf(spec, route);
+    LookupRequest request = lookupRequest(spec, value).setLimit(pageRows).build();
     Table index = connection.getTable(IndexCatalog.indexTableName(dataTable, spec.alias()));
-    List<byte[]> candidates = buckets;
     return new QueryStream.Pages() {
       int bucket;
       ByteString resume;
@@ -448,21 +439,28 @@ public final class IndexedTable implements AutoCloseable {
     }
     long start = System.nanoTime();
     List<Condition> all = List.of(conditions);
+    // Each value routed and planned once: for the estimates, then for reading its keys.
+    List<List<ValueRoute>> routes = new ArrayList<>(all.size());
     long[] estimated = new long[all.size()];
     long tableRows = -1;
     int driver = -1;
     for (int i = 0; i < all.size(); i++) {
       Condition c = all.get(i);
       IndexSpec spec = spec(c.family(), c.qualifier());
-      estimated[i] = 0;
+      List<ValueRoute> values = new ArrayList<>(c.values().size());
       for (byte[] v : c.values()) {
-        QueryPlan p = plan(Answer.ROW_KEYS, spec, routeFor(spec, v));
-        if (p.estimatedRows() < 0) {
+        Routed routed = routeFor(spec, v);
+        values.add(new ValueRoute(spec, v, routed, plan(Answer.ROW_KEYS, spec, routed)));
+      }
+      routes.add(values);
+      estimated[i] = 0;
+      for (ValueRoute v : values) {
+        if (v.plan().estimatedRows() < 0) {
           estimated[i] = -1;
           break;
         }
-        estimated[i] += p.estimatedRows();
-        tableRows = Math.max(tableRows, p.tableRows());
+        estimated[i] += v.plan().estimatedRows();
+        tableRows = Math.max(tableRows, v.plan().tableRows());
       }
       if (estimated[i] >= 0 && (driver < 0 || estimated[i] < estimated[driver])) driver = i;
     }
@@ -481,8 +479,9 @@ public final class IndexedTable implements AutoCloseable {
                     && estimated[i] <= INTERSECT_RATIO * Math.max(1, estimated[driver]));
         if (!selective) continue;
         TreeSet<byte[]> keys = new TreeSet<>(Bytes.BYTES_COMPARATOR);
-        Condition c = all.get(i);
-        for (byte[] v : c.values()) keys.addAll(findRowKeys(c.family(), c.qualifier(), v));
+        for (ValueRoute v : routes.get(i)) {
+          keys.addAll(rowKeys(v.spec(), v.value(), v.routed(), v.plan()));
+        }
         if (candidates == null) {
           candidates = keys;
         } else {
@@ -542,6 +541,9 @@ public final class IndexedTable implements AutoCloseable {
    * routing failed), and its time.
    */
   record Routed(RouteResponse route, long micros, boolean failed) {}
+
+  /** One value of a multi-column query, routed and planned for its row keys. */
+  private record ValueRoute(IndexSpec spec, byte[] value, Routed routed, QueryPlan plan) {}
 
   private Routed routeFor(IndexSpec spec, byte[] value) {
     if (value == null) throw new IllegalArgumentException("value must not be null");
@@ -755,25 +757,14 @@ public final class IndexedTable implements AutoCloseable {
   private GlobalAnswer point(IndexSpec spec, byte[] value, Routed routed) throws IOException {
     long start = System.nanoTime() - routed.micros() * 1000;
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
-    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
-    List<byte[]> buckets = allBuckets(spec);
-    int unsure = 0;
     RouteResponse route = routed.route();
-    if (route != null) {
-      buckets = new ArrayList<>();
-      for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
-      unsure = route.getUnsureRegions();
-    }
+    List<byte[]> buckets = bucketsOf(spec, route);
+    int unsure = route == null ? 0 : route.getUnsureRegions();
     long routeMicros = routed.micros();
     long lookupStart = System.nanoTime();
     // Paged by bytes only: an answer larger than one message comes in several.
     LookupRequest request =
-        LookupRequest.newBuilder()
-            .setAlias(ByteString.copyFrom(alias))
-            .setValue(ByteString.copyFrom(value))
-            .setLimit(Integer.MAX_VALUE)
-            .setMaxBytes(LIST_PAGE_BYTES)
-            .build();
+        lookupRequest(spec, value).setLimit(Integer.MAX_VALUE).setMaxBytes(LIST_PAGE_BYTES).build();
     List<LookupResponse> responses = lookupAll(indexTable, buckets, request);
     responses = withRemainingPages(indexTable, buckets, request, responses);
     trace(
@@ -889,6 +880,20 @@ public final class IndexedTable implements AutoCloseable {
             null));
   }
 
+  /** Start keys of the buckets a point query asks: the route's candidates, or every bucket. */
+  private static List<byte[]> bucketsOf(IndexSpec spec, RouteResponse route) {
+    if (route == null) return allBuckets(spec);
+    List<byte[]> buckets = new ArrayList<>(route.getCandidatesCount());
+    for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
+    return buckets;
+  }
+
+  private static LookupRequest.Builder lookupRequest(IndexSpec spec, byte[] value) {
+    return LookupRequest.newBuilder()
+        .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)))
+        .setValue(ByteString.copyFrom(value));
+  }
+
   /** Start keys of every bucket's region: {}, {1}, ..., {B-1} (fixed at index creation). */
   private static List<byte[]> allBuckets(IndexSpec spec) {
     List<byte[]> keys = new ArrayList<>(spec.buckets());
@@ -915,12 +920,11 @@ public final class IndexedTable implements AutoCloseable {
       }
     }
     LookupResponse[] out = new LookupResponse[buckets.size()];
-    List<Callable<Void>> calls = new ArrayList<>(byServer.size());
     try (Table table = connection.getTable(indexTable)) {
-      for (Map.Entry<ServerName, List<Integer>> group : byServer.entrySet()) {
+      List<Callable<Void>> calls = new ArrayList<>(byServer.size());
+      for (List<Integer> slots : byServer.values()) {
         calls.add(
             () -> {
-              List<Integer> slots = group.getValue();
               if (slots.size() > 1) askServer(table, buckets, slots, encoded, request, out);
               for (int i : slots) {
                 if (out[i] == null) {
@@ -933,26 +937,7 @@ public final class IndexedTable implements AutoCloseable {
               return null;
             });
       }
-      // The calling thread makes the first call itself rather than idle.
-      List<Future<Void>> rest = new ArrayList<>();
-      for (Callable<Void> c : calls.subList(Math.min(1, calls.size()), calls.size())) {
-        rest.add(pool.submit(c));
-      }
-      if (!calls.isEmpty()) calls.get(0).call();
-      for (Future<Void> f : rest) f.get();
-    } catch (ServiceException e) {
-      throw unwrap(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("index lookup interrupted");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof ServiceException se) throw unwrap(se);
-      if (e.getCause() instanceof IOException io) throw io;
-      throw new IOException("index lookup on " + indexTable + " failed", e.getCause());
-    } catch (IOException | RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IOException("index lookup on " + indexTable + " failed", e);
+      ParallelCalls.all(pool, calls, "index lookup on " + indexTable);
     }
     return Arrays.asList(out);
   }
@@ -999,26 +984,11 @@ public final class IndexedTable implements AutoCloseable {
 
   private List<LookupResponse> askAll(TableName indexTable, List<byte[]> buckets, BucketCall call)
       throws IOException {
-    if (buckets.isEmpty()) return List.of();
     try (Table table = connection.getTable(indexTable)) {
-      // The calling thread asks the first bucket itself rather than idle: one thread hand-off
-      // less per query, and none at all for a value routed to a single bucket.
-      List<Future<LookupResponse>> futures = new ArrayList<>(buckets.size() - 1);
-      for (byte[] startKey : buckets.subList(1, buckets.size())) {
-        futures.add(pool.submit(() -> call.call(table.coprocessorService(startKey))));
-      }
-      List<LookupResponse> out = new ArrayList<>(buckets.size());
-      out.add(call.call(table.coprocessorService(buckets.get(0))));
-      for (Future<LookupResponse> f : futures) out.add(f.get());
-      return out;
-    } catch (ServiceException e) {
-      throw unwrap(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("index lookup interrupted");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof ServiceException se) throw unwrap(se);
-      throw new IOException("index lookup on " + indexTable + " failed", e.getCause());
+      List<Callable<LookupResponse>> calls = new ArrayList<>(buckets.size());
+      for (byte[] startKey : buckets)
+        calls.add(() -> call.call(table.coprocessorService(startKey)));
+      return ParallelCalls.all(pool, calls, "index lookup on " + indexTable);
     }
   }
 
@@ -1084,33 +1054,24 @@ public final class IndexedTable implements AutoCloseable {
   }
 
   private List<Result> recheck(List<byte[]> rows, Predicate<Result> predicate) throws IOException {
-    List<Future<Result[]>> chunks = new ArrayList<>();
+    List<Callable<Result[]>> chunks = new ArrayList<>();
     for (int from = 0; from < rows.size(); from += RECHECK_CHUNK) {
       List<Get> gets = new ArrayList<>(RECHECK_CHUNK);
       for (byte[] row : rows.subList(from, Math.min(rows.size(), from + RECHECK_CHUNK))) {
         gets.add(new Get(row));
       }
       chunks.add(
-          pool.submit(
-              () -> {
-                try (Table table = connection.getTable(dataTable)) {
-                  return table.get(gets);
-                }
-              }));
+          () -> {
+            try (Table table = connection.getTable(dataTable)) {
+              return table.get(gets);
+            }
+          });
     }
     List<Result> out = new ArrayList<>(rows.size());
-    try {
-      for (Future<Result[]> chunk : chunks) {
-        for (Result r : chunk.get()) {
-          if (!r.isEmpty() && predicate.test(r)) out.add(r);
-        }
+    for (Result[] chunk : ParallelCalls.all(pool, chunks, "re-check of " + dataTable + " rows")) {
+      for (Result r : chunk) {
+        if (!r.isEmpty() && predicate.test(r)) out.add(r);
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("re-check of " + dataTable + " rows interrupted");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof IOException io) throw io;
-      throw new IOException("re-check of " + dataTable + " rows failed", e.getCause());
     }
     return out;
   }

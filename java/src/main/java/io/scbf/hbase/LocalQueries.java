@@ -9,13 +9,11 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
@@ -52,22 +50,10 @@ final class LocalQueries {
 
   List<LocalQueryResponse> point(
       IndexSpec spec, byte[] value, Answer answer, IndexedTable.Routed routed) throws IOException {
-    List<KeyRange> ranges = null;
-    int unsure = 0;
-    int total = -1;
     RouteResponse route = routed.route();
-    if (route != null) {
-      ranges = new ArrayList<>();
-      for (RegionRef r : route.getCandidatesList()) {
-        ranges.add(new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray()));
-      }
-      unsure = route.getUnsureRegions();
-      total = route.getTotalRegions();
-    }
-    if (ranges == null) {
-      ranges = allRegions();
-      total = ranges.size();
-    }
+    List<KeyRange> ranges = rangesOf(route);
+    int unsure = route == null ? 0 : route.getUnsureRegions();
+    int total = route == null ? ranges.size() : route.getTotalRegions();
     // Paged by bytes only: an answer larger than one message comes in several.
     LocalQueryRequest request =
         LocalQueryRequest.newBuilder()
@@ -99,15 +85,7 @@ final class LocalQueries {
    */
   QueryStream.Pages pointPages(
       IndexSpec spec, byte[] value, IndexedTable.Routed routed, int pageRows) throws IOException {
-    List<KeyRange> ranges = new ArrayList<>();
-    RouteResponse route = routed.route();
-    if (route == null) {
-      ranges = allRegions();
-    } else {
-      for (RegionRef r : route.getCandidatesList()) {
-        ranges.add(new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray()));
-      }
-    }
+    List<KeyRange> candidates = rangesOf(routed.route());
     LocalQueryRequest request =
         LocalQueryRequest.newBuilder()
             .setAlias(ByteString.copyFromUtf8(spec.alias()))
@@ -116,7 +94,6 @@ final class LocalQueries {
             .setLimit(pageRows)
             .build();
     Table table = connection.getTable(dataTable);
-    List<KeyRange> candidates = ranges;
     return new QueryStream.Pages() {
       int range;
       byte[] next; // the key whose region is asked next, null: the range's start
@@ -192,6 +169,16 @@ final class LocalQueries {
     return new ArrayList<>(rows.values());
   }
 
+  /** The key ranges a point query asks: the route's candidate regions, or every region. */
+  private List<KeyRange> rangesOf(RouteResponse route) throws IOException {
+    if (route == null) return allRegions();
+    List<KeyRange> ranges = new ArrayList<>(route.getCandidatesCount());
+    for (RegionRef r : route.getCandidatesList()) {
+      ranges.add(new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray()));
+    }
+    return ranges;
+  }
+
   private List<KeyRange> allRegions() throws IOException {
     List<KeyRange> out = new ArrayList<>();
     try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
@@ -208,22 +195,15 @@ final class LocalQueries {
    */
   private List<LocalQueryResponse> askCovering(List<KeyRange> ranges, LocalQueryRequest request)
       throws IOException {
-    List<LocalQueryResponse> out = new ArrayList<>();
-    if (ranges.isEmpty()) return out;
     try (Table table = connection.getTable(dataTable)) {
-      List<Future<List<LocalQueryResponse>>> futures = new ArrayList<>(ranges.size() - 1);
-      for (KeyRange r : ranges.subList(1, ranges.size())) {
-        futures.add(pool.submit(() -> cover(table, r, request)));
+      List<Callable<List<LocalQueryResponse>>> calls = new ArrayList<>(ranges.size());
+      for (KeyRange r : ranges) calls.add(() -> cover(table, r, request));
+      List<LocalQueryResponse> out = new ArrayList<>();
+      for (List<LocalQueryResponse> answers :
+          ParallelCalls.all(pool, calls, "local index query of " + dataTable)) {
+        out.addAll(answers);
       }
-      out.addAll(cover(table, ranges.get(0), request)); // the caller's thread asks one itself
-      for (Future<List<LocalQueryResponse>> f : futures) out.addAll(f.get());
       return out;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("local index query of " + dataTable + " interrupted");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof IOException io) throw io;
-      throw new IOException("local index query of " + dataTable + " failed", e.getCause());
     }
   }
 
