@@ -4,20 +4,32 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
 import io.scbf.hbase.QueryPlan.Kind;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
@@ -180,13 +192,13 @@ class StreamClusterTest {
   @Test
   @Order(5)
   void globalLookupsMakeOneCallPerServerAndFollowAMovedBucket() throws Exception {
-    TableName index = io.scbf.hbase.shared.IndexCatalog.indexTableName(TABLE, "city");
+    TableName index = IndexCatalog.indexTableName(TABLE, "city");
     byte[] v7 = Bytes.toBytes("v7");
     try (IndexedTable t = new IndexedTable(indexOnly, TABLE).setStrict(true);
-        org.apache.hadoop.hbase.client.RegionLocator locator = indexOnly.getRegionLocator(index);
+        RegionLocator locator = indexOnly.getRegionLocator(index);
         Admin admin = util.getConnection().getAdmin()) {
-      java.util.Set<org.apache.hadoop.hbase.ServerName> servers = new java.util.HashSet<>();
-      for (org.apache.hadoop.hbase.HRegionLocation l : locator.getAllRegionLocations()) {
+      java.util.Set<ServerName> servers = new java.util.HashSet<>();
+      for (HRegionLocation l : locator.getAllRegionLocations()) {
         servers.add(l.getServerName());
       }
       long before = t.lookupCalls();
@@ -196,9 +208,9 @@ class StreamClusterTest {
 
       // Move a bucket: the client's cached location is stale, the server call misses it and the
       // bucket is asked through its own endpoint (which re-locates it).
-      org.apache.hadoop.hbase.HRegionLocation moved = locator.getAllRegionLocations().get(0);
-      org.apache.hadoop.hbase.ServerName target = null;
-      for (org.apache.hadoop.hbase.ServerName s : admin.getRegionServers()) {
+      HRegionLocation moved = locator.getAllRegionLocations().get(0);
+      ServerName target = null;
+      for (ServerName s : admin.getRegionServers()) {
         if (!s.equals(moved.getServerName())) target = s;
       }
       admin.move(moved.getRegion().getEncodedNameAsBytes(), target);
@@ -214,5 +226,83 @@ class StreamClusterTest {
       }
       assertEquals(expected(CITY, v7), Oracle.resultRows(t.find(D, CITY, v7)));
     }
+  }
+
+  @Test
+  @Order(6)
+  void malformedPagingRequestsGetClearErrorsAndTheServersKeepServing() throws Exception {
+    TableName index = IndexCatalog.indexTableName(TABLE, "city");
+    ByteString big = ByteString.copyFrom(BIG);
+    var lookup = LookupRequest.newBuilder().setAlias(ByteString.copyFromUtf8("city")).setValue(big);
+    var local =
+        LocalQueryRequest.newBuilder()
+            .setAlias(ByteString.copyFromUtf8("zip"))
+            .setAnswer(LocalQueryRequest.Answer.ROWS);
+    Connection c = util.getConnection();
+    try (Table indexTable = c.getTable(index);
+        Table data = c.getTable(TABLE)) {
+      var bucket = IndexLookupService.newBlockingStub(indexTable.coprocessorService(new byte[0]));
+      var region = LocalIndexService.newBlockingStub(data.coprocessorService(new byte[0]));
+      assertDoNotRetry(() -> bucket.lookup(null, lookup.clone().setLimit(-1).build()), "< 0");
+      assertDoNotRetry(
+          () -> region.query(null, local.clone().setValue(big).setLimit(-1).build()), "paged");
+      assertDoNotRetry(
+          () -> region.query(null, local.clone().setLo(big).setLimit(5).build()), "paged");
+      // Any resume point and byte budget are positions and bounds, never errors.
+      byte[] junk = new byte[] {(byte) 0xff, 0, (byte) 0xff};
+      bucket.lookup(
+          null,
+          lookup
+              .clone()
+              .setLimit(3)
+              .setMaxBytes(Integer.MAX_VALUE)
+              .setResumeAfter(ByteString.copyFrom(junk))
+              .build());
+      region.query(
+          null,
+          local
+              .clone()
+              .setValue(big)
+              .setLimit(3)
+              .setMaxBytes(-5)
+              .setResumeAfter(ByteString.copyFrom(junk))
+              .build());
+      // lookupMany: an unknown region is left unanswered; a data region is refused.
+      var many = ServerLookupRequest.newBuilder().setLookup(lookup.clone().build());
+      var unknown =
+          bucket.lookupMany(null, many.clone().addEncodedRegions("no-such-region").build());
+      assertTrue(!unknown.getRegions(0).hasAnswer());
+      String dataRegion =
+          c.getRegionLocator(TABLE).getAllRegionLocations().get(0).getRegion().getEncodedName();
+      try (Admin admin = c.getAdmin()) {
+        // Only a data region hosted with the bucket is looked at; move it there if needed.
+        ServerName bucketServer =
+            c.getRegionLocator(index).getRegionLocation(new byte[0]).getServerName();
+        admin.move(Bytes.toBytes(dataRegion), bucketServer);
+        for (int i = 0; i < 50; i++) {
+          if (bucketServer.equals(
+              c.getRegionLocator(TABLE).getRegionLocation(new byte[0], true).getServerName())) {
+            break;
+          }
+          Thread.sleep(200);
+        }
+      }
+      assertDoNotRetry(
+          () -> bucket.lookupMany(null, many.clone().addEncodedRegions(dataRegion).build()),
+          "not an scbf index region");
+    }
+    try (IndexedTable t = new IndexedTable(indexOnly, TABLE)) {
+      assertEquals(expected(CITY, BIG), Oracle.resultRows(t.find(D, CITY, BIG)));
+    }
+  }
+
+  interface Call {
+    void run() throws Exception;
+  }
+
+  static void assertDoNotRetry(Call call, String says) {
+    ServiceException e = assertThrows(ServiceException.class, call::run);
+    assertTrue(e.getCause() instanceof DoNotRetryIOException, String.valueOf(e.getCause()));
+    assertTrue(String.valueOf(e.getCause().getMessage()).contains(says), e.getCause().getMessage());
   }
 }
