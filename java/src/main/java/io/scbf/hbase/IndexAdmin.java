@@ -61,7 +61,7 @@ public final class IndexAdmin {
    */
   public void createIndex(TableName dataTable, IndexSpec spec) throws IOException {
     requireEnabled(dataTable, "create index '" + spec.alias() + "' on");
-    defineIndex(dataTable, spec);
+    define(dataTable, spec, false);
     if (spec.isLocal()) {
       awaitLocalEntries(dataTable, spec);
     } else {
@@ -86,12 +86,24 @@ public final class IndexAdmin {
   }
 
   /**
-   * Lets queries use a global index whose rows are all indexed (by {@link #rebuildIndex}, or by
-   * {@code io.scbf.mapreduce.BuildIndexTool} after {@link #defineIndex}). Its index regions reopen
-   * and build their filters; until each has published, routing asks it.
+   * Lets queries use an index whose rows are all indexed (by {@link #rebuildIndex}, or by {@code
+   * io.scbf.mapreduce.BuildIndexTool} after {@link #defineIndex}). A global index's regions reopen
+   * and build their filters; until each has published, routing asks it. A local index's data
+   * regions reopen, keep the entries the bulk build loaded for them (its markers) and build the
+   * entries of any region the build did not cover (split or merged since) from their rows.
    */
   public void markBuilt(TableName dataTable, String alias) throws IOException {
-    setBuilding(dataTable, globalSpec(dataTable, alias), false);
+    IndexSpec spec = spec(dataTable, alias);
+    if (!spec.isLocal()) {
+      setBuilding(dataTable, spec, false);
+      return;
+    }
+    try (Admin admin = connection.getAdmin()) {
+      TableDescriptor data = admin.getDescriptor(dataTable);
+      if (IndexCatalog.isLocalBuilding(data, alias)) {
+        admin.modifyTable(IndexCatalog.withLocalBuilding(data, alias, false));
+      }
+    }
   }
 
   /**
@@ -111,9 +123,15 @@ public final class IndexAdmin {
     return new IndexVerifier(connection, dataTable, globalSpec(dataTable, alias)).run(true);
   }
 
-  /** True while a global index is being built: queries then scan the data table. */
+  /**
+   * True while an index is being built: queries then scan the data table (a local index: each data
+   * region scans its rows).
+   */
   public boolean isBuilding(TableName dataTable, String alias) throws IOException {
+    IndexSpec spec = spec(dataTable, alias);
     try (Admin admin = connection.getAdmin()) {
+      if (spec.isLocal())
+        return IndexCatalog.isLocalBuilding(admin.getDescriptor(dataTable), alias);
       return IndexCatalog.isBuilding(
           admin.getDescriptor(IndexCatalog.indexTableName(dataTable, alias)));
     }
@@ -128,18 +146,21 @@ public final class IndexAdmin {
   }
 
   private IndexSpec globalSpec(TableName dataTable, String alias) throws IOException {
+    IndexSpec spec = spec(dataTable, alias);
+    if (spec.isLocal()) {
+      throw new IllegalArgumentException(
+          "index '"
+              + alias
+              + "' of "
+              + dataTable
+              + " is local: its regions build its entries themselves");
+    }
+    return spec;
+  }
+
+  private IndexSpec spec(TableName dataTable, String alias) throws IOException {
     for (IndexSpec s : listIndexes(dataTable)) {
-      if (s.alias().equals(alias)) {
-        if (s.isLocal()) {
-          throw new IllegalArgumentException(
-              "index '"
-                  + alias
-                  + "' of "
-                  + dataTable
-                  + " is local: its regions build its entries themselves");
-        }
-        return s;
-      }
+      if (s.alias().equals(alias)) return s;
     }
     throw new IllegalArgumentException("table " + dataTable + " has no index '" + alias + "'");
   }
@@ -220,18 +241,29 @@ public final class IndexAdmin {
    * {@link #createIndex} without the backfill: rows written from now on are indexed, the rows
    * already in the table are not. For large tables, whose index {@code
    * io.scbf.mapreduce.BuildIndexTool} then builds in bulk on the cluster's MapReduce instead of
-   * through this client. A global index stays building (queries scan) until {@link #markBuilt}.
+   * through this client (or through the region servers, for a local index). The index stays
+   * building (queries scan) until {@link #markBuilt}.
    *
    * @throws IllegalArgumentException as {@link #createIndex}
    * @throws TableNotFoundException if the data table does not exist
    */
   public void defineIndex(TableName dataTable, IndexSpec spec) throws IOException {
+    define(dataTable, spec, true);
+  }
+
+  /**
+   * Records the index; {@code building}: a local index's regions leave its entries to the bulk
+   * build (see {@link IndexCatalog#LOCAL_BUILDING_ATTR_PREFIX}) instead of building them.
+   */
+  private void define(TableName dataTable, IndexSpec spec, boolean building) throws IOException {
     try (Admin admin = connection.getAdmin()) {
       TableDescriptor data = admin.getDescriptor(dataTable);
       validate(data, spec);
       if (spec.isLocal()) {
-        // The regions reopen with the index and build its entries from their rows.
-        admin.modifyTable(IndexCatalog.withIndex(data, spec));
+        // The regions reopen with the index (and build its entries, unless building).
+        admin.modifyTable(
+            IndexCatalog.withLocalBuilding(
+                IndexCatalog.withIndex(data, spec), spec.alias(), building));
         return;
       }
       TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());

@@ -17,6 +17,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.mapreduce.Counters;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
@@ -94,7 +95,7 @@ public final class BuildIndexTool extends Configured implements Tool {
       BuildOptions options,
       Path staging)
       throws Exception {
-    TableName indexTable = IndexCatalog.indexTableName(table, spec.alias());
+    TableName target = spec.isLocal() ? table : IndexCatalog.indexTableName(table, spec.alias());
     IndexBuildJob job = new IndexBuildJob(conf, connection, table, spec);
     long start = System.nanoTime();
     Counters counters;
@@ -116,11 +117,12 @@ public final class BuildIndexTool extends Configured implements Tool {
     double seconds = (System.nanoTime() - start) / 1e9;
     long rows = counters.findCounter(BuildCounter.ROWS_READ).getValue();
     out.printf(
-        "index '%s' of %s -> %s (%s): %d rows read, %d without the column, %d index rows"
+        "index '%s' of %s -> %s (%s%s): %d rows read, %d without the column, %d index rows"
             + " (%d bytes) in %.1f s (%.0f rows/s)%n",
         spec.alias(),
         table,
-        indexTable,
+        target,
+        spec.isLocal() ? "local, " : "",
         options.mode().name().toLowerCase(),
         rows,
         counters.findCounter(BuildCounter.ROWS_WITHOUT_VALUE).getValue(),
@@ -135,7 +137,7 @@ public final class BuildIndexTool extends Configured implements Tool {
           "error: index '"
               + spec.alias()
               + "' is built, but the master's routing did not"
-              + " reflect every bucket's filter within "
+              + " reflect every bucket's or region's filter within "
               + options.routingTimeoutMs() / 1000
               + " s;"
               + " strict queries see the rows; check the index region servers' logs");
@@ -145,38 +147,64 @@ public final class BuildIndexTool extends Configured implements Tool {
     return true;
   }
 
-  /** The indexes to build: the one named, or all; a clear error for a missing table or index. */
+  /**
+   * The indexes to build: the one named, or all but the local indexes already built (their regions
+   * keep their entries themselves); a clear error for a missing table or index, or for a local
+   * index that cannot be built here (built already, or asked for as puts: client writes to its
+   * entry family are refused).
+   */
   static List<IndexSpec> selectIndexes(Connection connection, TableName table, BuildOptions options)
       throws IOException, UsageException {
-    List<IndexSpec> specs;
+    TableDescriptor data;
     try (Admin admin = connection.getAdmin()) {
       if (!admin.tableExists(table)) throw new UsageException("table " + table + " does not exist");
-      // Local indexes are built by their data regions, not by this job.
-      specs =
-          IndexCatalog.specsOf(admin.getDescriptor(table)).stream()
-              .filter(s -> !s.isLocal())
-              .toList();
+      data = admin.getDescriptor(table);
     }
+    List<IndexSpec> specs = IndexCatalog.specsOf(data);
     if (specs.isEmpty()) {
       throw new UsageException(
           "table "
               + table
-              + " has no scbf index to build; define one first (IndexAdmin.defineIndex; local"
-              + " indexes are built by their regions)");
+              + " has no scbf index to build; define one first (IndexAdmin.defineIndex)");
     }
-    if (options.index().isEmpty()) return specs;
-    String alias = options.index().get();
-    List<IndexSpec> named = specs.stream().filter(s -> s.alias().equals(alias)).toList();
-    if (named.isEmpty()) {
-      throw new UsageException(
-          "table "
-              + table
-              + " has no index '"
-              + alias
-              + "'; its indexes: "
-              + String.join(", ", specs.stream().map(IndexSpec::alias).toList()));
+    List<IndexSpec> selected;
+    if (options.index().isEmpty()) {
+      selected =
+          specs.stream()
+              .filter(s -> !s.isLocal() || IndexCatalog.isLocalBuilding(data, s.alias()))
+              .toList();
+      if (selected.isEmpty()) {
+        throw new UsageException("every index of table " + table + " is local and built already");
+      }
+    } else {
+      String alias = options.index().get();
+      selected = specs.stream().filter(s -> s.alias().equals(alias)).toList();
+      if (selected.isEmpty()) {
+        throw new UsageException(
+            "table "
+                + table
+                + " has no index '"
+                + alias
+                + "'; its indexes: "
+                + String.join(", ", specs.stream().map(IndexSpec::alias).toList()));
+      }
+      if (selected.get(0).isLocal() && !IndexCatalog.isLocalBuilding(data, alias)) {
+        throw new UsageException(
+            "local index '"
+                + alias
+                + "' of "
+                + table
+                + " is built: its regions keep its entries (this tool builds a local index"
+                + " defined with IndexAdmin.defineIndex)");
+      }
     }
-    return named;
+    for (IndexSpec spec : selected) {
+      if (spec.isLocal() && options.mode() != BuildOptions.Mode.HFILES) {
+        throw new UsageException(
+            "index '" + spec.alias() + "' is local: its entries are built with --mode hfiles");
+      }
+    }
+    return selected;
   }
 
   /** The HFile staging directory: given, or a fresh one under hbase.fs.tmp.dir. */

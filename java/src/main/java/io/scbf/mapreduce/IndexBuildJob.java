@@ -33,6 +33,10 @@ import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
  *   <li>puts: map-only, the mappers write the index rows as puts, which the index regions count
  *       into their filters as they do streaming index writes.
  * </ul>
+ *
+ * <p>A local index's entries live in the data table's regions: its job writes HFiles of the index's
+ * family for the data table's regions, and loads them there (puts would be refused: client writes
+ * to the entry family are).
  */
 final class IndexBuildJob {
   private static final int SCAN_CACHING = 500;
@@ -41,21 +45,24 @@ final class IndexBuildJob {
   private final Connection connection;
   private final TableName dataTable;
   private final IndexSpec spec;
-  private final TableName indexTable;
+
+  /** Where the index rows go: the index table, or the data table for a local index. */
+  private final TableName target;
 
   IndexBuildJob(Configuration conf, Connection connection, TableName dataTable, IndexSpec spec) {
     this.conf = conf;
     this.connection = connection;
     this.dataTable = dataTable;
     this.spec = spec;
-    this.indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
+    this.target = spec.isLocal() ? dataTable : IndexCatalog.indexTableName(dataTable, spec.alias());
   }
 
-  /** Runs the job writing puts; returns its counters, or throws if it failed. */
+  /** Runs the job writing puts (global indexes only); returns its counters, or throws. */
   Counters runPuts() throws IOException, InterruptedException, ClassNotFoundException {
+    if (spec.isLocal()) throw new IllegalStateException("local entries are built as HFiles");
     Job job = newJob("puts");
     TableMapReduceUtil.initTableReducerJob(
-        indexTable.getNameAsString(), null, job, null, null, null, null, shipDependencyJars());
+        target.getNameAsString(), null, job, null, null, null, null, shipDependencyJars());
     job.setNumReduceTasks(0);
     return complete(job);
   }
@@ -64,13 +71,13 @@ final class IndexBuildJob {
   Counters runHFiles(Path staging)
       throws IOException, InterruptedException, ClassNotFoundException {
     Job job = newJob("hfiles");
-    try (Table index = connection.getTable(indexTable);
-        RegionLocator regions = connection.getRegionLocator(indexTable)) {
-      HFileOutputFormat2.configureIncrementalLoad(job, index.getDescriptor(), regions);
+    try (Table table = connection.getTable(target);
+        RegionLocator regions = connection.getRegionLocator(target)) {
+      HFileOutputFormat2.configureIncrementalLoad(job, table.getDescriptor(), regions);
     }
     FileOutputFormat.setOutputPath(job, staging);
     Counters counters = complete(job);
-    BulkLoadHFiles.create(conf).bulkLoad(indexTable, staging);
+    BulkLoadHFiles.create(conf).bulkLoad(target, staging);
     FileSystem fs = staging.getFileSystem(conf);
     fs.delete(
         staging, true); // the load moved the HFiles; only empty family dirs and _SUCCESS remain
@@ -80,7 +87,16 @@ final class IndexBuildJob {
   private Job newJob(String mode) throws IOException {
     Job job =
         Job.getInstance(
-            conf, "scbf bulk index build " + dataTable + " -> " + indexTable + " (" + mode + ")");
+            conf,
+            "scbf bulk index build of '"
+                + spec.alias()
+                + "' "
+                + dataTable
+                + " -> "
+                + target
+                + " ("
+                + mode
+                + ")");
     job.setJarByClass(IndexBuildJob.class);
     job.getConfiguration().set(IndexRowMapper.SPEC_KEY, spec.encode());
     // Whole-table scan: don't churn the region servers' block caches.

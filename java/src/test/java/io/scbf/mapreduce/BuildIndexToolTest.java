@@ -2,9 +2,11 @@ package io.scbf.mapreduce;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.regionserver.IndexProbe;
@@ -31,6 +33,7 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
@@ -53,6 +56,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class BuildIndexToolTest {
   static final TableName BULK = TableName.valueOf("bulk");
   static final TableName STREAMED = TableName.valueOf("streamed");
+  static final TableName BULK_LOCAL = TableName.valueOf("bulk_local");
   static final byte[] D = Bytes.toBytes("d");
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] NAME = Bytes.toBytes("name");
@@ -70,6 +74,9 @@ class BuildIndexToolTest {
 
   static final IndexSpec NAME_INDEX = IndexSpec.builder(D, NAME).alias("name").buckets(3).build();
 
+  static final IndexSpec LOCAL_CITY_INDEX =
+      IndexSpec.builder(D, CITY).alias("city").local().covered(D, NAME).build();
+
   HBaseTestingUtility util;
   Connection connection;
 
@@ -79,8 +86,11 @@ class BuildIndexToolTest {
     connection = util.getConnection();
     createTable(BULK);
     createTable(STREAMED);
+    createTable(BULK_LOCAL);
     write(BULK);
+    write(BULK_LOCAL);
     IndexAdmin admin = new IndexAdmin(connection);
+    admin.defineIndex(BULK_LOCAL, LOCAL_CITY_INDEX);
     for (IndexSpec spec : List.of(CITY_INDEX, NAME_INDEX)) {
       admin.createIndex(STREAMED, spec); // on an empty table: nothing to backfill
       admin.defineIndex(BULK, spec);
@@ -261,6 +271,73 @@ class BuildIndexToolTest {
       }
     }
     System.out.println("bulk build during " + writes + " concurrent writes: index complete");
+  }
+
+  /**
+   * A local index defined for the build: until it is built every region scans its rows; the job
+   * loads each region's entries and marker, and when the index is marked built the regions keep the
+   * loaded entries (none builds its own), count each exactly once and answer routed queries.
+   */
+  @Test
+  @Order(6)
+  void localBuildLoadsEveryRegionsEntriesAndTheRegionsKeepThem() throws Exception {
+    IndexAdmin admin = new IndexAdmin(connection);
+    assertTrue(admin.isBuilding(BULK_LOCAL, "city"));
+    Answers oracle = new Answers(connection, BULK_LOCAL, D, CITY);
+    try (IndexedTable t = new IndexedTable(connection, BULK_LOCAL)) {
+      for (byte[] v : oracle.values()) {
+        assertEquals(oracle.rows(v), IndexProbe.resultRows(t.find(D, CITY, v)));
+        assertEquals(3, t.lastTrace().unsureBuckets(), "no region is routable while building");
+      }
+    }
+    Run r = run("bulk_local", "--mode", "puts");
+    assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
+    assertTrue(r.err().contains("is local: its entries are built with --mode hfiles"), r.err());
+
+    long builtByRegions = IndexProbe.localEntriesBuilt(util);
+    r = run("bulk_local");
+    assertEquals(0, r.status(), r.err());
+    assertTrue(
+        r.out()
+            .contains("(local, hfiles): 3000 rows read, 300 without the column, 2700 index rows"),
+        r.out());
+    assertFalse(admin.isBuilding(BULK_LOCAL, "city"));
+    assertEquals(
+        builtByRegions,
+        IndexProbe.localEntriesBuilt(util),
+        "every region kept the loaded entries instead of building its own");
+
+    TreeMap<String, Long> expected = new TreeMap<>();
+    for (HRegion region : util.getMiniHBaseCluster().getRegions(BULK_LOCAL)) {
+      long rows =
+          oracle.range(null, null).stream()
+              .filter(row -> region.getRegionInfo().containsRow(Bytes.toBytesBinary(row)))
+              .count();
+      expected.put(region.getRegionInfo().getEncodedName(), rows);
+    }
+    assertEquals(expected, IndexProbe.localFilterAdds(util, BULK_LOCAL, "city"), "entries counted");
+
+    List<byte[]> probes = new ArrayList<>(oracle.values());
+    probes.add(Bytes.toBytes("absent"));
+    try (IndexedTable t = new IndexedTable(connection, BULK_LOCAL)) {
+      for (byte[] v : probes) {
+        assertEquals(
+            oracle.rows(v),
+            IndexProbe.resultRows(t.find(D, CITY, v)),
+            "find " + Bytes.toStringBinary(v));
+        assertEquals(0, t.lastTrace().unsureBuckets(), t.lastTrace().toString());
+      }
+      byte[] lo = Bytes.toBytes("city-1");
+      byte[] hi = Bytes.toBytes("city-3");
+      assertEquals(oracle.range(lo, hi), IndexProbe.strings(t.rangeRowKeys(D, CITY, lo, hi)));
+      IndexEntry entry = t.findEntries(D, CITY, city(11)).get(0);
+      int i = Integer.parseInt(Bytes.toString(entry.row()).substring(1));
+      assertEquals(
+          "n" + (i % 700), Bytes.toString(entry.covered().get(new IndexSpec.Column(D, NAME))));
+    }
+    r = run("bulk_local", "--index", "city");
+    assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
+    assertTrue(r.err().contains("local index 'city' of bulk_local is built"), r.err());
   }
 
   private void assertQueriesMatchOracle(byte[] qualifier, IndexSpec spec) throws Exception {

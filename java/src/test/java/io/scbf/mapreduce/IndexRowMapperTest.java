@@ -2,16 +2,21 @@ package io.scbf.mapreduce;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.CoveredValues;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.shared.LocalIndexKeys;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -34,6 +39,7 @@ class IndexRowMapperTest {
   private void map(Result row) throws Exception {
     IndexRowMapper.emit(
         indexRows,
+        UnaryOperator.identity(),
         row,
         (key, put) -> {
           assertArrayEquals(put.getRow(), key.copyBytes(), "keyed by the index row key");
@@ -88,5 +94,31 @@ class IndexRowMapperTest {
     assertEquals(1, count(BuildCounter.ROWS_WITHOUT_VALUE));
     assertEquals(1, count(BuildCounter.INDEX_ROWS_WRITTEN));
     assertArrayEquals(new byte[0], IndexKeyCodec.parse(emitted.get(0).getRow()).value());
+  }
+
+  @Test
+  void aLocalIndexGivesTheRegionsEntryAndItsMarker() throws Exception {
+    IndexSpec local = IndexSpec.builder(D, CITY).alias("city").local().covered(D, NAME).build();
+    byte[] start = Bytes.toBytes("r0");
+    LocalIndexKeys keys = new LocalIndexKeys(start);
+    byte[] family = IndexCatalog.localFamily("city");
+    IndexRowMapper.emit(
+        new IndexRows(local),
+        IndexRowMapper.localEntries(keys, family),
+        row("r1", CITY, Bytes.toBytes("nj"), NAME, Bytes.toBytes("ann")),
+        (key, put) -> emitted.add(put),
+        counters::findCounter);
+    assertEquals(1, emitted.size());
+    Put entry = emitted.get(0);
+    byte[] userRow = Bytes.toBytes("r1");
+    // What the region writes with the row: its start key, then the bucket-0 index key.
+    assertArrayEquals(
+        keys.physical(IndexKeyCodec.rowKey(0, Bytes.toBytes("city"), Bytes.toBytes("nj"), userRow)),
+        entry.getRow());
+    assertTrue(Bytes.startsWith(entry.getRow(), start));
+    Cell cell = entry.get(family, IndexCatalog.INDEX_QUALIFIER).get(0);
+    assertEquals(HConstants.LATEST_TIMESTAMP, cell.getTimestamp(), "the HFile writer's time");
+    assertArrayEquals(Bytes.toBytes("ann"), CoveredValues.decode(CellUtil.cloneValue(cell)).get(0));
+    assertEquals(1, count(BuildCounter.INDEX_ROWS_WRITTEN));
   }
 }

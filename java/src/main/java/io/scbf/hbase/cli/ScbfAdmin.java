@@ -117,7 +117,7 @@ public final class ScbfAdmin {
         s.alias(),
         s.column(),
         s.isLocal() ? "local" : "global, " + s.buckets() + " buckets",
-        !s.isLocal() && admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
+        admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
   }
 
   private static int describe(

@@ -3,6 +3,7 @@ package io.scbf.hbase.regionserver;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.util.List;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /** Which bulk loads an indexed table accepts: those that no index could need to see. */
@@ -10,17 +11,22 @@ final class BulkLoads {
   private BulkLoads() {}
 
   /**
-   * Why an HFile of {@code family} may not be bulk-loaded into a table with these indexes, or null
-   * if it may: the family holds an indexed or covered column, or a local index's entries.
+   * Why an HFile of {@code family} may not be bulk-loaded into table {@code data} with these
+   * indexes, or null if it may: the family holds an indexed or covered column, or the entries of a
+   * local index that is not waiting for its bulk build (its regions count their entries, and would
+   * not count loaded ones; the regions of an index still building count them when it is marked
+   * built).
    */
-  static String refusal(List<IndexSpec> specs, byte[] family) {
+  static String refusal(List<IndexSpec> specs, TableDescriptor data, byte[] family) {
     for (IndexSpec s : specs) {
       if (s.isLocal() && Bytes.equals(IndexCatalog.localFamily(s.alias()), family)) {
+        if (IndexCatalog.isLocalBuilding(data, s.alias())) return null;
         return "family "
             + Bytes.toStringBinary(family)
             + " holds the entries of local index '"
             + s.alias()
-            + "'";
+            + "', which is built (only an index defined for the bulk build, IndexAdmin.defineIndex,"
+            + " takes loaded entries)";
       }
       for (IndexSpec.Column c : s.watchedColumns()) {
         if (c.inFamily(family)) {

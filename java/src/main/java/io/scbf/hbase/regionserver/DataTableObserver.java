@@ -203,7 +203,11 @@ public class DataTableObserver extends LocalIndexService
           locals.put(
               s.alias(),
               new LocalIndex(
-                  region, s, services, () -> renv.getOnlineRegions().getRegion(encoded) == region));
+                  region,
+                  s,
+                  services,
+                  () -> renv.getOnlineRegions().getRegion(encoded) == region,
+                  context.metrics()::addLocalEntriesBuilt));
         }
         localIndexes = locals;
       }
@@ -276,7 +280,8 @@ public class DataTableObserver extends LocalIndexService
       throws IOException {
     if (planner == null || familyPaths == null) return;
     for (Pair<byte[], String> fp : familyPaths) {
-      String refused = BulkLoads.refusal(planner.specs(), fp.getFirst());
+      String refused =
+          BulkLoads.refusal(planner.specs(), region.getTableDescriptor(), fp.getFirst());
       if (refused != null) {
         throw new DoNotRetryIOException(
             "scbf: bulk load into " + region.getRegionInfo().getTable() + " refused: " + refused);

@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver;
 
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.LocalIndexKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
+import io.scbf.hbase.shared.LocalIndexKeys;
 import io.scbf.hbase.shared.RowState;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -26,7 +28,6 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
@@ -60,6 +61,12 @@ final class LocalIndex {
   private final IndexRegion entries;
   private final BooleanSupplier online;
 
+  /** Defined for the bulk build, which loads the entries: never build them here. */
+  private final boolean bulkBuilding;
+
+  /** Counts the entries this region builds from its rows (an operator metric). */
+  private final LongConsumer entriesBuilt;
+
   /** Every family but the local index families: the region's data (fixed while it is open). */
   private final List<byte[]> dataFamilies = new ArrayList<>();
 
@@ -72,11 +79,19 @@ final class LocalIndex {
    * @param online true once the server has put the region online: writes before that race with the
    *     end of the region's opening (HBase aborts the server when a write takes a sequence number
    *     before the open does)
+   * @param entriesBuilt told how many entries each build from the region's rows wrote
    */
-  LocalIndex(Region region, IndexSpec spec, IndexServices services, BooleanSupplier online) {
+  LocalIndex(
+      Region region,
+      IndexSpec spec,
+      IndexServices services,
+      BooleanSupplier online,
+      LongConsumer entriesBuilt) {
     this.region = region;
     this.online = online;
+    this.entriesBuilt = entriesBuilt;
     this.spec = spec;
+    this.bulkBuilding = IndexCatalog.isLocalBuilding(region.getTableDescriptor(), spec.alias());
     this.family = IndexCatalog.localFamily(spec.alias());
     this.keys = new LocalIndexKeys(region.getRegionInfo().getStartKey());
     List<IndexSpec> specs = IndexCatalog.readSpecs(region.getTableDescriptor()).valid();
@@ -91,7 +106,9 @@ final class LocalIndex {
                 .getNameAsString(),
             region.getRegionInfo().getEncodedName(),
             0,
-            false, // a region without complete entries answers by scanning its rows
+            // Never routable while the bulk build owns the entries; otherwise a region without
+            // complete entries answers by scanning its rows.
+            bulkBuilding,
             services);
   }
 
@@ -131,14 +148,7 @@ final class LocalIndex {
 
   /** The entry rows (and the delete of replaced ones) that one data row's change needs. */
   Mutation physical(Mutation indexMutation, long timestamp) {
-    byte[] row = keys.physical(indexMutation.getRow());
-    if (indexMutation instanceof Delete)
-      return new Delete(row, timestamp).addFamily(family, timestamp);
-    Put put = new Put(row, timestamp);
-    for (Cell c : indexMutation.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY)) {
-      put.addColumn(family, IndexCatalog.INDEX_QUALIFIER, timestamp, CellUtil.cloneValue(c));
-    }
-    return put;
+    return keys.entry(indexMutation, family, timestamp);
   }
 
   /** The entry changes of one mini-batch, by bucket-0 index key. */
@@ -162,6 +172,9 @@ final class LocalIndex {
   // ---- entry build ----
 
   private void completeEntries() {
+    // Until markBuilt reopens the region, queries scan its rows: even loaded entries are not
+    // answered from (the region is not routable, and a later load may still add some).
+    if (bulkBuilding) return;
     if (trusted()) {
       complete = true;
       return;
@@ -172,8 +185,9 @@ final class LocalIndex {
       long removed = deleteForeignRows();
       long built = buildFromRows();
       byte[] end = region.getRegionInfo().getEndKey();
-      region.put(new Put(keys.marker()).addColumn(family, IndexCatalog.INDEX_QUALIFIER, end));
+      region.put(keys.markerPut(family, end));
       complete = true;
+      entriesBuilt.accept(built);
       LOG.info(
           "scbf local index {} of region {}: {} entries built, {} foreign rows removed in {} ms",
           spec.alias(),

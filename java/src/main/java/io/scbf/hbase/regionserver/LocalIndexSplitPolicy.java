@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.LocalIndexKeys;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.hbase.regionserver.HStore;

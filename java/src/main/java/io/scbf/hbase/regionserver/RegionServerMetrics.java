@@ -48,6 +48,17 @@ final class RegionServerMetrics {
     return oldRowReadsSkipped.sum();
   }
 
+  /** Local index entries that data regions built from their rows (not loaded by a bulk build). */
+  private final LongAdder localEntriesBuilt = new LongAdder();
+
+  void addLocalEntriesBuilt(long n) {
+    localEntriesBuilt.add(n);
+  }
+
+  long localEntriesBuilt() {
+    return localEntriesBuilt.sum();
+  }
+
   /** Per open region, the indexes it disabled (invalid spec, or state it could not build). */
   private final Map<String, Integer> disabledIndexes = new ConcurrentHashMap<>();
 
@@ -129,6 +140,7 @@ final class RegionServerMetrics {
     gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
     gauge(registry, "scbfStaleIndexRowsRemoved", staleIndexRowsRemoved::sum);
     gauge(registry, "scbfOldRowReadsSkipped", oldRowReadsSkipped::sum);
+    gauge(registry, "scbfLocalEntriesBuilt", localEntriesBuilt::sum);
     gauge(
         registry,
         "scbfDisabledIndexes",

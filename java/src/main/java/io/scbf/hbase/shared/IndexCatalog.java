@@ -148,10 +148,37 @@ public final class IndexCatalog {
     return b.build();
   }
 
+  /**
+   * Data table attribute prefix; {@code scbf.local-building.<alias> = "true"}: the local index was
+   * defined without its entries ({@code IndexAdmin.defineIndex}), for the MapReduce bulk build to
+   * load them. Its regions then do not build their entries themselves: they answer queries by
+   * scanning their rows and never offer a filter to routing. {@code IndexAdmin.markBuilt} removes
+   * it; the regions reopen, trust the entries the build left (its markers) and build the rest.
+   */
+  public static final String LOCAL_BUILDING_ATTR_PREFIX = "scbf.local-building.";
+
+  public static boolean isLocalBuilding(TableDescriptor data, String alias) {
+    return "true".equals(data.getValue(LOCAL_BUILDING_ATTR_PREFIX + alias));
+  }
+
+  /** The data table's descriptor with the local index {@code alias} marked building, or not. */
+  public static TableDescriptor withLocalBuilding(
+      TableDescriptor data, String alias, boolean building) {
+    TableDescriptorBuilder b = TableDescriptorBuilder.newBuilder(data);
+    if (building) {
+      b.setValue(LOCAL_BUILDING_ATTR_PREFIX + alias, "true");
+    } else {
+      b.removeValue(LOCAL_BUILDING_ATTR_PREFIX + alias);
+    }
+    return b.build();
+  }
+
   /** The descriptor without the index (and without a local index's family). */
   public static TableDescriptor withoutIndex(TableDescriptor data, String alias) {
     TableDescriptorBuilder b =
-        TableDescriptorBuilder.newBuilder(data).removeValue(DATA_ATTR_PREFIX + alias);
+        TableDescriptorBuilder.newBuilder(data)
+            .removeValue(DATA_ATTR_PREFIX + alias)
+            .removeValue(LOCAL_BUILDING_ATTR_PREFIX + alias);
     if (data.hasColumnFamily(localFamily(alias))) b.removeColumnFamily(localFamily(alias));
     TableDescriptor without = b.build();
     boolean localLeft = readSpecs(without).valid().stream().anyMatch(IndexSpec::isLocal);

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.util.List;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
@@ -24,18 +28,33 @@ class BulkLoadsTest {
               .covered(C, Bytes.toBytes("name"))
               .build());
 
+  final TableDescriptor table =
+      TableDescriptorBuilder.newBuilder(TableName.valueOf("t"))
+          .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+          .build();
+
   @Test
   void familiesWithIndexedOrCoveredColumnsOrLocalEntriesAreRefused() {
-    String indexed = BulkLoads.refusal(specs, D);
+    String indexed = BulkLoads.refusal(specs, table, D);
     assertNotNull(indexed);
     assertTrue(indexed.contains("d:city") && indexed.contains("'city'"), indexed);
-    assertTrue(BulkLoads.refusal(specs, C).contains("c:name"));
-    assertTrue(BulkLoads.refusal(specs, IndexCatalog.localFamily("age")).contains("local index"));
+    assertTrue(BulkLoads.refusal(specs, table, C).contains("c:name"));
+    String entries = BulkLoads.refusal(specs, table, IndexCatalog.localFamily("age"));
+    assertTrue(entries.contains("local index 'age'") && entries.contains("defineIndex"), entries);
   }
 
   @Test
   void otherFamiliesLoad() {
-    assertNull(BulkLoads.refusal(specs, X));
-    assertNull(BulkLoads.refusal(List.of(), D));
+    assertNull(BulkLoads.refusal(specs, table, X));
+    assertNull(BulkLoads.refusal(List.of(), table, D));
+  }
+
+  @Test
+  void entriesOfALocalIndexWaitingForItsBulkBuildLoad() {
+    TableDescriptor building = IndexCatalog.withLocalBuilding(table, "age", true);
+    assertNull(BulkLoads.refusal(specs, building, IndexCatalog.localFamily("age")));
+    assertNotNull(BulkLoads.refusal(specs, building, D), "its data columns still refuse");
+    TableDescriptor built = IndexCatalog.withLocalBuilding(building, "age", false);
+    assertNotNull(BulkLoads.refusal(specs, built, IndexCatalog.localFamily("age")));
   }
 }

@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver;
 
 import io.scbf.MembershipFilter;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
@@ -70,17 +71,62 @@ public final class IndexProbe {
 
   /** Indexed writes, over all region servers, whose rows were proved new (no old-value read). */
   public static long oldRowReadsSkipped(HBaseTestingUtility util) {
-    long skipped = 0;
+    return sumOfMetric(util, RegionServerMetrics::oldRowReadsSkipped);
+  }
+
+  /** Local index entries that data regions built from their rows, over all region servers. */
+  public static long localEntriesBuilt(HBaseTestingUtility util) {
+    return sumOfMetric(util, RegionServerMetrics::localEntriesBuilt);
+  }
+
+  private static long sumOfMetric(
+      HBaseTestingUtility util, java.util.function.ToLongFunction<RegionServerMetrics> metric) {
+    long sum = 0;
     for (var t : util.getMiniHBaseCluster().getLiveRegionServerThreads()) {
-      skipped +=
-          t.getRegionServer()
-              .getRegionServerCoprocessorHost()
-              .findCoprocessor(IndexRegionServerCoprocessor.class)
-              .context()
-              .metrics()
-              .oldRowReadsSkipped();
+      sum +=
+          metric.applyAsLong(
+              t.getRegionServer()
+                  .getRegionServerCoprocessorHost()
+                  .findCoprocessor(IndexRegionServerCoprocessor.class)
+                  .context()
+                  .metrics());
     }
-    return skipped;
+    return sum;
+  }
+
+  /**
+   * Entries counted in the filter of each data region (by encoded name) of a local index, once
+   * every open one is routable (waits up to 60 s).
+   */
+  public static TreeMap<String, Long> localFilterAdds(
+      HBaseTestingUtility util, TableName dataTable, String alias) throws InterruptedException {
+    String index = IndexCatalog.indexTableName(dataTable, alias).getNameAsString();
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (true) {
+      TreeMap<String, Long> out = new TreeMap<>();
+      boolean ready = true;
+      for (var t : util.getMiniHBaseCluster().getLiveRegionServerThreads()) {
+        IndexServices services =
+            t.getRegionServer()
+                .getRegionServerCoprocessorHost()
+                .findCoprocessor(IndexRegionServerCoprocessor.class)
+                .context()
+                .servicesOrNull();
+        if (services == null) continue;
+        for (IndexRegion r : services.regions().list()) {
+          if (!r.indexTable().equals(index)) continue;
+          ready &= r.routable(r.filter());
+          out.put(r.encodedName(), r.filter().stats().adds());
+        }
+      }
+      if (ready && out.size() == util.getMiniHBaseCluster().getRegions(dataTable).size()) {
+        return out;
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("local index " + alias + " not routable: " + out);
+      }
+      Thread.sleep(50);
+    }
   }
 
   /** A full-scan answer for one column ({@link Oracle}), with row keys as toStringBinary. */

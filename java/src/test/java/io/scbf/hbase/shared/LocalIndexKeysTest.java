@@ -1,10 +1,9 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.shared;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.scbf.hbase.shared.IndexKeyCodec;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
