@@ -307,15 +307,8 @@ class BuildIndexToolTest {
         IndexProbe.localEntriesBuilt(util),
         "every region kept the loaded entries instead of building its own");
 
-    TreeMap<String, Long> expected = new TreeMap<>();
-    for (HRegion region : util.getMiniHBaseCluster().getRegions(BULK_LOCAL)) {
-      long rows =
-          oracle.range(null, null).stream()
-              .filter(row -> region.getRegionInfo().containsRow(Bytes.toBytesBinary(row)))
-              .count();
-      expected.put(region.getRegionInfo().getEncodedName(), rows);
-    }
-    assertEquals(expected, IndexProbe.localFilterAdds(util, BULK_LOCAL, "city"), "entries counted");
+    assertEquals(
+        entriesPerRegion(oracle), IndexProbe.localFilterAdds(util, BULK_LOCAL, "city"), "counted");
 
     List<byte[]> probes = new ArrayList<>(oracle.values());
     probes.add(Bytes.toBytes("absent"));
@@ -338,6 +331,39 @@ class BuildIndexToolTest {
     r = run("bulk_local", "--index", "city");
     assertEquals(BuildIndexTool.EXIT_USAGE, r.status());
     assertTrue(r.err().contains("local index 'city' of bulk_local is built"), r.err());
+
+    // A split: the left daughter keeps its parent's entries and drops those of its sibling's rows,
+    // the right daughter builds its own; each filter then counts exactly its rows.
+    builtByRegions = IndexProbe.localEntriesBuilt(util);
+    try (Admin a = connection.getAdmin()) {
+      a.split(BULK_LOCAL, row(500));
+    }
+    while (util.getMiniHBaseCluster().getRegions(BULK_LOCAL).size() != 4) Thread.sleep(100);
+    util.waitUntilNoRegionsInTransition(60_000);
+    assertEquals(entriesPerRegion(oracle), IndexProbe.localFilterAdds(util, BULK_LOCAL, "city"));
+    long rightDaughterRows =
+        oracle.range(null, null).stream()
+            .filter(row -> row.compareTo("r00500") >= 0 && row.compareTo("r01000") < 0)
+            .count();
+    assertEquals(rightDaughterRows, IndexProbe.localEntriesBuilt(util) - builtByRegions);
+    try (IndexedTable t = new IndexedTable(connection, BULK_LOCAL)) {
+      for (byte[] v : oracle.values()) {
+        assertEquals(oracle.rows(v), IndexProbe.resultRows(t.find(D, CITY, v)));
+      }
+    }
+  }
+
+  /** The rows holding the column in each region of the local table, by encoded region name. */
+  private TreeMap<String, Long> entriesPerRegion(Answers oracle) {
+    TreeMap<String, Long> expected = new TreeMap<>();
+    for (HRegion region : util.getMiniHBaseCluster().getRegions(BULK_LOCAL)) {
+      long rows =
+          oracle.range(null, null).stream()
+              .filter(row -> region.getRegionInfo().containsRow(Bytes.toBytesBinary(row)))
+              .count();
+      expected.put(region.getRegionInfo().getEncodedName(), rows);
+    }
+    return expected;
   }
 
   private void assertQueriesMatchOracle(byte[] qualifier, IndexSpec spec) throws Exception {

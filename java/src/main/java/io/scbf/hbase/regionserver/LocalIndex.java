@@ -175,8 +175,12 @@ final class LocalIndex {
     // Until markBuilt reopens the region, queries scan its rows: even loaded entries are not
     // answered from (the region is not routable, and a later load may still add some).
     if (bulkBuilding) return;
-    if (trusted()) {
+    byte[] keptUpTo = keptUpTo();
+    if (covers(keptUpTo)) {
       complete = true;
+      // A left daughter: its parent's entries of the sibling's rows only cost re-checks and
+      // filter room. Dropped before the filter is built from the entries, so it counts only ours.
+      if (!Bytes.equals(keptUpTo, region.getRegionInfo().getEndKey())) dropSiblingEntries();
       return;
     }
     try {
@@ -217,17 +221,63 @@ final class LocalIndex {
     }
   }
 
-  /** True if the marker says the entries were kept for a key range containing this region's. */
-  private boolean trusted() {
+  /** The end key in the region's marker (the entries were kept for rows up to it), or null. */
+  private byte[] keptUpTo() {
     try {
       Result r = region.get(new Get(keys.marker()).addColumn(family, IndexCatalog.INDEX_QUALIFIER));
-      if (r.isEmpty()) return false;
-      byte[] keptUpTo = r.value();
-      byte[] end = region.getRegionInfo().getEndKey();
-      if (keptUpTo.length == 0) return true;
-      return end.length != 0 && Bytes.compareTo(keptUpTo, end) >= 0;
+      return r.isEmpty() ? null : r.value();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** True if entries kept for rows up to {@code keptUpTo} cover this region's rows. */
+  private boolean covers(byte[] keptUpTo) {
+    if (keptUpTo == null) return false;
+    byte[] end = region.getRegionInfo().getEndKey();
+    if (keptUpTo.length == 0) return true;
+    return end.length != 0 && Bytes.compareTo(keptUpTo, end) >= 0;
+  }
+
+  /**
+   * Deletes the entries of rows at or after this region's end key (a left daughter keeps its
+   * parent's entries, the sibling's included), then marks the entries as kept for this region only.
+   * No write can touch those entries (their rows are not this region's), so no lock is needed. On
+   * failure they stay: stale entries cost re-checks, never rows.
+   */
+  private void dropSiblingEntries() {
+    byte[] end = region.getRegionInfo().getEndKey();
+    try {
+      awaitOnline();
+      List<Mutation> deletes = new ArrayList<>();
+      long dropped =
+          forEachRow(
+              new Scan()
+                  .withStartRow(keys.first())
+                  .withStopRow(keys.last())
+                  .addFamily(family)
+                  .setCacheBlocks(false),
+              (row, cells) -> {
+                if (Bytes.equals(row, keys.marker())) return;
+                byte[] userRow = IndexKeyCodec.parse(keys.indexKey(row)).userRow();
+                if (Bytes.compareTo(userRow, end) >= 0) {
+                  deletes.add(new Delete(row).addFamily(family));
+                }
+              },
+              deletes);
+      region.put(keys.markerPut(family, end));
+      LOG.info(
+          "scbf local index {} of region {}: {} entries of the split sibling's rows dropped",
+          spec.alias(),
+          entries.encodedName(),
+          dropped);
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof CancellationException c) throw c;
+      LOG.warn(
+          "scbf local index {} of region {}: the split sibling's entries stay (queries skip them)",
+          spec.alias(),
+          entries.encodedName(),
+          e);
     }
   }
 
