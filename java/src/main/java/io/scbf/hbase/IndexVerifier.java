@@ -22,11 +22,11 @@ import org.apache.hadoop.hbase.util.Bytes;
  * Compares a global index with its data table, in two streaming passes with bounded memory (chunks
  * of {@link #CHUNK} rows): every data row's index rows must be in the index with the covered values
  * the row holds now ("missing" otherwise), and every index row must be produced by its data row now
- * ("stale" otherwise). Repair writes the missing rows (Puts, which are safe at any time: at worst
- * they re-add a row that a concurrent write then makes stale) and has the data regions remove the
- * stale ones under their rows' index locks ({@code removeStale}), which re-check each first. Run it
- * while the table is written: a finding can be a write in flight, so repair never trusts the
- * client's view for a delete.
+ * ("stale" otherwise). Repair sends both findings to the data regions ({@code repairRows}), which
+ * under the rows' index locks remove the stale rows they find still stale and write the index rows
+ * the current data of the other rows produces. Run it while the table is written: a finding can be
+ * a write in flight, so repair never trusts the client's view; index tables refuse client writes
+ * anyway.
  */
 final class IndexVerifier {
   static final int CHUNK = 1000;
@@ -93,8 +93,10 @@ final class IndexVerifier {
       }
     }
     if (repair && !repairs.isEmpty()) {
-      index.put(repairs);
-      report.written += repairs.size();
+      List<byte[]> rows = new ArrayList<>(repairs.size());
+      for (Put p : repairs) rows.add(IndexKeyCodec.parse(p.getRow()).userRow());
+      report.written +=
+          RowRepairs.send(connection, dataTable, spec.alias(), List.of(), rows).written();
     }
     expected.clear();
   }
@@ -134,7 +136,7 @@ final class IndexVerifier {
   }
 
   private void removeStale(List<byte[]> stale, VerifyReport.Builder report) throws IOException {
-    StaleRows.Outcome o = StaleRows.remove(connection, dataTable, spec.alias(), stale);
+    RowRepairs.Outcome o = RowRepairs.send(connection, dataTable, spec.alias(), stale, List.of());
     report.removed += o.removed();
     report.keptCurrent += o.kept();
   }

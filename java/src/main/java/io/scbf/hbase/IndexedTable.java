@@ -644,7 +644,7 @@ public final class IndexedTable implements AutoCloseable {
       pool.execute(
           () -> {
             try {
-              StaleRows.remove(connection, dataTable, spec.alias(), stale);
+              RowRepairs.send(connection, dataTable, spec.alias(), stale, List.of());
             } catch (IOException | RuntimeException e) {
               LOG.debug("scbf: removing {} stale index rows failed", stale.size(), e);
             }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
@@ -19,6 +20,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -29,6 +31,8 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
@@ -200,6 +204,41 @@ class IndexAuthorizationClusterTest {
 
   interface Executable {
     void run() throws Exception;
+  }
+
+  /**
+   * Even a user granted WRITE on an index table cannot change a built index: a delete would hide
+   * rows from queries. Only region servers (superusers) write it, and backfills while building.
+   */
+  @Test
+  void clientsCannotWriteABuiltIndexEvenWithWriteOnIt() throws Throwable {
+    TableName index = IndexCatalog.indexTableName(TABLE, "city");
+    AccessControlClient.grant(
+        admin, index, "dave", null, null, Permission.Action.READ, Permission.Action.WRITE);
+    byte[] row = Bytes.toBytes("row-0003"); // a Nanjing row
+    byte[] key =
+        IndexKeyCodec.rowKey(IndexKeyCodec.bucket(row, 4), Bytes.toBytes("city"), NANJING, row);
+    try (Connection dave = connect(util.getConfiguration(), "dave");
+        Table t = dave.getTable(index)) {
+      for (Executable write :
+          List.<Executable>of(
+              () -> t.delete(new Delete(key)),
+              () ->
+                  t.put(
+                      new Put(IndexKeyCodec.rowKey(0, Bytes.toBytes("city"), NANJING, row))
+                          .addColumn(
+                              IndexCatalog.INDEX_FAMILY,
+                              IndexCatalog.INDEX_QUALIFIER,
+                              new byte[0])))) {
+        IOException e = assertThrows(IOException.class, write::run);
+        String text = String.valueOf(e.getMessage()) + " / " + e.getCause();
+        assertTrue(text.contains("only region servers (HBase superusers) may write"), text);
+        assertTrue(text.contains("IndexAdmin.repair"), text);
+      }
+    }
+    try (Table t = admin.getTable(index)) {
+      assertTrue(t.exists(new Get(key)), "the index row is still there");
+    }
   }
 
   @Test

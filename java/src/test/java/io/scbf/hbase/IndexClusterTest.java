@@ -530,8 +530,10 @@ class IndexClusterTest {
     byte[] row = Bytes.toBytes("direct-1");
     byte[] city = Bytes.toBytes("Lhasa");
     TableName indexTable = IndexCatalog.indexTableName(TABLE, "city");
-    try (Table t = connection.getTable(TABLE);
-        Table index = connection.getTable(indexTable)) {
+    try (Connection hbase = MiniCluster.superuser(util);
+        Table t = connection.getTable(TABLE);
+        Table clientView = connection.getTable(indexTable);
+        Table index = hbase.getTable(indexTable)) {
       t.put(new Put(row).addColumn(D, CITY, city));
       byte[] indexRow = null;
       try (ResultScanner scanner = index.getScanner(new Scan())) {
@@ -541,6 +543,13 @@ class IndexClusterTest {
       }
       assertNotNull(indexRow, "the index row of direct-1");
       byte[] key = indexRow;
+      // A client that is not a region server writes nothing to a built index.
+      IOException client =
+          assertThrows(IOException.class, () -> clientView.delete(new Delete(key)));
+      assertTrue(
+          client.getMessage().contains("only region servers (HBase superusers) may write"),
+          client.getMessage());
+      // Nor does a superuser when the filter could not follow.
       long ts = System.currentTimeMillis() - 60_000; // older than the index row: it would stay
       IOException versions =
           assertThrows(IOException.class, () -> index.delete(new Delete(key, ts)));

@@ -14,8 +14,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
-import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsRequest;
-import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -375,10 +375,13 @@ public class DataTableObserver extends LocalIndexService
     }
   }
 
-  /** A verifier's stale index rows: removed under the rows' index locks if still stale. */
+  /**
+   * A verifier's findings: stale index rows removed, and the index rows of rows with missing or
+   * wrong ones written again, under the rows' index locks (see {@link IndexRowRepair}).
+   */
   @Override
-  public void removeStale(
-      RpcController controller, StaleRowsRequest request, RpcCallback<StaleRowsResponse> done) {
+  public void repairRows(
+      RpcController controller, RepairRowsRequest request, RpcCallback<RepairRowsResponse> done) {
     try {
       String alias = request.getAlias().toStringUtf8();
       IndexSpec spec =
@@ -397,19 +400,29 @@ public class DataTableObserver extends LocalIndexService
             "scbf: region " + encodedName() + " cannot maintain its indexes on this server");
       }
       IndexReadAccess.requireColumns(region, region.getRegionInfo().getTable(), spec);
-      List<byte[]> rows = new ArrayList<>(request.getIndexRowsCount());
-      request.getIndexRowsList().forEach(r -> rows.add(r.toByteArray()));
-      StaleRowsResponse removed =
-          StaleIndexRows.remove(
-              region, spec, indexTables.get(spec), rows, rowLocks, cleanups, writer, rowLockWaitMs);
-      context.metrics().addStaleIndexRowsRemoved(removed.getRemoved());
-      done.run(removed);
+      List<byte[]> stale = new ArrayList<>(request.getIndexRowsCount());
+      request.getIndexRowsList().forEach(r -> stale.add(r.toByteArray()));
+      List<byte[]> rows = new ArrayList<>(request.getDataRowsCount());
+      request.getDataRowsList().forEach(r -> rows.add(r.toByteArray()));
+      RepairRowsResponse repaired =
+          IndexRowRepair.repair(
+              region,
+              spec,
+              indexTables.get(spec),
+              stale,
+              rows,
+              rowLocks,
+              cleanups,
+              writer,
+              rowLockWaitMs);
+      context.metrics().addStaleIndexRowsRemoved(repaired.getRemoved());
+      done.run(repaired);
     } catch (IOException | RuntimeException e) {
       CoprocessorRpcUtils.setControllerException(
           controller,
           e instanceof IOException io
               ? io
-              : new DoNotRetryIOException("scbf stale row removal failed: " + e, e));
+              : new DoNotRetryIOException("scbf index row repair failed: " + e, e));
       done.run(null);
     }
   }

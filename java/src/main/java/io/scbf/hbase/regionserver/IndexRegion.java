@@ -63,6 +63,11 @@ final class IndexRegion {
     return encodedName;
   }
 
+  /** The index is being built (or rebuilt): its regions answer "building", queries scan. */
+  boolean isBuilding() {
+    return building;
+  }
+
   IndexSpec spec() {
     return spec;
   }

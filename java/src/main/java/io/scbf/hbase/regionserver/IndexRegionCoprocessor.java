@@ -6,6 +6,7 @@ import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.ServerCalls;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
@@ -170,6 +171,16 @@ public class IndexRegionCoprocessor extends IndexLookupService
       ObserverContext<RegionCoprocessorEnvironment> c, MiniBatchOperationInProgress<Mutation> batch)
       throws IOException {
     if (index == null) return;
+    if (!index.isBuilding()) {
+      // A client's delete would hide rows from queries (a false negative), its put would add rows
+      // no data row holds. Region servers write as the HBase service user; backfills and bulk
+      // builds write while the index is building (queries scan meanwhile).
+      ServerCalls.requireServer(
+          "write to index table "
+              + env.getRegionInfo().getTable()
+              + " while its index is built (IndexAdmin.repair fixes index rows,"
+              + " IndexAdmin.rebuildIndex rebuilds them)");
+    }
     List<Mutation> writes = new ArrayList<>(batch.size());
     for (int i = 0; i < batch.size(); i++) {
       if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN) {

@@ -30,7 +30,7 @@ final class RegionServerMetrics {
     staleIndexRows.add(n);
   }
 
-  /** Stale index rows removed on request of a query or a repair (see StaleIndexRows). */
+  /** Stale index rows removed on request of a query or a repair (see IndexRowRepair). */
   private final LongAdder staleIndexRowsRemoved = new LongAdder();
 
   void addStaleIndexRowsRemoved(long n) {

@@ -11,8 +11,8 @@ import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
-import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsRequest;
-import io.scbf.hbase.shared.proto.IndexProtos.StaleRowsResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import java.io.ByteArrayOutputStream;
@@ -135,7 +135,9 @@ class ScbfAdminClusterTest {
   @Order(2)
   void verifyFindsEveryDamageAndRepairFixesIt() throws Exception {
     TableName indexTable = IndexCatalog.indexTableName(TABLE, "city");
-    try (Table index = connection.getTable(indexTable)) {
+    // Damaged by a superuser: index tables refuse every other client's writes.
+    try (Connection hbase = MiniCluster.superuser(util);
+        Table index = hbase.getTable(indexTable)) {
       for (int i = 0; i < 5; i++) { // missing: rows 0..4 lose their index rows
         index.delete(new Delete(indexKey(row(i), "city-" + (i % 4))));
       }
@@ -186,11 +188,11 @@ class ScbfAdminClusterTest {
   void theRegionKeepsARowItFindsCurrent() throws Exception {
     byte[] current = indexKey(row(7), "city-3");
     try (Table data = connection.getTable(TABLE)) {
-      StaleRowsResponse r =
+      RepairRowsResponse r =
           LocalIndexService.newBlockingStub(data.coprocessorService(row(7)))
-              .removeStale(
+              .repairRows(
                   null,
-                  StaleRowsRequest.newBuilder()
+                  RepairRowsRequest.newBuilder()
                       .setAlias(ByteString.copyFromUtf8("city"))
                       .addIndexRows(ByteString.copyFrom(current))
                       .build());
@@ -202,32 +204,41 @@ class ScbfAdminClusterTest {
     }
   }
 
-  /** Hostile or mistaken removeStale requests fail with a clear error; the server serves on. */
+  private static RepairRowsRequest tooMany(RepairRowsRequest.Builder request) {
+    for (int i = 0; i <= 10_000; i++) request.addDataRows(ByteString.copyFrom(row(i % 30)));
+    return request.build();
+  }
+
+  /** Hostile or mistaken repair requests fail with a clear error; the server serves on. */
   @Test
   @Order(4)
   void badStaleRowRequestsAreRefused() throws Exception {
     byte[] otherRegion = indexKey(row(45), "city-1"); // row 45 is not in the first region
-    StaleRowsRequest.Builder city =
-        StaleRowsRequest.newBuilder().setAlias(ByteString.copyFromUtf8("city"));
-    java.util.Map<StaleRowsRequest, String> bad =
+    RepairRowsRequest.Builder city =
+        RepairRowsRequest.newBuilder().setAlias(ByteString.copyFromUtf8("city"));
+    java.util.Map<RepairRowsRequest, String> bad =
         java.util.Map.of(
             city.clone().addIndexRows(ByteString.copyFrom(new byte[] {1, 2})).build(),
             "not an index row",
-            StaleRowsRequest.newBuilder()
+            RepairRowsRequest.newBuilder()
                 .setAlias(ByteString.copyFromUtf8("nosuch"))
                 .addIndexRows(ByteString.copyFrom(indexKey(row(1), "city-1")))
                 .build(),
             "no global index 'nosuch'",
             city.clone().addIndexRows(ByteString.copyFrom(otherRegion)).build(),
-            "is not in region");
+            "is not in region",
+            city.clone().addDataRows(ByteString.copyFrom(row(45))).build(),
+            "row-0045 is not in region",
+            tooMany(city.clone()),
+            "at most 10000 rows per repair request");
     try (Table data = connection.getTable(TABLE)) {
-      for (java.util.Map.Entry<StaleRowsRequest, String> e : bad.entrySet()) {
+      for (java.util.Map.Entry<RepairRowsRequest, String> e : bad.entrySet()) {
         com.google.protobuf.ServiceException thrown =
             org.junit.jupiter.api.Assertions.assertThrows(
                 com.google.protobuf.ServiceException.class,
                 () ->
                     LocalIndexService.newBlockingStub(data.coprocessorService(row(1)))
-                        .removeStale(null, e.getKey()));
+                        .repairRows(null, e.getKey()));
         String text = thrown.getMessage() + " / " + thrown.getCause();
         assertTrue(text.contains(e.getValue()), text);
       }
@@ -239,7 +250,8 @@ class ScbfAdminClusterTest {
   @Order(5)
   void findRemovesTheStaleRowsItMeetsInTheBackground() throws Exception {
     byte[] stale = indexKey(row(41), "city-0"); // row 41 holds city-1
-    try (Table index = connection.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
+    try (Connection hbase = MiniCluster.superuser(util);
+        Table index = hbase.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
       index.put(
           new Put(stale)
               .addColumn(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, new byte[0]));

@@ -1,10 +1,14 @@
 package io.scbf.hbase.testing;
 
 import io.scbf.hbase.Coprocessors;
+import java.io.IOException;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.security.User;
 
 /** An in-process HBase (mini ZooKeeper, HDFS-less local file system) with the scbf coprocessors. */
 public final class MiniCluster {
@@ -32,5 +36,16 @@ public final class MiniCluster {
     util.startMiniCluster(
         StartMiniClusterOption.builder().numRegionServers(regionServers).numDataNodes(1).build());
     return util;
+  }
+
+  /**
+   * A connection as a user of the cluster's superuser group, like the HBase service user: the only
+   * clients that index tables accept writes from once the index is built. Tests that damage an
+   * index on purpose use it.
+   */
+  public static Connection superuser(HBaseTestingUtility util) throws IOException {
+    Configuration conf = util.getConfiguration();
+    return ConnectionFactory.createConnection(
+        conf, User.createUserForTesting(conf, "hbase-admin", new String[] {"supergroup"}));
   }
 }

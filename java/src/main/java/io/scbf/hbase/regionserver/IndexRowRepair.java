@@ -1,0 +1,120 @@
+package io.scbf.hbase.regionserver;
+
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Repairs index rows of a global index (a verifier's findings), in the data region, under the rows'
+ * index locks: an indexed write of the row puts its index rows before its data and holds the same
+ * lock throughout, so while the lock is held no index row of the row can be on its way, and what
+ * the current data produces is the truth. From a client instead, deleting a "stale" row could
+ * remove the index row of a write in flight (a false negative once that write lands), and writing a
+ * "missing" one could bring back a value a write has just replaced. Index tables refuse client
+ * writes anyway (see {@code IndexRegionCoprocessor}).
+ */
+final class IndexRowRepair {
+  /** Rows per request: one request holds that many row locks and reads that many rows. */
+  static final int MAX_ROWS = 10_000;
+
+  private IndexRowRepair() {}
+
+  /**
+   * Deletes those of {@code staleIndexRows} that the current data of their rows does not produce,
+   * and writes the index rows that the current data of {@code dataRows} produces. All rows must be
+   * in {@code region}.
+   */
+  static RepairRowsResponse repair(
+      Region region,
+      IndexSpec spec,
+      TableName indexTable,
+      List<byte[]> staleIndexRows,
+      List<byte[]> dataRows,
+      RowLocks locks,
+      IndexCleanups cleanups,
+      IndexWriter writer,
+      long lockWaitMs)
+      throws IOException {
+    if (staleIndexRows.size() + dataRows.size() > MAX_ROWS) {
+      throw new DoNotRetryIOException(
+          "at most " + MAX_ROWS + " rows per repair request; split the request");
+    }
+    Set<byte[]> rows = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    byte[] alias = Bytes.toBytes(spec.alias());
+    for (byte[] key : staleIndexRows) {
+      IndexKeyCodec.Parsed p;
+      try {
+        p = IndexKeyCodec.parse(key);
+      } catch (IllegalArgumentException e) {
+        throw new DoNotRetryIOException("not an index row of '" + spec.alias() + "': " + e);
+      }
+      if (!Arrays.equals(p.alias(), alias)) {
+        throw new DoNotRetryIOException(
+            "an index row of another index than '" + spec.alias() + "'");
+      }
+      rows.add(requireInRegion(region, p.userRow()));
+    }
+    for (byte[] row : dataRows) rows.add(requireInRegion(region, row));
+    RowLocks.Held held = locks.lock(rows, lockWaitMs);
+    try {
+      cleanups.awaitRows(held.rows(), lockWaitMs); // a replaced value's delete may still be due
+      IndexRows indexRows = new IndexRows(spec);
+      Map<Bytes, Result> current = new LinkedHashMap<>();
+      for (byte[] row : rows) current.put(new Bytes(row), region.get(indexRows.get(row)));
+      Set<Bytes> produced = new HashSet<>();
+      for (Result r : current.values()) produced.addAll(indexRows.keysOf(r));
+      List<Mutation> deletes = new ArrayList<>();
+      for (byte[] key : staleIndexRows) {
+        if (!produced.contains(new Bytes(key))) deletes.add(new Delete(key));
+      }
+      List<Mutation> puts = new ArrayList<>();
+      for (byte[] row : dataRows) {
+        Result r = current.get(new Bytes(row));
+        if (!r.isEmpty()) for (Put p : indexRows.of(r)) puts.add(p);
+      }
+      String dataTable = region.getRegionInfo().getTable().getNameAsString();
+      if (!puts.isEmpty()) {
+        writer.write(dataTable, Map.of(indexTable, puts), IndexWriter.Phase.BEFORE_DATA);
+      }
+      if (!deletes.isEmpty()) {
+        writer.write(dataTable, Map.of(indexTable, deletes), IndexWriter.Phase.AFTER_DATA);
+      }
+      return RepairRowsResponse.newBuilder()
+          .setRemoved(deletes.size())
+          .setKept(staleIndexRows.size() - deletes.size())
+          .setWritten(puts.size())
+          .build();
+    } finally {
+      locks.unlock(held);
+    }
+  }
+
+  private static byte[] requireInRegion(Region region, byte[] row) throws DoNotRetryIOException {
+    if (!region.getRegionInfo().containsRow(row)) {
+      throw new DoNotRetryIOException(
+          "data row "
+              + Bytes.toStringBinary(row)
+              + " is not in region "
+              + region.getRegionInfo().getEncodedName());
+    }
+    return row;
+  }
+}
