@@ -156,7 +156,9 @@ public final class IndexedTable implements AutoCloseable {
     Settings settings = Settings.from(connection.getConfiguration());
     this.routing =
         new RoutingCache(
-            new MasterRouting(admin), settings, "scbf-routing-" + dataTable.getQualifierAsString());
+            new RoutingCalls(admin, connection, dataTable),
+            settings,
+            "scbf-routing-" + dataTable.getQualifierAsString());
     this.planner = new QueryPlanner(settings);
     this.pageRows = settings.clientPageRows();
     this.scans = new DataScan(connection, dataTable, pool);
@@ -813,17 +815,58 @@ public final class IndexedTable implements AutoCloseable {
     return routing.masterCalls();
   }
 
-  /** The master's routing calls, through the caller's connection. */
-  private record MasterRouting(Admin admin) implements RoutingCache.Master {
+  /**
+   * The master's routing calls, through the caller's connection; once the master refused this
+   * caller (with HBase authorization on, master endpoint calls need global ADMIN, which readers
+   * lack), relayed by a data region of the table, which needs only READ on the index's columns.
+   */
+  private static final class RoutingCalls implements RoutingCache.Master {
+    private final Admin admin;
+    private final Connection connection;
+    private final TableName dataTable;
+    private volatile boolean relayed;
+
+    RoutingCalls(Admin admin, Connection connection, TableName dataTable) {
+      this.admin = admin;
+      this.connection = connection;
+      this.dataTable = dataTable;
+    }
+
+    private interface Call<S, T> {
+      T on(S stub) throws ServiceException;
+    }
+
     @Override
     public RoutingStateResponse routingState(RoutingStateRequest request) throws Exception {
-      return IndexRoutingService.newBlockingStub(admin.coprocessorService())
-          .routingState(null, request);
+      return call(m -> m.routingState(null, request), r -> r.routingState(null, request));
     }
 
     @Override
     public RouteResponse route(RouteRequest request) throws Exception {
-      return IndexRoutingService.newBlockingStub(admin.coprocessorService()).route(null, request);
+      return call(m -> m.route(null, request), r -> r.route(null, request));
+    }
+
+    private <T> T call(
+        Call<IndexRoutingService.BlockingInterface, T> master,
+        Call<LocalIndexService.BlockingInterface, T> relay)
+        throws IOException {
+      if (!relayed) {
+        try {
+          return master.on(IndexRoutingService.newBlockingStub(admin.coprocessorService()));
+        } catch (ServiceException e) {
+          IOException cause = unwrap(e);
+          if (!(cause instanceof AccessDeniedException)) throw cause;
+          LOG.debug(
+              "scbf: the master refused routing to this caller; relaying through {}", dataTable);
+          relayed = true;
+        }
+      }
+      try (Table t = connection.getTable(dataTable)) {
+        return relay.on(
+            LocalIndexService.newBlockingStub(t.coprocessorService(HConstants.EMPTY_START_ROW)));
+      } catch (ServiceException e) {
+        throw unwrap(e);
+      }
     }
   }
 

@@ -16,6 +16,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionLookup;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
 import io.scbf.hbase.testing.MiniCluster;
@@ -196,6 +198,14 @@ class IndexAuthorizationClusterTest {
     }
   }
 
+  static RoutingStateResponse relayedRoutingState(Connection c, RoutingStateRequest request)
+      throws Exception {
+    try (Table t = c.getTable(TABLE)) {
+      return LocalIndexService.newBlockingStub(t.coprocessorService(new byte[0]))
+          .routingState(null, request);
+    }
+  }
+
   static void assertDenied(Executable call) {
     ServiceException e = assertThrows(ServiceException.class, call::run);
     String text = String.valueOf(e.getMessage()) + " / " + e.getCause();
@@ -285,7 +295,37 @@ class IndexAuthorizationClusterTest {
           Oracle.resultRows(t.find(D, CITY, NANJING)));
       assertEquals(
           new Oracle(admin, TABLE, D, AGE).rows(three), Oracle.resultRows(t.find(D, AGE, three)));
+      // Routed, although the master refuses her its endpoint (no global ADMIN): a data region
+      // relays the routing state, so an absent value asks no bucket and no region.
+      for (byte[][] column : new byte[][][] {{D, CITY}, {D, AGE}}) {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (true) {
+          assertTrue(t.find(column[0], column[1], Bytes.toBytes("absent")).isEmpty());
+          QueryTrace trace = t.lastTrace();
+          if (trace.unsureBuckets() == 0) {
+            assertTrue(trace.bucketsAsked() <= 1, trace.toString());
+            break;
+          }
+          assertTrue(System.currentTimeMillis() < deadline, "never routed: " + trace);
+          Thread.sleep(200);
+        }
+      }
     }
+    // The relay answers only about this table's indexes, and only to readers of their columns.
+    RoutingStateRequest city =
+        RoutingStateRequest.newBuilder()
+            .setIndexTable(IndexCatalog.indexTableName(TABLE, "city").getNameAsString())
+            .build();
+    assertDenied(() -> relayedRoutingState(carol, city));
+    ServiceException other =
+        assertThrows(
+            ServiceException.class,
+            () ->
+                relayedRoutingState(
+                    alice, RoutingStateRequest.newBuilder().setIndexTable("hbase:meta").build()));
+    String text = other.getMessage() + " / " + other.getCause();
+    assertTrue(text.contains("has no index hbase:meta"), text);
+    assertEquals(4, relayedRoutingState(alice, city).getRegionsCount());
     assertThrows(
         org.apache.hadoop.hbase.security.AccessDeniedException.class,
         () -> new IndexedTable(bob, TABLE).close());

@@ -16,6 +16,10 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -425,6 +429,44 @@ public class DataTableObserver extends LocalIndexService
               : new DoNotRetryIOException("scbf index row repair failed: " + e, e));
       done.run(null);
     }
+  }
+
+  /** The master's routing state of one of this table's indexes, for its readers. */
+  @Override
+  public void routingState(
+      RpcController controller,
+      RoutingStateRequest request,
+      RpcCallback<RoutingStateResponse> done) {
+    try {
+      done.run(RoutingRelay.routingState(region, relaySpecs(), relayServices(), request));
+    } catch (IOException e) {
+      CoprocessorRpcUtils.setControllerException(controller, e);
+      done.run(null);
+    }
+  }
+
+  /** The master's route of one value of one of this table's indexes, for its readers. */
+  @Override
+  public void route(
+      RpcController controller, RouteRequest request, RpcCallback<RouteResponse> done) {
+    try {
+      done.run(RoutingRelay.route(region, relaySpecs(), relayServices(), request));
+    } catch (IOException e) {
+      CoprocessorRpcUtils.setControllerException(controller, e);
+      done.run(null);
+    }
+  }
+
+  private List<IndexSpec> relaySpecs() {
+    return planner == null ? List.of() : planner.specs();
+  }
+
+  private IndexServices relayServices() throws DoNotRetryIOException {
+    if (services == null) {
+      throw new DoNotRetryIOException(
+          "scbf: region " + encodedName() + " cannot relay routing on this server");
+    }
+    return services;
   }
 
   /** The table's scbf attributes and families, for readers who may not get its descriptor. */
