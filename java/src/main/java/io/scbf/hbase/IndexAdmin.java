@@ -124,6 +124,30 @@ public final class IndexAdmin {
   }
 
   /**
+   * The first half of {@link #verify} (or {@link #repair}, if {@code repair}) on part of the table:
+   * the data rows in [{@code start}, {@code stop}) must have their index rows. For a MapReduce
+   * verify ({@code io.scbf.mapreduce.VerifyIndexTool}), one task per data region; the report counts
+   * only this part.
+   */
+  public VerifyReport verifyDataRows(
+      TableName dataTable, String alias, byte[] start, byte[] stop, boolean repair)
+      throws IOException {
+    return new IndexVerifier(connection, dataTable, globalSpec(dataTable, alias))
+        .run(repair, new IndexVerifier.Range(start, stop), null);
+  }
+
+  /**
+   * The second half of {@link #verify} (or {@link #repair}) on part of the index: the index rows in
+   * [{@code start}, {@code stop}) must be produced by their data rows. One task per index region.
+   */
+  public VerifyReport verifyIndexRows(
+      TableName dataTable, String alias, byte[] start, byte[] stop, boolean repair)
+      throws IOException {
+    return new IndexVerifier(connection, dataTable, globalSpec(dataTable, alias))
+        .run(repair, null, new IndexVerifier.Range(start, stop));
+  }
+
+  /**
    * True while an index is being built: queries then scan the data table (a local index: each data
    * region scans its rows).
    */

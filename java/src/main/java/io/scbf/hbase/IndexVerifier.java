@@ -45,21 +45,39 @@ final class IndexVerifier {
     this.indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
   }
 
+  /** A key range [start, stop); empty arrays are the table's ends. */
+  record Range(byte[] start, byte[] stop) {
+    static final Range ALL = new Range(new byte[0], new byte[0]);
+
+    Scan bound(Scan scan) {
+      return scan.withStartRow(start).withStopRow(stop);
+    }
+  }
+
   VerifyReport run(boolean repair) throws IOException {
+    return run(repair, Range.ALL, Range.ALL);
+  }
+
+  /**
+   * Pass 1 over the data rows of {@code data}, pass 2 over the index rows of {@code index}; a null
+   * range skips its pass (a MapReduce verify runs each part in its own task).
+   */
+  VerifyReport run(boolean repair, Range data, Range index) throws IOException {
     VerifyReport.Builder report = new VerifyReport.Builder(dataTable, spec.alias(), repair);
-    try (Table data = connection.getTable(dataTable);
-        Table index = connection.getTable(indexTable)) {
-      findMissing(data, index, repair, report);
-      findStale(data, index, repair, report);
+    try (Table dataRows = connection.getTable(dataTable);
+        Table indexRowsTable = connection.getTable(indexTable)) {
+      if (data != null) findMissing(dataRows, indexRowsTable, data, repair, report);
+      if (index != null) findStale(dataRows, indexRowsTable, index, repair, report);
     }
     return report.build();
   }
 
   /** Pass 1: the index rows each data row produces, looked up in the index. */
-  private void findMissing(Table data, Table index, boolean repair, VerifyReport.Builder report)
+  private void findMissing(
+      Table data, Table index, Range range, boolean repair, VerifyReport.Builder report)
       throws IOException {
     List<Put> expected = new ArrayList<>(CHUNK);
-    try (ResultScanner rows = data.getScanner(indexRows.scan().setCaching(CHUNK))) {
+    try (ResultScanner rows = data.getScanner(range.bound(indexRows.scan().setCaching(CHUNK)))) {
       for (Result r : rows) {
         report.dataRows++;
         expected.addAll(indexRows.of(r));
@@ -102,11 +120,13 @@ final class IndexVerifier {
   }
 
   /** Pass 2: each index row's data row, read now, must produce it. */
-  private void findStale(Table data, Table index, boolean repair, VerifyReport.Builder report)
+  private void findStale(
+      Table data, Table index, Range range, boolean repair, VerifyReport.Builder report)
       throws IOException {
     List<byte[]> keys = new ArrayList<>(CHUNK);
     try (ResultScanner rows =
-        index.getScanner(new Scan().addFamily(IndexCatalog.INDEX_FAMILY).setCaching(CHUNK))) {
+        index.getScanner(
+            range.bound(new Scan().addFamily(IndexCatalog.INDEX_FAMILY).setCaching(CHUNK)))) {
       for (Result r : rows) {
         report.indexRows++;
         keys.add(r.getRow());

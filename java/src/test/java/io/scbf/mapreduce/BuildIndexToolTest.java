@@ -13,6 +13,9 @@ import io.scbf.hbase.regionserver.IndexProbe;
 import io.scbf.hbase.regionserver.IndexProbe.Answers;
 import io.scbf.hbase.regionserver.IndexProbe.BucketFilterState;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.testing.MiniCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,6 +33,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -351,6 +355,82 @@ class BuildIndexToolTest {
         assertEquals(oracle.rows(v), IndexProbe.resultRows(t.find(D, CITY, v)));
       }
     }
+  }
+
+  /** The verify as MapReduce jobs finds every damage of an index and repairs it. */
+  @Test
+  @Order(7)
+  void mapReduceVerifyFindsEveryDamageAndRepairsIt() throws Exception {
+    // Test 5's concurrent writes may have left stale rows: start from a repaired index.
+    Run r = runVerify("bulk", "--index", "city", "--repair");
+    assertEquals(0, r.status(), r.err());
+    r = runVerify("bulk", "--index", "city");
+    assertEquals(0, r.status(), r.out() + r.err());
+    assertTrue(r.out().contains("3000 data rows"), r.out());
+
+    List<byte[]> withCity = new ArrayList<>();
+    for (int i = 1; withCity.size() < 4; i++) if (i % 10 != 0 && i % 250 != 7) withCity.add(row(i));
+    try (Connection hbase = MiniCluster.superuser(util);
+        Table data = hbase.getTable(BULK);
+        Table index = hbase.getTable(indexTable(BULK, CITY_INDEX))) {
+      IndexRows rows = new IndexRows(CITY_INDEX);
+      for (int k = 0; k < 3; k++) { // missing: three rows lose their index rows
+        for (Put p : rows.of(data.get(rows.get(withCity.get(k))))) {
+          index.delete(new Delete(p.getRow()));
+        }
+      }
+      for (int k = 0; k < 2; k++) { // stale: two rows indexed under a value they lack
+        byte[] userRow = withCity.get(k);
+        index.put(
+            new Put(
+                    IndexKeyCodec.rowKey(
+                        IndexKeyCodec.bucket(userRow, CITY_INDEX.buckets()),
+                        Bytes.toBytes("city"),
+                        Bytes.toBytes("nowhere"),
+                        userRow))
+                .addColumn(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, new byte[0]));
+      }
+      for (Put p : rows.of(data.get(rows.get(withCity.get(3))))) { // a wrong covered value
+        index.put(
+            new Put(p.getRow())
+                .addColumn(
+                    IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, Bytes.toBytes("x")));
+      }
+    }
+    r = runVerify("bulk", "--index", "city");
+    assertEquals(1, r.status(), r.out() + r.err());
+    assertTrue(r.out().contains("missing 3, wrong covered values 1, stale 2"), r.out());
+    r = runVerify("bulk", "--index", "city", "--repair");
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().contains("repaired: 4 written, 2 stale removed"), r.out());
+    r = runVerify("bulk");
+    assertEquals(0, r.status(), r.out() + r.err());
+    assertTrue(r.out().contains("missing 0, wrong covered values 0, stale 0"), r.out());
+    Answers oracle = new Answers(connection, BULK, D, CITY);
+    try (IndexedTable t = new IndexedTable(connection, BULK)) {
+      for (byte[] v : oracle.values()) {
+        // Row keys straight from the index (no re-check): exactly the data's.
+        assertEquals(oracle.rows(v), IndexProbe.strings(t.findRowKeys(D, CITY, v)));
+      }
+      assertTrue(t.findRowKeys(D, CITY, Bytes.toBytes("nowhere")).isEmpty());
+    }
+
+    assertEquals(2, runVerify("bulk_local", "--index", "city").status(), "local: nothing to do");
+    assertEquals(2, runVerify("no_such_table").status());
+  }
+
+  private Run runVerify(String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status =
+        ToolRunner.run(
+            new Configuration(util.getConfiguration()),
+            new VerifyIndexTool(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)),
+            args);
+    return new Run(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   /** The rows holding the column in each region of the local table, by encoded region name. */
