@@ -20,7 +20,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -79,7 +78,9 @@ final class RoutingTable implements AutoCloseable {
 
   private final ClusterView cluster;
   private final long staleMs;
-  private final Map<String, Entry> entries = new ConcurrentHashMap<>();
+
+  /** Index (table name) to encoded region to its entry: a route reads one inner map. */
+  private final Map<String, Map<String, Entry>> entries = new ConcurrentHashMap<>();
 
   /** When each server's last publication (or keep-alive) arrived. */
   private final Map<ServerName, Long> serverSeen = new ConcurrentHashMap<>();
@@ -139,12 +140,13 @@ final class RoutingTable implements AutoCloseable {
     }
     for (RegionFilter rf : request.getRegionsList()) {
       ServerName from = ServerName.valueOf(rf.getServer());
-      String key = key(rf.getIndexTable(), rf.getEncodedRegion());
+      Map<String, Entry> ofIndex =
+          entries.computeIfAbsent(rf.getIndexTable(), k -> new ConcurrentHashMap<>());
       if (rf.getClosed()) {
         // Only the server that published the entry may retire it (a late "closed" from the old
         // server must not erase the new server's publication).
-        entries.computeIfPresent(
-            key,
+        ofIndex.computeIfPresent(
+            rf.getEncodedRegion(),
             (k, e) -> {
               e.lock.writeLock().lock();
               try {
@@ -158,7 +160,8 @@ final class RoutingTable implements AutoCloseable {
         continue;
       }
       Entry e =
-          entries.computeIfAbsent(key, k -> new Entry(rf.getIndexTable(), rf.getEncodedRegion()));
+          ofIndex.computeIfAbsent(
+              rf.getEncodedRegion(), k -> new Entry(rf.getIndexTable(), rf.getEncodedRegion()));
       e.lock.writeLock().lock(); // one publication at a time: bitmap, version and server agree
       try {
         if (!update(e, rf, from)) response.addNeedSnapshot(rf.getEncodedRegion());
@@ -219,8 +222,14 @@ final class RoutingTable implements AutoCloseable {
     }
   }
 
-  private static String key(String index, String encodedRegion) {
-    return index + '/' + encodedRegion;
+  private Map<String, Entry> entriesOf(String index) {
+    return entries.getOrDefault(index, Map.of());
+  }
+
+  private List<Entry> allEntries() {
+    List<Entry> all = new ArrayList<>();
+    for (Map<String, Entry> ofIndex : entries.values()) all.addAll(ofIndex.values());
+    return all;
   }
 
   /** Candidate regions of a global index's table for a filter key, in start-key order. */
@@ -233,13 +242,16 @@ final class RoutingTable implements AutoCloseable {
    * the index's own table for a global index, the data table for a local one.
    */
   RouteResponse route(String index, TableName regionsOf, byte[] filterKey, long now) {
-    List<RegionInfo> regions = sortedRegions(regionsOf);
+    // Only the candidates are sorted: they are few, the regions of a local index can be many.
+    List<RegionInfo> regions = cluster.regionsOf(regionsOf);
+    List<RegionInfo> candidates = new ArrayList<>();
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(regions.size());
     RowEstimates.Builder estimate = new RowEstimates.Builder(filterKey);
     int unsure = 0;
     boolean building = cluster.isBuilding(regionsOf);
+    Map<String, Entry> ofIndex = entriesOf(index);
     for (RegionInfo region : regions) {
-      Entry e = building ? null : entries.get(key(index, region.getEncodedName()));
+      Entry e = building ? null : ofIndex.get(region.getEncodedName());
       boolean sure = false;
       boolean candidate = true;
       if (e != null) {
@@ -253,13 +265,15 @@ final class RoutingTable implements AutoCloseable {
         }
       }
       if (!sure) unsure++;
-      if (candidate) {
-        out.addCandidates(
-            RegionRef.newBuilder()
-                .setStartKey(ByteString.copyFrom(region.getStartKey()))
-                .setEndKey(ByteString.copyFrom(region.getEndKey()))
-                .setEncodedRegion(region.getEncodedName()));
-      }
+      if (candidate) candidates.add(region);
+    }
+    candidates.sort(BY_START_KEY);
+    for (RegionInfo region : candidates) {
+      out.addCandidates(
+          RegionRef.newBuilder()
+              .setStartKey(ByteString.copyFrom(region.getStartKey()))
+              .setEndKey(ByteString.copyFrom(region.getEndKey()))
+              .setEncodedRegion(region.getEncodedName()));
     }
     out.setUnsureRegions(unsure).setEstimate(estimate.build());
     routesServed.incrementAndGet();
@@ -287,7 +301,7 @@ final class RoutingTable implements AutoCloseable {
               .setEndKey(ByteString.copyFrom(region.getEndKey()))
               .setEncodedRegion(region.getEncodedName())
               .setSure(false);
-      Entry e = building ? null : entries.get(key(index, region.getEncodedName()));
+      Entry e = building ? null : entriesOf(index).get(region.getEncodedName());
       if (e != null) {
         e.lock.readLock().lock();
         try {
@@ -329,9 +343,12 @@ final class RoutingTable implements AutoCloseable {
     r.setMembership(ByteString.copyFrom(e.bitmap.toByteArray()));
   }
 
+  private static final Comparator<RegionInfo> BY_START_KEY =
+      Comparator.comparing(RegionInfo::getStartKey, Bytes.BYTES_COMPARATOR);
+
   private List<RegionInfo> sortedRegions(TableName table) {
     List<RegionInfo> regions = new ArrayList<>(cluster.regionsOf(table));
-    regions.sort(Comparator.comparing(RegionInfo::getStartKey, Bytes.BYTES_COMPARATOR));
+    regions.sort(BY_START_KEY);
     return regions;
   }
 
@@ -353,7 +370,7 @@ final class RoutingTable implements AutoCloseable {
             .setBucketsTotal(bucketsTotal.get())
             .setStatesServed(statesServed.get());
     Map<String, long[]> perServer = new TreeMap<>(); // server -> {regions, bytes}
-    List<Entry> sorted = new ArrayList<>(entries.values());
+    List<Entry> sorted = allEntries();
     sorted.sort(Comparator.comparing((Entry e) -> e.indexTable).thenComparing(e -> e.encoded));
     for (Entry e : sorted) {
       if (indexTableOrNull != null && !indexTableOrNull.equals(e.indexTable)) continue;
@@ -393,7 +410,7 @@ final class RoutingTable implements AutoCloseable {
   /** Bytes of every bitmap the master holds (its routing memory, deltas kept for clients aside). */
   long filterBytes() {
     long bytes = 0;
-    for (Entry e : entries.values()) {
+    for (Entry e : allEntries()) {
       e.lock.readLock().lock();
       try {
         bytes += e.bitmapBytes;
@@ -406,15 +423,14 @@ final class RoutingTable implements AutoCloseable {
 
   @Override
   public void close() {
-    for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
-      Entry e = it.next();
+    for (Entry e : allEntries()) {
       e.lock.writeLock().lock();
       try {
         e.replace(null);
       } finally {
         e.lock.writeLock().unlock();
       }
-      it.remove();
     }
+    entries.clear();
   }
 }

@@ -1,0 +1,274 @@
+package io.scbf.hbase.master;
+
+import com.google.protobuf.ByteString;
+import io.scbf.KeyBatch;
+import io.scbf.MembershipFilter;
+import io.scbf.ScalableSplitCountingBloomFilter;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionFilter;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.RegionInfoBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Routing at cluster scale, from the real code, without a cluster: builds the real counting filters
+ * of a simulated cluster (servers x regions, entries per region), derives the routing bitmaps the
+ * region servers publish, feeds them to the master's real {@link RoutingTable} as publications,
+ * then measures the master's memory, the bytes of the delta publications at a given update rate,
+ * and the routes it answers per second. The simulated cluster is scaled down (one JVM, one machine)
+ * and the figures are extrapolated to the target cluster by the formulas printed with them
+ * (docs/benchmarks-routing.md, "Scale").
+ *
+ * <p>Arguments (all optional): --servers 20 --regions 100 (per server) --entries 10000 (per region)
+ * --fpp 0.001 --updates 100000 (changed entries per second, cluster-wide) --target-servers 1000
+ * --target-regions 100 --routes 2000.
+ */
+public final class ScaleModel {
+  private ScaleModel() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = new HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) a.put(args[i], args[i + 1]);
+    int servers = Integer.parseInt(a.getOrDefault("--servers", "20"));
+    int regionsPerServer = Integer.parseInt(a.getOrDefault("--regions", "100"));
+    int entries = Integer.parseInt(a.getOrDefault("--entries", "10000"));
+    double fpp = Double.parseDouble(a.getOrDefault("--fpp", "0.001"));
+    long updatesPerSecond = Long.parseLong(a.getOrDefault("--updates", "100000"));
+    int targetServers = Integer.parseInt(a.getOrDefault("--target-servers", "1000"));
+    int targetRegions = Integer.parseInt(a.getOrDefault("--target-regions", "100"));
+    int routes = Integer.parseInt(a.getOrDefault("--routes", "2000"));
+    int regions = servers * regionsPerServer;
+    long totalEntries = (long) regions * entries;
+    System.out.printf(
+        "simulated: %d servers x %d regions x %d entries = %,d entries, fpp %s%n",
+        servers, regionsPerServer, entries, totalEntries, fpp);
+
+    // One local index over every region of one table: the worst case for a route, which checks
+    // one bitmap per region of the index.
+    TableName table = TableName.valueOf("scale");
+    String index = "scale__idx_v";
+    List<RegionInfo> infos = new ArrayList<>(regions);
+    List<ServerName> hosts = new ArrayList<>(regions);
+    for (int r = 0; r < regions; r++) {
+      byte[] start = r == 0 ? new byte[0] : Bytes.toBytes(String.format("r%06d", r));
+      byte[] end = r == regions - 1 ? new byte[0] : Bytes.toBytes(String.format("r%06d", r + 1));
+      infos.add(RegionInfoBuilder.newBuilder(table).setStartKey(start).setEndKey(end).build());
+      hosts.add(ServerName.valueOf("rs" + (r % servers) + ".example", 16020, 1L));
+    }
+    Map<String, ServerName> hostOf = new HashMap<>();
+    for (int r = 0; r < regions; r++) hostOf.put(infos.get(r).getEncodedName(), hosts.get(r));
+    RoutingTable.ClusterView view =
+        new RoutingTable.ClusterView() {
+          @Override
+          public List<RegionInfo> regionsOf(TableName t) {
+            return infos;
+          }
+
+          @Override
+          public ServerName openOn(RegionInfo region) {
+            return hostOf.get(region.getEncodedName());
+          }
+
+          @Override
+          public boolean isOnline(ServerName server) {
+            return true;
+          }
+
+          @Override
+          public boolean isBuilding(TableName t) {
+            return false;
+          }
+        };
+
+    Random rnd = new Random(42);
+    long buildStart = System.nanoTime();
+    ScalableSplitCountingBloomFilter[] filters = new ScalableSplitCountingBloomFilter[regions];
+    MembershipFilter[] published = new MembershipFilter[regions];
+    long countingBytes = 0;
+    long fullPublicationBytes = 0;
+    try (RoutingTable master = new RoutingTable(view, Long.MAX_VALUE / 4)) {
+      Map<ServerName, PublishRequest.Builder> full = new HashMap<>();
+      for (int r = 0; r < regions; r++) {
+        filters[r] =
+            ScalableSplitCountingBloomFilter.create(
+                Math.max(IndexSpec.DEFAULT_INITIAL_CAPACITY, entries), fpp);
+        KeyBatch keys = new KeyBatch(entries, entries * 16);
+        for (int i = 0; i < entries; i++) keys.add(key(rnd));
+        filters[r].addAll(keys);
+        countingBytes += filters[r].stats().bytes();
+        published[r] = MembershipFilter.of(filters[r]);
+        byte[] bitmap = published[r].toByteArray();
+        fullPublicationBytes += bitmap.length;
+        full.computeIfAbsent(
+                hosts.get(r),
+                s -> PublishRequest.newBuilder().setServer(s.toString()).setFull(true))
+            .addRegions(region(index, infos.get(r), hosts.get(r), 1).setMembership(bs(bitmap)));
+      }
+      long now = System.currentTimeMillis();
+      for (PublishRequest.Builder p : full.values()) master.publish(p.build(), now);
+      double buildSeconds = (System.nanoTime() - buildStart) / 1e9;
+      long masterBytes = master.filterBytes();
+      double bitsPerEntry = masterBytes * 8.0 / totalEntries;
+      System.out.printf(
+          "built and published in %.1f s: counting filters (region servers) %,d bytes = %.1f"
+              + " bits/entry; master routing bitmaps %,d bytes = %.1f bits/entry%n",
+          buildSeconds,
+          countingBytes,
+          countingBytes * 8.0 / totalEntries,
+          masterBytes,
+          bitsPerEntry);
+
+      // One publish interval (1 s) of changes at the given rate: each a new entry in a random
+      // region (a replaced value adds one key and removes one; the add dominates the delta).
+      long changes =
+          Math.min(
+              updatesPerSecond * (long) regions / ((long) targetServers * targetRegions), 200_000);
+      changes = Math.max(changes, 1000);
+      int[] changedPerRegion = new int[regions];
+      for (long c = 0; c < changes; c++) {
+        int r = rnd.nextInt(regions);
+        filters[r].add(key(rnd));
+        changedPerRegion[r]++;
+      }
+      long deltaBytes = 0;
+      long requestBytes = 0;
+      int changedRegions = 0;
+      int fullResends = 0;
+      Map<ServerName, PublishRequest.Builder> deltas = new HashMap<>();
+      for (int r = 0; r < regions; r++) {
+        if (changedPerRegion[r] == 0) continue;
+        changedRegions++;
+        MembershipFilter next = MembershipFilter.of(filters[r]);
+        byte[] delta = next.deltaFrom(published[r]);
+        RegionFilter.Builder rf = region(index, infos.get(r), hosts.get(r), 2);
+        if (delta == null) { // the filter grew a sub-filter: the full bitmap, as servers send
+          byte[] bitmap = next.toByteArray();
+          deltaBytes += bitmap.length;
+          fullResends++;
+          rf.setMembership(bs(bitmap));
+        } else {
+          deltaBytes += delta.length;
+          rf.setBaseVersion(1).setDelta(bs(delta));
+        }
+        published[r].close();
+        published[r] = next;
+        deltas
+            .computeIfAbsent(hosts.get(r), s -> PublishRequest.newBuilder().setServer(s.toString()))
+            .addRegions(rf);
+      }
+      now = System.currentTimeMillis();
+      for (PublishRequest.Builder p : deltas.values()) {
+        PublishRequest request = p.build();
+        requestBytes += request.getSerializedSize();
+        if (master.publish(request, now).getNeedSnapshotCount() > 0) {
+          throw new IllegalStateException("the master refused a delta");
+        }
+      }
+      double bytesPerChange = (double) requestBytes / changes;
+      System.out.printf(
+          "delta publication: %,d changed entries in %,d regions (%d grew and sent full bitmaps)"
+              + " -> %,d delta bytes, %,d bytes on the wire = %.1f B per changed entry (a full"
+              + " re-send of every region: %,d bytes)%n",
+          changes,
+          changedRegions,
+          fullResends,
+          deltaBytes,
+          requestBytes,
+          bytesPerChange,
+          fullPublicationBytes);
+
+      // Routes: the master checks one bitmap per region of the index (so does a client's copy).
+      List<byte[]> probes = new ArrayList<>(routes);
+      for (int i = 0; i < routes; i++) probes.add(key(rnd)); // absent: the common selective case
+      long candidates = 0;
+      for (int warm = 0; warm < Math.min(routes, 200); warm++) {
+        master.route(index, table, probes.get(warm), now);
+      }
+      long routeStart = System.nanoTime();
+      for (byte[] k : probes) {
+        RouteResponse rr = master.route(index, table, k, now);
+        candidates += rr.getCandidatesCount();
+      }
+      double routeSeconds = (System.nanoTime() - routeStart) / 1e9;
+      double nsPerBitmap = routeSeconds * 1e9 / ((double) routes * regions);
+      System.out.printf(
+          "routes: %,d in %.2f s = %,.0f routes/s over %,d regions (%.0f ns per region's bitmap),"
+              + " %.3f candidates per absent value (expected fpp x regions = %.3f)%n",
+          routes,
+          routeSeconds,
+          routes / routeSeconds,
+          regions,
+          nsPerBitmap,
+          (double) candidates / routes,
+          fpp * regions);
+
+      // A client's routing copy probes the same bitmaps, without the master's bookkeeping.
+      long maybe = 0;
+      long probeStart = System.nanoTime();
+      for (byte[] k : probes) {
+        for (MembershipFilter m : published) if (m.mightContain(k)) maybe++;
+      }
+      double nsPerProbe = (System.nanoTime() - probeStart) / ((double) routes * regions);
+      System.out.printf(
+          "client routing copy: %.0f ns per region's bitmap (%d false positives)%n",
+          nsPerProbe, maybe);
+
+      // Extrapolation to the target cluster, by the formulas below.
+      long targetRegionCount = (long) targetServers * targetRegions;
+      long targetEntries = targetRegionCount * entries;
+      System.out.printf(
+          "%nextrapolated to %,d servers x %d regions (%,d regions, %,d entries at %d per"
+              + " region):%n",
+          targetServers, targetRegions, targetRegionCount, targetEntries, entries);
+      System.out.printf(
+          "  master memory = entries x %.1f bits / 8 = %,.0f MiB%n",
+          bitsPerEntry, targetEntries * bitsPerEntry / 8 / (1 << 20));
+      System.out.printf(
+          "  publish bandwidth at %,d changed entries/s = rate x %.1f B = %,.1f MiB/s (all servers"
+              + " together; idle servers send only keep-alives)%n",
+          updatesPerSecond, bytesPerChange, updatesPerSecond * bytesPerChange / (1 << 20));
+      System.out.printf(
+          "  one master route over an index spread on all %,d regions = regions x %.0f ns = %.2f"
+              + " ms (%.0f routes/s per core); from a client's copy: %.2f ms; a global index of"
+              + " 64 buckets: %.1f us%n",
+          targetRegionCount,
+          nsPerBitmap,
+          targetRegionCount * nsPerBitmap / 1e6,
+          1e9 / (targetRegionCount * nsPerBitmap),
+          targetRegionCount * nsPerProbe / 1e6,
+          64 * nsPerBitmap / 1e3);
+    } finally {
+      for (ScalableSplitCountingBloomFilter f : filters) if (f != null) f.close();
+      for (MembershipFilter m : published) if (m != null) m.close();
+    }
+  }
+
+  private static RegionFilter.Builder region(
+      String index, RegionInfo info, ServerName server, long version) {
+    return RegionFilter.newBuilder()
+        .setIndexTable(index)
+        .setEncodedRegion(info.getEncodedName())
+        .setServer(server.toString())
+        .setReady(true)
+        .setVersion(version);
+  }
+
+  private static ByteString bs(byte[] b) {
+    return ByteString.copyFrom(b);
+  }
+
+  private static byte[] key(Random rnd) {
+    byte[] k = new byte[16];
+    rnd.nextBytes(k);
+    return k;
+  }
+}
