@@ -111,7 +111,7 @@ public final class ScaleModel {
         full.computeIfAbsent(
                 hosts.get(r),
                 s -> PublishRequest.newBuilder().setServer(s.toString()).setFull(true))
-            .addRegions(region(index, infos.get(r), hosts.get(r), 1).setMembership(bs(bitmap)));
+            .addRegions(region(index, infos.get(r), 1).setMembership(bs(bitmap)));
       }
       long now = System.currentTimeMillis();
       for (PublishRequest.Builder p : full.values()) master.publish(p.build(), now);
@@ -149,7 +149,7 @@ public final class ScaleModel {
         changedRegions++;
         MembershipFilter next = MembershipFilter.of(filters[r]);
         byte[] delta = next.deltaFrom(published[r]);
-        RegionFilter.Builder rf = region(index, infos.get(r), hosts.get(r), 2);
+        RegionFilter.Builder rf = region(index, infos.get(r), 2);
         if (delta == null) { // the filter grew a sub-filter: the full bitmap, as servers send
           byte[] bitmap = next.toByteArray();
           deltaBytes += bitmap.length;
@@ -252,12 +252,11 @@ public final class ScaleModel {
     }
   }
 
-  private static RegionFilter.Builder region(
-      String index, RegionInfo info, ServerName server, long version) {
+  /** A region's publication, as FilterPublisher builds it (its server named by the request). */
+  private static RegionFilter.Builder region(String index, RegionInfo info, long version) {
     return RegionFilter.newBuilder()
         .setIndexTable(index)
         .setEncodedRegion(info.getEncodedName())
-        .setServer(server.toString())
         .setReady(true)
         .setVersion(version);
   }

@@ -139,7 +139,12 @@ final class RoutingTable implements AutoCloseable {
       return response.setResync(true).build();
     }
     for (RegionFilter rf : request.getRegionsList()) {
-      ServerName from = ServerName.valueOf(rf.getServer());
+      // Each region's publisher is the request's sender unless named (one name per request).
+      ServerName from = rf.hasServer() ? ServerName.valueOf(rf.getServer()) : sender;
+      if (from == null) {
+        response.addNeedSnapshot(rf.getEncodedRegion()); // unattributable: ignored
+        continue;
+      }
       Map<String, Entry> ofIndex =
           entries.computeIfAbsent(rf.getIndexTable(), k -> new ConcurrentHashMap<>());
       if (rf.getClosed()) {

@@ -196,7 +196,6 @@ final class FilterPublisher {
         RegionFilter.newBuilder()
             .setIndexTable(region.indexTable())
             .setEncodedRegion(region.encodedName())
-            .setServer(server.toString())
             .setReady(ready)
             .setVersion(version);
     if (!ready) {
@@ -232,7 +231,6 @@ final class FilterPublisher {
     return RegionFilter.newBuilder()
         .setIndexTable(region.indexTable())
         .setEncodedRegion(region.encodedName())
-        .setServer(server.toString())
         .setReady(false)
         .setVersion(0)
         .setClosed(true)

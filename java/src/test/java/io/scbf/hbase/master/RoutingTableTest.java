@@ -223,6 +223,23 @@ class RoutingTableTest {
     assertEquals(List.of(0), route("absent", 13));
   }
 
+  /** Servers name themselves once per request; a region naming no server is the sender's. */
+  @Test
+  void aRegionWithoutAServerIsTheSendersAndWithoutEitherIsRefused() {
+    for (int b = 0; b < 4; b++) {
+      RegionFilter anonymous = RegionFilter.newBuilder(full(b, 1)).clearServer().build();
+      assertEquals(0, publish(0, serverOf(b), true, anonymous).getNeedSnapshotCount());
+    }
+    assertEquals(List.of(), route("absent", 1), "attributed to the senders: routable");
+    PublishResponse r =
+        table.publish(
+            PublishRequest.newBuilder()
+                .addRegions(RegionFilter.newBuilder(full(0, 2)).clearServer())
+                .build(),
+            1);
+    assertEquals(List.of(regions.get(0).getEncodedName()), r.getNeedSnapshotList());
+  }
+
   @Test
   void aNewMasterAsksEveryServerToResend() {
     PublishResponse r = publish(0, RS1, false);
