@@ -22,7 +22,6 @@ import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -88,6 +87,8 @@ import org.slf4j.LoggerFactory;
 @CoreCoprocessor
 public class DataTableObserver extends LocalIndexService
     implements RegionCoprocessor, RegionObserver {
+  private static final byte[] YES = {1};
+
   private static final Logger LOG = LoggerFactory.getLogger(DataTableObserver.class);
 
   private IndexUpdatePlanner planner; // null on tables without indexes
@@ -618,15 +619,15 @@ public class DataTableObserver extends LocalIndexService
           changes.touched.add(key);
           if (im.mutation() instanceof Delete) {
             changes.deleted.add(key);
-          } else if (!Arrays.equals(
-              e.getValue().before.value(im.spec().column()),
-              e.getValue().after.value(im.spec().column()))) {
+          } else if (im.createsRow()) {
             changes.created.add(key); // a covered-only change rewrites an existing entry
           }
           entryRows.add(local.physical(im.mutation(), now));
           continue;
         }
         boolean delete = im.mutation() instanceof Delete;
+        // The index region counts it without reading whether it exists (see FilterBookkeeping).
+        if (im.createsRow()) im.mutation().setAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR, YES);
         (delete ? deletes : puts)
             .computeIfAbsent(indexTables.get(im.spec()), t -> new ArrayList<>())
             .add(im.mutation());

@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -103,17 +104,23 @@ final class FilterBookkeeping {
   /**
    * Before the writes apply: counts the index rows a put creates and notes the rows a delete really
    * removes. Only a put of an absent row is counted, only a delete of a present row uncounted, so
-   * re-writing a row never counts it twice.
+   * re-writing a row never counts it twice. A put marked {@link IndexCatalog#NEW_INDEX_ROW_ATTR}
+   * (its value is new to its data row) is counted without the existence read: if the row was there
+   * after all, it is counted twice, an over-count that costs false positives, never a missed row.
    */
   PendingEffects beforeWrites(List<Mutation> mutations) throws IOException {
     BucketFilter counted = filter;
     List<byte[]> added = new ArrayList<>();
     List<byte[]> deleted = new ArrayList<>();
     List<byte[]> touched = new ArrayList<>(mutations.size());
-    Set<byte[]> existing = rows.existing(mutations.stream().map(Mutation::getRow).toList());
+    List<byte[]> toRead = new ArrayList<>(mutations.size());
+    for (Mutation m : mutations) {
+      if (!isNewRow(m)) toRead.add(m.getRow());
+    }
+    Set<byte[]> existing = toRead.isEmpty() ? Set.of() : rows.existing(toRead);
     for (Mutation m : mutations) {
       byte[] row = m.getRow();
-      boolean exists = existing.contains(row);
+      boolean exists = !isNewRow(m) && existing.contains(row);
       if (m instanceof Put && !exists) {
         counted.add(row);
         added.add(row);
@@ -123,6 +130,10 @@ final class FilterBookkeeping {
       touched.add(row);
     }
     return new PendingEffects(counted, added, deleted, touched);
+  }
+
+  private static boolean isNewRow(Mutation m) {
+    return m instanceof Put && m.getAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR) != null;
   }
 
   /**

@@ -106,9 +106,14 @@ final class IndexWriteEndpoint extends IndexWriteService {
   static Mutation toMutation(IndexRowMutation m) {
     byte[] row = m.getRow().toByteArray();
     if (!m.hasValue()) return new Delete(row);
-    return new Put(row)
-        .addColumn(
-            IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, m.getValue().toByteArray());
+    Put put =
+        new Put(row)
+            .addColumn(
+                IndexCatalog.INDEX_FAMILY,
+                IndexCatalog.INDEX_QUALIFIER,
+                m.getValue().toByteArray());
+    if (m.getNewRow()) put.setAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR, new byte[] {1});
+    return put;
   }
 
   private static RegionWriteFailure failure(String encoded, String message, boolean retriable) {

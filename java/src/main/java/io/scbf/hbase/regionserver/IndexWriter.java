@@ -211,7 +211,9 @@ final class IndexWriter {
     if (cells == null || cells.size() != 1 || m.getFamilyCellMap().size() != 1) {
       throw new IllegalArgumentException("scbf: not an index row mutation: " + m);
     }
-    return b.setValue(ByteString.copyFrom(CellUtil.cloneValue(cells.get(0)))).build();
+    return b.setValue(ByteString.copyFrom(CellUtil.cloneValue(cells.get(0))))
+        .setNewRow(m.getAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR) != null)
+        .build();
   }
 
   private static <T> T getUninterruptibly(Future<T> f) throws ExecutionException {

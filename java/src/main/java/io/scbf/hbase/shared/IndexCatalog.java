@@ -38,6 +38,14 @@ public final class IndexCatalog {
     return "true".equals(data.getValue(IMMUTABLE_ROWS_ATTR));
   }
 
+  /**
+   * Attribute of an index Put whose data row did not hold the value before: the index region counts
+   * the row in its filter without reading whether it exists. If it did exist (a stale copy, a
+   * resend) it is counted twice, which only costs false positives until the next compaction; never
+   * a missed row. Anything else is counted after an existence read.
+   */
+  public static final String NEW_INDEX_ROW_ATTR = "scbf.new-index-row";
+
   public static final String INDEX_SPEC_ATTR = "scbf.index-table.spec";
   public static final String INDEX_DATA_TABLE_ATTR = "scbf.index-table.data";
   public static final byte[] INDEX_FAMILY = Bytes.toBytes("i");

@@ -168,13 +168,13 @@ public final class IndexUpdatePlanner {
       if (oldValue != null && valueChanged) {
         out.add(
             new IndexMutation(
-                spec, new Delete(IndexKeyCodec.rowKey(bucket, alias, oldValue, row))));
+                spec, new Delete(IndexKeyCodec.rowKey(bucket, alias, oldValue, row)), false));
       }
       if (newValue != null && (valueChanged || coveredChanged(spec, before, after))) {
         Put put = new Put(IndexKeyCodec.rowKey(bucket, alias, newValue, row));
         put.addColumn(
             IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, coveredValues(spec, after));
-        out.add(new IndexMutation(spec, put));
+        out.add(new IndexMutation(spec, put, valueChanged));
       }
     }
     return out;
@@ -220,6 +220,10 @@ public final class IndexUpdatePlanner {
     return String.join(", ", cols);
   }
 
-  /** One index-table mutation and the index it belongs to. */
-  public record IndexMutation(IndexSpec spec, Mutation mutation) {}
+  /**
+   * One index-table mutation and the index it belongs to. {@code createsRow}: a put for a value the
+   * data row did not hold before, so the index row is new (unless a stale copy or a resend is
+   * there); false for deletes and for puts that only rewrite covered values.
+   */
+  public record IndexMutation(IndexSpec spec, Mutation mutation, boolean createsRow) {}
 }

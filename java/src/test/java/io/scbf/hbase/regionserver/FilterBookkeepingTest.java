@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.MembershipFilter;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -84,6 +85,29 @@ class FilterBookkeepingTest {
     write(List.of(new Delete(r1)), true);
     assertEquals(1, books.filter().stats().removes());
     assertFalse(mayHold("a"));
+  }
+
+  /**
+   * A put of a value new to its data row is counted without reading the index; if the row was there
+   * after all (a stale copy, a resend) it is counted twice: more false positives, never a miss. Its
+   * delete then leaves the value possible, never impossible.
+   */
+  @Test
+  void newRowPutsAreCountedWithoutAReadAndAtWorstTwice() throws Exception {
+    books.build();
+    byte[] r1 = indexRow("a", "r1");
+    Put fresh = put(r1);
+    fresh.setAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR, new byte[] {1});
+    write(List.of(fresh), true);
+    assertEquals(0, rows.existenceReads, "no read for a new row");
+    assertEquals(1, books.filter().stats().adds());
+    write(List.of(fresh), true); // resent: counted again
+    assertEquals(2, books.filter().stats().adds());
+    write(List.of(put(r1)), true); // unmarked (a covered-only rewrite): read, not counted
+    assertEquals(1, rows.existenceReads);
+    assertEquals(2, books.filter().stats().adds());
+    write(List.of(new Delete(r1)), true);
+    assertTrue(mayHold("a"), "over-counted: still possible after one delete, a false positive");
   }
 
   @Test

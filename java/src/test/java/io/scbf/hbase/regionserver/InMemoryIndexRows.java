@@ -22,6 +22,7 @@ import org.apache.hadoop.hbase.util.Bytes;
 class InMemoryIndexRows implements IndexRegionRows {
   final TreeMap<byte[], byte[]> rows = new TreeMap<>(Bytes.BYTES_COMPARATOR);
   int scans;
+  int existenceReads; // rows asked about by existing()
 
   void put(byte[] row, byte[] covered) {
     rows.put(row, covered);
@@ -34,6 +35,7 @@ class InMemoryIndexRows implements IndexRegionRows {
   @Override
   public Set<byte[]> existing(Collection<byte[]> keys) {
     Set<byte[]> out = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    existenceReads += keys.size();
     for (byte[] k : keys) if (rows.containsKey(k)) out.add(k);
     return out;
   }
