@@ -55,6 +55,9 @@ public final class IndexSpec {
   private final List<Column> covered;
   private final boolean local;
 
+  /** {@link #encode()}, made once: specs key maps on every indexed write. */
+  private final String encoded;
+
   private IndexSpec(Builder b) {
     this.local = b.local;
     this.column = new Column(b.family, b.qualifier);
@@ -63,6 +66,7 @@ public final class IndexSpec {
     this.fpp = b.fpp;
     this.initialCapacity = b.initialCapacity;
     this.covered = Collections.unmodifiableList(new ArrayList<>(b.covered));
+    this.encoded = encodeFields();
   }
 
   public static Builder builder(byte[] family, byte[] qualifier) {
@@ -130,6 +134,10 @@ public final class IndexSpec {
 
   /** One-line text form, stable across versions ("v1;key=value;..."), for table descriptors. */
   public String encode() {
+    return encoded;
+  }
+
+  private String encodeFields() {
     StringBuilder sb = new StringBuilder("v1");
     sb.append(";family=").append(HEX.formatHex(family()));
     sb.append(";qualifier=").append(HEX.formatHex(qualifier()));
@@ -200,12 +208,12 @@ public final class IndexSpec {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof IndexSpec s && encode().equals(s.encode());
+    return o instanceof IndexSpec s && encoded.equals(s.encoded);
   }
 
   @Override
   public int hashCode() {
-    return encode().hashCode();
+    return encoded.hashCode(); // cached by String
   }
 
   @Override
