@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.hadoop.hbase.Cell;
@@ -30,6 +31,7 @@ import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 
 /**
@@ -135,9 +137,17 @@ final class IndexWriter {
     List<RegionRows> out = new ArrayList<>();
     for (Map.Entry<TableName, List<Mutation>> e : byIndexTable.entrySet()) {
       Map<String, RegionRows> byRegion = new LinkedHashMap<>();
+      // Regions located in this call, by start key: a mini-batch's hundreds of rows fall in a few
+      // buckets, and each locator call costs about a microsecond (tracing, names).
+      TreeMap<byte[], HRegionLocation> located = new TreeMap<>(Bytes.BYTES_COMPARATOR);
       try (RegionLocator locator = connection.getRegionLocator(e.getKey())) {
         for (Mutation m : e.getValue()) {
-          HRegionLocation loc = locator.getRegionLocation(m.getRow(), reload);
+          Map.Entry<byte[], HRegionLocation> floor = located.floorEntry(m.getRow());
+          HRegionLocation loc =
+              floor != null && floor.getValue().getRegion().containsRow(m.getRow())
+                  ? floor.getValue()
+                  : locator.getRegionLocation(m.getRow(), reload);
+          located.put(loc.getRegion().getStartKey(), loc);
           byRegion
               .computeIfAbsent(
                   loc.getRegion().getEncodedName(),
