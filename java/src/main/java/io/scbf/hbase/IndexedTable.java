@@ -336,15 +336,48 @@ public final class IndexedTable implements AutoCloseable {
     return rows;
   }
 
-  /**
-   * A global index's rows in pages: each candidate bucket asked for at most {@code pageRows}
-   * entries at a time, each page re-checked by one multi-get.
-   */
+  /** One page of one bucket: the first if {@code resume} is null, else the one after it. */
+  private interface BucketPage {
+    LookupResponse ask(IndexLookupService.BlockingInterface bucket, ByteString resume)
+        throws ServiceException;
+  }
+
+  /** The scan a stream falls back to if the index is building when it starts. */
+  private interface ScanPages {
+    QueryStream.Pages open() throws IOException;
+  }
+
+  /** A global index's rows with {@code family:qualifier = value}, in pages. */
   private QueryStream.Pages globalPages(
       IndexSpec spec, byte[] value, RouteResponse route, byte[] family, byte[] qualifier)
       throws IOException {
-    List<byte[]> candidates = bucketsOf(spec, route);
     LookupRequest request = lookupRequest(spec, value).setLimit(pageRows).build();
+    return globalPages(
+        spec,
+        bucketsOf(spec, route),
+        (bucket, resume) ->
+            bucket.lookup(
+                null,
+                resume == null ? request : request.toBuilder().setResumeAfter(resume).build()),
+        family,
+        qualifier,
+        v -> Arrays.equals(v, value),
+        () -> scans.pointPages(spec, value, pageRows));
+  }
+
+  /**
+   * A global index's rows in pages: each bucket of {@code buckets} asked for at most {@code
+   * pageRows} entries at a time, each page re-checked by one multi-get against {@code matches}.
+   */
+  private QueryStream.Pages globalPages(
+      IndexSpec spec,
+      List<byte[]> buckets,
+      BucketPage ask,
+      byte[] family,
+      byte[] qualifier,
+      Predicate<byte[]> matches,
+      ScanPages whileBuilding)
+      throws IOException {
     Table index = connection.getTable(IndexCatalog.indexTableName(dataTable, spec.alias()));
     return new QueryStream.Pages() {
       int bucket;
@@ -354,14 +387,14 @@ public final class IndexedTable implements AutoCloseable {
       @Override
       public List<Result> next() throws IOException {
         if (scan != null) return scan.next();
-        while (bucket < candidates.size()) {
-          LookupRequest.Builder page = request.toBuilder();
-          if (resume != null) page.setResumeAfter(resume);
+        while (bucket < buckets.size()) {
           LookupResponse r;
           try {
             r =
-                IndexLookupService.newBlockingStub(index.coprocessorService(candidates.get(bucket)))
-                    .lookup(null, page.build());
+                ask.ask(
+                    IndexLookupService.newBlockingStub(
+                        index.coprocessorService(buckets.get(bucket))),
+                    resume);
           } catch (ServiceException e) {
             throw unwrap(e);
           }
@@ -375,14 +408,14 @@ public final class IndexedTable implements AutoCloseable {
                       + " started a rebuild while this stream read it; run the query again"
                       + " (it scans the table while the index is building)");
             }
-            scan = scans.pointPages(spec, value, pageRows);
+            scan = whileBuilding.open();
             return scan.next();
           }
           resume = r.hasResumeAfter() ? r.getResumeAfter() : null;
           if (resume == null) bucket++;
           List<byte[]> keys = new ArrayList<>(r.getHitsCount());
           r.getHitsList().forEach(h -> keys.add(h.getRow().toByteArray()));
-          List<Result> rows = recheck(keys, family, qualifier, v -> Arrays.equals(v, value));
+          List<Result> rows = recheck(keys, family, qualifier, matches);
           if (!rows.isEmpty()) return rows;
         }
         return null;
@@ -398,6 +431,55 @@ public final class IndexedTable implements AutoCloseable {
         }
       }
     };
+  }
+
+  /**
+   * The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), as {@link
+   * #range} answers them, but streamed. For a global index the buckets are read page by page
+   * ({@code scbf.client.page.rows} entries, in value order within each bucket, each page re-checked
+   * before the next is asked), so the client holds one page whatever the answer's size. A local
+   * index, or a global one that is building, answers as {@link #range} does, as one page. Close the
+   * scanner when done.
+   */
+  public ResultScanner streamRange(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
+      throws IOException {
+    IndexSpec spec = spec(family, qualifier);
+    Predicate<byte[]> inRange = v -> IndexKeyCodec.inRange(v, lo, hi);
+    if (spec.isLocal()) {
+      List<Result> rows = range(family, qualifier, lo, hi);
+      return new QueryStream(onePage(() -> rows));
+    }
+    RangeLookupRequest request = rangeRequest(spec, lo, hi).setLimit(pageRows).build();
+    return new QueryStream(
+        globalPages(
+            spec,
+            allBuckets(spec),
+            (bucket, resume) ->
+                bucket.rangeLookup(
+                    null,
+                    resume == null ? request : request.toBuilder().setResumeAfter(resume).build()),
+            family,
+            qualifier,
+            inRange,
+            () -> onePage(() -> scans.range(spec, lo, hi))));
+  }
+
+  /** Rows read at once, as a stream of one page. */
+  private static QueryStream.Pages onePage(ScanRows rows) {
+    return new QueryStream.Pages() {
+      boolean done;
+
+      @Override
+      public List<Result> next() throws IOException {
+        if (done) return null;
+        done = true;
+        return rows.read();
+      }
+    };
+  }
+
+  private interface ScanRows {
+    List<Result> read() throws IOException;
   }
 
   /**
@@ -768,7 +850,13 @@ public final class IndexedTable implements AutoCloseable {
     LookupRequest request =
         lookupRequest(spec, value).setLimit(Integer.MAX_VALUE).setMaxBytes(LIST_PAGE_BYTES).build();
     List<LookupResponse> responses = lookupAll(indexTable, buckets, request);
-    responses = withRemainingPages(indexTable, buckets, request, responses);
+    responses =
+        withRemainingPages(
+            indexTable,
+            buckets,
+            responses,
+            (bucket, resume) ->
+                bucket.lookup(null, request.toBuilder().setResumeAfter(resume).build()));
     trace(
         strict ? "point-strict" : "point",
         spec,
@@ -873,23 +961,36 @@ public final class IndexedTable implements AutoCloseable {
   private GlobalAnswer range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     long start = System.nanoTime();
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
-    RangeLookupRequest.Builder request =
-        RangeLookupRequest.newBuilder()
-            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)));
-    if (lo != null) request.setLo(ByteString.copyFrom(lo));
-    if (hi != null) request.setHi(ByteString.copyFrom(hi));
-    RangeLookupRequest built = request.build();
+    // Paged by bytes only: an answer larger than one RPC comes in several.
+    RangeLookupRequest built =
+        rangeRequest(spec, lo, hi).setLimit(Integer.MAX_VALUE).setMaxBytes(LIST_PAGE_BYTES).build();
     List<byte[]> buckets = allBuckets(spec);
     List<LookupResponse> responses =
         askAll(
             indexTable,
             buckets,
             channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
+    responses =
+        withRemainingPages(
+            indexTable,
+            buckets,
+            responses,
+            (bucket, resume) ->
+                bucket.rangeLookup(null, built.toBuilder().setResumeAfter(resume).build()));
     trace("range", spec, buckets.size(), 0, responses, false, 0, micros(start), 0);
     if (!building(responses)) return new GlobalAnswer(responses, null);
     List<Result> scanned = scans.range(spec, lo, hi);
     traceScan("range", spec, buckets.size(), start, scanned.size());
     return new GlobalAnswer(responses, scanned);
+  }
+
+  private static RangeLookupRequest.Builder rangeRequest(IndexSpec spec, byte[] lo, byte[] hi) {
+    RangeLookupRequest.Builder request =
+        RangeLookupRequest.newBuilder()
+            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)));
+    if (lo != null) request.setLo(ByteString.copyFrom(lo));
+    if (hi != null) request.setHi(ByteString.copyFrom(hi));
+    return request;
   }
 
   private void trace(
@@ -1040,10 +1141,7 @@ public final class IndexedTable implements AutoCloseable {
    * bucket whose answer stopped at its byte budget.
    */
   private List<LookupResponse> withRemainingPages(
-      TableName indexTable,
-      List<byte[]> buckets,
-      LookupRequest request,
-      List<LookupResponse> firsts)
+      TableName indexTable, List<byte[]> buckets, List<LookupResponse> firsts, BucketPage next)
       throws IOException {
     List<LookupResponse> out = null;
     for (int i = 0; i < firsts.size(); i++) {
@@ -1054,9 +1152,7 @@ public final class IndexedTable implements AutoCloseable {
         IndexLookupService.BlockingInterface bucket =
             IndexLookupService.newBlockingStub(table.coprocessorService(buckets.get(i)));
         while (page.hasResumeAfter()) {
-          page =
-              bucket.lookup(
-                  null, request.toBuilder().setResumeAfter(page.getResumeAfter()).build());
+          page = next.ask(bucket, page.getResumeAfter());
           out.add(page);
         }
       } catch (ServiceException e) {

@@ -13,6 +13,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
@@ -293,6 +294,63 @@ class StreamClusterTest {
     }
     try (IndexedTable t = new IndexedTable(indexOnly, TABLE)) {
       assertEquals(expected(CITY, BIG), Oracle.resultRows(t.find(D, CITY, BIG)));
+    }
+  }
+
+  /**
+   * A global range streams bucket by bucket in pages (the bucket resumes after the last index row
+   * key it sent), with every row once; a local range and both list forms answer like a full scan; a
+   * resume key outside the range and a negative limit get clear errors.
+   */
+  @Test
+  @Order(7)
+  void rangesStreamInPagesAndTheirRequestsAreChecked() throws Exception {
+    byte[] lo = Bytes.toBytes("v1");
+    byte[] hi = Bytes.toBytes("v3");
+    try (IndexedTable t = new IndexedTable(indexOnly, TABLE)) {
+      for (byte[][] range : new byte[][][] {{lo, hi}, {null, null}, {BIG, null}}) {
+        List<String> want =
+            new Oracle(util.getConnection(), TABLE, D, CITY).range(range[0], range[1]);
+        assertEquals(want, drain(t.streamRange(D, CITY, range[0], range[1])), "global stream");
+        assertEquals(want, Oracle.resultRows(t.range(D, CITY, range[0], range[1])), "global list");
+        List<String> local = new ArrayList<>();
+        try (ResultScanner s = t.streamRange(D, ZIP, range[0], range[1])) {
+          for (Result r = s.next(); r != null; r = s.next()) local.add(Bytes.toString(r.getRow()));
+        }
+        local.sort(null);
+        assertEquals(
+            new Oracle(util.getConnection(), TABLE, D, ZIP).range(range[0], range[1]), local);
+      }
+    }
+    try (Table indexTable =
+        util.getConnection().getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
+      var bucket = IndexLookupService.newBlockingStub(indexTable.coprocessorService(new byte[0]));
+      var range =
+          RangeLookupRequest.newBuilder()
+              .setAlias(ByteString.copyFromUtf8("city"))
+              .setLo(ByteString.copyFrom(lo))
+              .setHi(ByteString.copyFrom(hi));
+      assertDoNotRetry(() -> bucket.rangeLookup(null, range.clone().setLimit(-1).build()), "< 0");
+      assertDoNotRetry(
+          () ->
+              bucket.rangeLookup(
+                  null,
+                  range
+                      .clone()
+                      .setLimit(3)
+                      .setResumeAfter(ByteString.copyFrom(Bytes.toBytes("elsewhere")))
+                      .build()),
+          "resume_after is not an index row key of this range");
+      var first = bucket.rangeLookup(null, range.clone().setLimit(3).build());
+      assertEquals(3, first.getHitsCount());
+      assertTrue(first.hasResumeAfter(), "more than 3 entries in v1 <= city < v3 in bucket 0");
+      var second =
+          bucket.rangeLookup(
+              null, range.clone().setLimit(3).setResumeAfter(first.getResumeAfter()).build());
+      assertTrue(second.getHitsCount() > 0);
+      assertTrue(
+          !first.getHitsList().contains(second.getHits(0)),
+          "the second page starts after the first");
     }
   }
 

@@ -13,7 +13,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -106,11 +108,57 @@ final class IndexLookups {
 
   /** Index entries with {@code lo <= value < hi} (null: unbounded); never cached. */
   LookupResponse rangeLookup(byte[] lo, byte[] hi, boolean regionReady) throws IOException {
+    return rangeLookup(lo, hi, 0, PAGE_BYTES, null, regionReady);
+  }
+
+  /**
+   * Index entries with {@code lo <= value < hi}, in index-key (value, then row) order, or one page
+   * of them: with {@code limit} > 0, at most that many (fewer if their bytes reach {@code
+   * pageBytes}) after the index row key {@code resumeAfter} (exclusive; null for the first page),
+   * and {@code resume_after} set to the last entry's index row key if more remain.
+   *
+   * @throws DoNotRetryIOException if {@code resumeAfter} is not an index row key of the range
+   */
+  LookupResponse rangeLookup(
+      byte[] lo, byte[] hi, int limit, int pageBytes, byte[] resumeAfter, boolean regionReady)
+      throws IOException {
     byte[][] bounds = IndexKeyCodec.rangeBounds(bucket, alias, lo, hi);
-    return scan(bounds[0], bounds[1], 0, 0).toBuilder()
-        .setCacheHit(false)
-        .setRegionReady(regionReady)
-        .build();
+    byte[] start = bounds[0];
+    if (resumeAfter != null) {
+      boolean inRange =
+          Bytes.compareTo(resumeAfter, bounds[0]) >= 0
+              && (bounds[1].length == 0 || Bytes.compareTo(resumeAfter, bounds[1]) < 0);
+      if (!inRange) {
+        throw new DoNotRetryIOException("resume_after is not an index row key of this range");
+      }
+      start = Bytes.add(resumeAfter, new byte[1]); // the first key after it
+    }
+    LookupResponse.Builder out =
+        limit > 0
+            ? scanPage(start, bounds[1], limit, pageBytes)
+            : scan(start, bounds[1], 0, 0).toBuilder();
+    return out.setCacheHit(false).setRegionReady(regionReady).build();
+  }
+
+  /** One page of index entries in [start, stop), resuming after the last one's index row key. */
+  private LookupResponse.Builder scanPage(byte[] start, byte[] stop, int limit, int pageBytes)
+      throws IOException {
+    List<IndexHit> hits = new ArrayList<>();
+    List<byte[]> keys = new ArrayList<>();
+    rows.scan(
+        start,
+        stop,
+        limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1, // one more: whether more remain
+        c -> {
+          byte[] key = CellUtil.cloneRow(c);
+          keys.add(key);
+          hits.add(hit(key, c));
+        });
+    LookupResponse.Builder page = page(hits, limit, pageBytes);
+    if (page.hasResumeAfter()) {
+      page.setResumeAfter(ByteString.copyFrom(keys.get(page.getHitsCount() - 1)));
+    }
+    return page;
   }
 
   /** After a write of these index rows became visible: no cached answer may still miss it. */
@@ -166,18 +214,20 @@ final class IndexLookups {
         start,
         stop,
         limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1,
-        c -> {
-          IndexHit.Builder hit =
-              IndexHit.newBuilder()
-                  .setRow(ByteString.copyFrom(IndexKeyCodec.parse(CellUtil.cloneRow(c)).userRow()));
-          if (c.getValueLength() > 0) {
-            hit.setCovered(
-                ByteString.copyFrom(c.getValueArray(), c.getValueOffset(), c.getValueLength()));
-          }
-          hits.add(hit.build());
-        });
+        c -> hits.add(hit(CellUtil.cloneRow(c), c)));
     if (limit <= 0) return LookupResponse.newBuilder().addAllHits(hits).build();
     return page(hits, limit, pageBytes).build();
+  }
+
+  /** The hit of the index row {@code key} whose cell is {@code c}. */
+  private static IndexHit hit(byte[] key, Cell c) {
+    IndexHit.Builder hit =
+        IndexHit.newBuilder().setRow(ByteString.copyFrom(IndexKeyCodec.parse(key).userRow()));
+    if (c.getValueLength() > 0) {
+      hit.setCovered(
+          ByteString.copyFrom(c.getValueArray(), c.getValueOffset(), c.getValueLength()));
+    }
+    return hit.build();
   }
 
   private static LookupResponse parse(byte[] cached) throws IOException {

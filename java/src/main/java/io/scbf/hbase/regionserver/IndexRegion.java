@@ -242,8 +242,19 @@ final class IndexRegion {
   }
 
   LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {
+    return rangeLookup(requestAlias, lo, hi, 0, 0, null);
+  }
+
+  /** A range lookup, paged if {@code limit} > 0 (see {@link IndexLookups#rangeLookup}). */
+  LookupResponse rangeLookup(
+      byte[] requestAlias, byte[] lo, byte[] hi, int limit, int maxBytes, byte[] resumeAfter)
+      throws IOException {
     checkAlias(requestAlias);
-    return building ? BUILDING : lookups.rangeLookup(lo, hi, filter().isReady());
+    if (limit < 0) throw new DoNotRetryIOException("range lookup limit " + limit + " < 0");
+    return building
+        ? BUILDING
+        : lookups.rangeLookup(
+            lo, hi, limit, IndexLookups.pageBytes(maxBytes), resumeAfter, filter().isReady());
   }
 
   private void checkAlias(byte[] requestAlias) throws DoNotRetryIOException {

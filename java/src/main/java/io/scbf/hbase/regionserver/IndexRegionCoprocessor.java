@@ -241,7 +241,10 @@ public class IndexRegionCoprocessor extends IndexLookupService
               .rangeLookup(
                   request.getAlias().toByteArray(),
                   request.hasLo() ? request.getLo().toByteArray() : null,
-                  request.hasHi() ? request.getHi().toByteArray() : null));
+                  request.hasHi() ? request.getHi().toByteArray() : null,
+                  request.getLimit(),
+                  request.getMaxBytes(),
+                  request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null));
     } catch (IOException | RuntimeException e) {
       fail(controller, done, e);
     }
