@@ -83,7 +83,7 @@ final class IndexLookups {
     byte[] stop = IndexKeyCodec.prefixSuccessor(prefix);
     if (resumeAfter != null) {
       byte[] start = Bytes.add(prefix, resumeAfter, new byte[1]); // the first key after it
-      return scan(start, stop, limit, pageBytes).toBuilder()
+      return scan(start, stop, limit, pageBytes, false).toBuilder()
           .setCacheHit(false)
           .setRegionReady(regionReady)
           .build();
@@ -98,7 +98,7 @@ final class IndexLookups {
           .build();
     }
     long stamp = generations.stamp(key);
-    LookupResponse fresh = scan(prefix, stop, limit, pageBytes);
+    LookupResponse fresh = scan(prefix, stop, limit, pageBytes, false);
     if (!fresh.hasResumeAfter()) {
       cache.put(key, fresh.toByteArray());
       if (generations.changedSince(key, stamp)) cache.invalidate(key);
@@ -133,32 +133,10 @@ final class IndexLookups {
       }
       start = Bytes.add(resumeAfter, new byte[1]); // the first key after it
     }
-    LookupResponse.Builder out =
-        limit > 0
-            ? scanPage(start, bounds[1], limit, pageBytes)
-            : scan(start, bounds[1], 0, 0).toBuilder();
-    return out.setCacheHit(false).setRegionReady(regionReady).build();
-  }
-
-  /** One page of index entries in [start, stop), resuming after the last one's index row key. */
-  private LookupResponse.Builder scanPage(byte[] start, byte[] stop, int limit, int pageBytes)
-      throws IOException {
-    List<IndexHit> hits = new ArrayList<>();
-    List<byte[]> keys = new ArrayList<>();
-    rows.scan(
-        start,
-        stop,
-        limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1, // one more: whether more remain
-        c -> {
-          byte[] key = CellUtil.cloneRow(c);
-          keys.add(key);
-          hits.add(hit(key, c));
-        });
-    LookupResponse.Builder page = page(hits, limit, pageBytes);
-    if (page.hasResumeAfter()) {
-      page.setResumeAfter(ByteString.copyFrom(keys.get(page.getHitsCount() - 1)));
-    }
-    return page;
+    return scan(start, bounds[1], limit, pageBytes, true).toBuilder()
+        .setCacheHit(false)
+        .setRegionReady(regionReady)
+        .build();
   }
 
   /** After a write of these index rows became visible: no cached answer may still miss it. */
@@ -205,18 +183,31 @@ final class IndexLookups {
     return out;
   }
 
-  /** Index entries in [start, stop): all (limit 0), or a page of them. */
-  private LookupResponse scan(byte[] start, byte[] stop, int limit, int pageBytes)
-      throws IOException {
+  /**
+   * Index entries in [start, stop): all (limit 0), or a page of them that resumes after its last
+   * entry's user row (one value), or after its index row key if {@code resumeAtKey} (a range, where
+   * the value varies).
+   */
+  private LookupResponse scan(
+      byte[] start, byte[] stop, int limit, int pageBytes, boolean resumeAtKey) throws IOException {
     List<IndexHit> hits = new ArrayList<>();
+    List<byte[]> keys = new ArrayList<>();
     // One more than the page: whether more remain.
     rows.scan(
         start,
         stop,
         limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1,
-        c -> hits.add(hit(CellUtil.cloneRow(c), c)));
+        c -> {
+          byte[] key = CellUtil.cloneRow(c);
+          keys.add(key);
+          hits.add(hit(key, c));
+        });
     if (limit <= 0) return LookupResponse.newBuilder().addAllHits(hits).build();
-    return page(hits, limit, pageBytes).build();
+    LookupResponse.Builder page = page(hits, limit, pageBytes);
+    if (resumeAtKey && page.hasResumeAfter()) {
+      page.setResumeAfter(ByteString.copyFrom(keys.get(page.getHitsCount() - 1)));
+    }
+    return page.build();
   }
 
   /** The hit of the index row {@code key} whose cell is {@code c}. */
