@@ -8,16 +8,15 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -77,18 +76,20 @@ final class IndexRowRepair {
     try {
       cleanups.awaitRows(held.rows(), lockWaitMs); // a replaced value's delete may still be due
       IndexRows indexRows = new IndexRows(spec);
-      Map<Bytes, Result> current = new LinkedHashMap<>();
-      for (byte[] row : rows) current.put(new Bytes(row), region.get(indexRows.get(row)));
+      // One scanner for all rows (a Get per row costs its own region and store scanners).
+      Map<byte[], List<Cell>> current = RowBatchReader.read(region, rows, indexRows.scan());
       Set<Bytes> produced = new HashSet<>();
-      for (Result r : current.values()) produced.addAll(indexRows.keysOf(r));
+      for (List<Cell> cells : current.values()) {
+        produced.addAll(indexRows.keysOf(Result.create(cells)));
+      }
       List<Mutation> deletes = new ArrayList<>();
       for (byte[] key : staleIndexRows) {
         if (!produced.contains(new Bytes(key))) deletes.add(new Delete(key));
       }
       List<Mutation> puts = new ArrayList<>();
       for (byte[] row : dataRows) {
-        Result r = current.get(new Bytes(row));
-        if (!r.isEmpty()) for (Put p : indexRows.of(r)) puts.add(p);
+        List<Cell> cells = current.get(row); // none: the row holds no indexed or covered column
+        if (cells != null) puts.addAll(indexRows.of(Result.create(cells)));
       }
       String dataTable = region.getRegionInfo().getTable().getNameAsString();
       if (!puts.isEmpty()) {
