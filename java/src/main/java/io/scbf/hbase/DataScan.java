@@ -1,5 +1,6 @@
 package io.scbf.hbase;
 
+import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,11 +44,23 @@ final class DataScan {
     this.pool = pool;
   }
 
-  /** Rows whose current {@code spec.column()} value equals {@code value}. */
+  /** Rows whose current value of the index ({@link IndexSpec#valueOf}) equals {@code value}. */
   List<Result> point(IndexSpec spec, byte[] value) throws IOException {
-    return scan(
-        test(spec.family(), spec.qualifier(), CompareOperator.EQUAL, value),
-        valueTest(spec, v -> Bytes.equals(v, value)));
+    return scan(pointFilter(spec, value), valueTest(spec, v -> Bytes.equals(v, value)));
+  }
+
+  /** Every indexed column equal to its part of {@code value}, tested in the region servers. */
+  private static Filter pointFilter(IndexSpec spec, byte[] value) {
+    if (!spec.isComposite()) {
+      return test(spec.family(), spec.qualifier(), CompareOperator.EQUAL, value);
+    }
+    FilterList all = new FilterList(FilterList.Operator.MUST_PASS_ALL);
+    List<byte[]> values = CompositeValue.decode(value);
+    for (int i = 0; i < values.size(); i++) {
+      IndexSpec.Column c = spec.columns().get(i);
+      all.addFilter(test(c.family(), c.qualifier(), CompareOperator.EQUAL, values.get(i)));
+    }
+    return all;
   }
 
   /** Rows satisfying every condition (each tested in the region servers). */
@@ -70,13 +83,21 @@ final class DataScan {
         });
   }
 
-  /** Rows whose current value lies in {@code [lo, hi)} (null = unbounded). */
+  /**
+   * Rows whose current value lies in {@code [lo, hi)} (null = unbounded). For a composite index the
+   * region servers only drop rows lacking an indexed column; the bounds are tested here.
+   */
   List<Result> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     FilterList bounds = new FilterList(FilterList.Operator.MUST_PASS_ALL);
-    if (lo != null) {
+    if (spec.isComposite()) {
+      for (IndexSpec.Column c : spec.columns()) {
+        bounds.addFilter(
+            test(c.family(), c.qualifier(), CompareOperator.GREATER_OR_EQUAL, new byte[0]));
+      }
+    } else if (lo != null) {
       bounds.addFilter(test(spec.family(), spec.qualifier(), CompareOperator.GREATER_OR_EQUAL, lo));
     }
-    if (hi != null)
+    if (hi != null && !spec.isComposite())
       bounds.addFilter(test(spec.family(), spec.qualifier(), CompareOperator.LESS, hi));
     // Also the only test of an unbounded range (no server-side filter then).
     return scan(
@@ -89,10 +110,7 @@ final class DataScan {
    */
   QueryStream.Pages pointPages(IndexSpec spec, byte[] value, int pageRows) throws IOException {
     Predicate<Result> matches = valueTest(spec, v -> Bytes.equals(v, value));
-    Scan scan =
-        new Scan()
-            .setCaching(pageRows)
-            .setFilter(test(spec.family(), spec.qualifier(), CompareOperator.EQUAL, value));
+    Scan scan = new Scan().setCaching(pageRows).setFilter(pointFilter(spec, value));
     Table t = connection.getTable(table);
     ResultScanner rows;
     try {
@@ -142,10 +160,10 @@ final class DataScan {
     return f;
   }
 
-  /** The client-side test of one column's current value (absent: no match). */
+  /** The client-side test of the row's current value of the index (absent: no match). */
   private static Predicate<Result> valueTest(IndexSpec spec, Predicate<byte[]> matches) {
     return r -> {
-      byte[] v = r.getValue(spec.family(), spec.qualifier());
+      byte[] v = spec.valueOf(r);
       return v != null && matches.test(v);
     };
   }

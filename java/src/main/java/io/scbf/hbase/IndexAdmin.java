@@ -394,13 +394,12 @@ public final class IndexAdmin {
                 + " with alias '"
                 + spec.alias()
                 + "' (on "
-                + existing.column()
+                + existing.columns()
                 + ")");
       }
-      if (existing.column().equals(spec.column())) {
+      if (existing.columns().equals(spec.columns())) {
         throw new IllegalArgumentException(
-            "column "
-                + spec.column()
+            (spec.isComposite() ? "columns " + spec.columns() : "column " + spec.column())
                 + " of "
                 + data.getTableName()
                 + " is already indexed as '"

@@ -1,5 +1,6 @@
 package io.scbf.hbase;
 
+import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,12 +9,21 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.client.Result;
 
 /**
- * Definition of one secondary index: the indexed column, its alias (part of every index row key and
- * of the filter keys), the number of salt buckets (= index regions), the target false-positive rate
- * of each bucket's filter, and the columns copied into the index rows.
+ * Definition of one secondary index: the indexed column (or, for a composite index, columns), its
+ * alias (part of every index row key and of the filter keys), the number of salt buckets (= index
+ * regions), the target false-positive rate of each bucket's filter, and the columns copied into the
+ * index rows.
+ *
+ * <p>A composite index ({@link Builder#thenColumn}) indexes the tuple of its columns' values, in
+ * their order, as one value ({@link CompositeValue}): a row is indexed once it holds every one of
+ * them. It answers equality on all columns, equality on the leading ones, and equality on the
+ * leading ones with a range on the next ({@link IndexedTable#find(String, byte[]...)}, {@link
+ * IndexedTable#range(String, List, byte[], byte[])}).
  *
  * <p>Immutable; built and validated by {@link Builder#build()}. Stored in the data table's
  * descriptor (see {@link IndexCatalog}) in the text form of {@link #encode()}.
@@ -44,10 +54,13 @@ public final class IndexSpec {
    */
   public static final long MAX_INITIAL_FILTER_BYTES = 64L << 20;
 
+  /** Columns of a composite index, at most. */
+  public static final int MAX_COLUMNS = 8;
+
   private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9_]{1,32}");
   private static final HexFormat HEX = HexFormat.of();
 
-  private final Column column;
+  private final List<Column> columns;
   private final String alias;
   private final int buckets;
   private final double fpp;
@@ -58,9 +71,9 @@ public final class IndexSpec {
   /** {@link #encode()}, made once: specs key maps on every indexed write. */
   private final String encoded;
 
-  private IndexSpec(Builder b) {
+  private IndexSpec(Builder b, List<Column> indexed) {
     this.local = b.local;
-    this.column = new Column(b.family, b.qualifier);
+    this.columns = List.copyOf(indexed);
     this.alias = b.alias;
     this.buckets = b.buckets;
     this.fpp = b.fpp;
@@ -73,16 +86,69 @@ public final class IndexSpec {
     return new Builder(family, qualifier);
   }
 
+  /** The indexed column; a composite index's first column. */
   public Column column() {
-    return column;
+    return columns.get(0);
   }
 
   public byte[] family() {
-    return column.family();
+    return column().family();
   }
 
   public byte[] qualifier() {
-    return column.qualifier();
+    return column().qualifier();
+  }
+
+  /** The indexed columns, in index order: one unless the index is composite. */
+  public List<Column> columns() {
+    return columns;
+  }
+
+  public boolean isComposite() {
+    return columns.size() > 1;
+  }
+
+  /**
+   * The value a row holds for this index, given its columns' current values: the column's value, or
+   * for a composite index the encoded tuple; null if the row lacks an indexed column.
+   */
+  public byte[] valueOf(Function<Column, byte[]> current) {
+    if (!isComposite()) return current.apply(column());
+    List<byte[]> values = new ArrayList<>(columns.size());
+    for (Column c : columns) {
+      byte[] v = current.apply(c);
+      if (v == null) return null;
+      values.add(v);
+    }
+    return CompositeValue.encode(values);
+  }
+
+  /** {@link #valueOf(Function)} of a data row read with (at least) the indexed columns. */
+  public byte[] valueOf(Result row) {
+    return valueOf(c -> row.getValue(c.family, c.qualifier));
+  }
+
+  /**
+   * The indexed value of a row whose indexed columns hold {@code values}, in index order: the value
+   * itself for a one-column index.
+   */
+  public byte[] valueOf(List<byte[]> values) {
+    if (values.size() != columns.size()) {
+      throw new IllegalArgumentException(
+          "index '"
+              + alias
+              + "' has "
+              + columns.size()
+              + " column(s) "
+              + columns
+              + ", got "
+              + values.size()
+              + " value(s)");
+    }
+    for (byte[] v : values) {
+      if (v == null) throw new IllegalArgumentException("values must not be null");
+    }
+    return isComposite() ? CompositeValue.encode(values) : values.get(0);
   }
 
   public String alias() {
@@ -114,10 +180,10 @@ public final class IndexSpec {
     return local;
   }
 
-  /** Every column whose change rewrites an index row: the indexed one, then the covered ones. */
+  /** Every column whose change rewrites an index row: the indexed ones, then the covered ones. */
   public List<Column> watchedColumns() {
-    List<Column> all = new ArrayList<>(1 + covered.size());
-    all.add(column);
+    List<Column> all = new ArrayList<>(columns.size() + covered.size());
+    all.addAll(columns);
     all.addAll(covered);
     return all;
   }
@@ -146,14 +212,32 @@ public final class IndexSpec {
     sb.append(";fpp=").append(fpp);
     sb.append(";capacity=").append(initialCapacity);
     if (local) sb.append(";local=true");
-    sb.append(";covered=");
-    for (int i = 0; i < covered.size(); i++) {
-      if (i > 0) sb.append(',');
-      sb.append(HEX.formatHex(covered.get(i).family()))
-          .append(':')
-          .append(HEX.formatHex(covered.get(i).qualifier()));
-    }
+    if (isComposite()) appendColumns(sb.append(";then="), columns.subList(1, columns.size()));
+    appendColumns(sb.append(";covered="), covered);
     return sb.toString();
+  }
+
+  private static void appendColumns(StringBuilder sb, List<Column> list) {
+    for (int i = 0; i < list.size(); i++) {
+      if (i > 0) sb.append(',');
+      sb.append(HEX.formatHex(list.get(i).family()))
+          .append(':')
+          .append(HEX.formatHex(list.get(i).qualifier()));
+    }
+  }
+
+  private static List<Column> parseColumns(String field, String text) {
+    List<Column> out = new ArrayList<>();
+    if (text.isEmpty()) return out;
+    for (String c : text.split(",", -1)) {
+      int colon = c.indexOf(':');
+      if (colon < 0) {
+        throw new IllegalArgumentException("malformed " + field + " column '" + c + "'");
+      }
+      out.add(
+          new Column(HEX.parseHex(c.substring(0, colon)), HEX.parseHex(c.substring(colon + 1))));
+    }
+    return out;
   }
 
   /** Inverse of {@link #encode()}; validates like the builder. */
@@ -185,13 +269,11 @@ public final class IndexSpec {
         throw new IllegalArgumentException(
             "index spec field local must be true or false: " + local);
       }
-      String cov = fields.getOrDefault("covered", "");
-      if (!cov.isEmpty()) {
-        for (String c : cov.split(",")) {
-          int colon = c.indexOf(':');
-          if (colon < 0) throw new IllegalArgumentException("malformed covered column '" + c + "'");
-          b.covered(HEX.parseHex(c.substring(0, colon)), HEX.parseHex(c.substring(colon + 1)));
-        }
+      for (Column c : parseColumns("then", fields.getOrDefault("then", ""))) {
+        b.thenColumn(c.family, c.qualifier);
+      }
+      for (Column c : parseColumns("covered", fields.getOrDefault("covered", ""))) {
+        b.covered(c.family, c.qualifier);
       }
       return b.build();
     } catch (NumberFormatException e) {
@@ -221,7 +303,7 @@ public final class IndexSpec {
     return "IndexSpec{"
         + alias
         + " on "
-        + column
+        + (isComposite() ? columns.toString() : column().toString())
         + ", buckets="
         + buckets
         + ", fpp="
@@ -280,6 +362,7 @@ public final class IndexSpec {
   public static final class Builder {
     private final byte[] family;
     private final byte[] qualifier;
+    private final List<Column> further = new ArrayList<>();
     private String alias;
     private int buckets = DEFAULT_BUCKETS;
     private boolean bucketsSet;
@@ -327,6 +410,19 @@ public final class IndexSpec {
      */
     public Builder initialCapacity(long keys) {
       this.initialCapacity = keys;
+      return this;
+    }
+
+    /**
+     * The next indexed column of a composite index (after the builder's column and any added
+     * before): the index holds the tuple of their values, in this order.
+     */
+    public Builder thenColumn(byte[] family, byte[] qualifier) {
+      if (family == null || family.length == 0 || qualifier == null) {
+        throw new IllegalArgumentException(
+            "indexed column family must be non-empty and qualifier non-null");
+      }
+      further.add(new Column(family, qualifier));
       return this;
     }
 
@@ -383,17 +479,28 @@ public final class IndexSpec {
                 + (MAX_INITIAL_FILTER_BYTES >> 20)
                 + " MiB (lower the capacity: the filter grows as keys arrive)");
       }
-      Column indexed = new Column(family, qualifier);
+      List<Column> indexed = new ArrayList<>(1 + further.size());
+      indexed.add(new Column(family, qualifier));
+      indexed.addAll(further);
+      if (indexed.size() > MAX_COLUMNS) {
+        throw new IllegalArgumentException(
+            "a composite index has at most " + MAX_COLUMNS + " columns, got " + indexed.size());
+      }
+      for (int i = 1; i < indexed.size(); i++) {
+        if (indexed.subList(0, i).contains(indexed.get(i))) {
+          throw new IllegalArgumentException("indexed column " + indexed.get(i) + " listed twice");
+        }
+      }
       for (int i = 0; i < covered.size(); i++) {
-        if (covered.get(i).equals(indexed)) {
+        if (indexed.contains(covered.get(i))) {
           throw new IllegalArgumentException(
-              "covered column " + indexed + " is the indexed column itself");
+              "covered column " + covered.get(i) + " is an indexed column");
         }
         if (covered.subList(0, i).contains(covered.get(i))) {
           throw new IllegalArgumentException("covered column " + covered.get(i) + " listed twice");
         }
       }
-      return new IndexSpec(this);
+      return new IndexSpec(this, indexed);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.scbf.hbase;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.QueryPlan.Answer;
+import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.Settings;
@@ -257,8 +258,11 @@ public final class IndexedTable implements AutoCloseable {
 
   /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    return find(spec(family, qualifier), value);
+  }
+
+  private List<Result> find(IndexSpec spec, byte[] value) throws IOException {
     long start = System.nanoTime();
-    IndexSpec spec = spec(family, qualifier);
     Routed routed = routeFor(spec, value);
     QueryPlan plan = plan(Answer.ROWS, spec, routed);
     List<Result> rows;
@@ -273,7 +277,7 @@ public final class IndexedTable implements AutoCloseable {
         rows = answer.scanned();
       } else {
         List<byte[]> indexed = answer.rowKeys();
-        rows = recheck(indexed, family, qualifier, v -> Arrays.equals(v, value));
+        rows = recheck(indexed, spec, v -> Arrays.equals(v, value));
         if (rows.size() < indexed.size()) removeStaleInBackground(spec, value, indexed, rows);
       }
     }
@@ -314,7 +318,7 @@ public final class IndexedTable implements AutoCloseable {
       return new QueryStream(scans.pointPages(spec, value, pageRows));
     }
     if (spec.isLocal()) return new QueryStream(local.pointPages(spec, value, routed, pageRows));
-    return new QueryStream(globalPages(spec, value, route, family, qualifier));
+    return new QueryStream(globalPages(spec, value, route));
   }
 
   /**
@@ -348,8 +352,7 @@ public final class IndexedTable implements AutoCloseable {
   }
 
   /** A global index's rows with {@code family:qualifier = value}, in pages. */
-  private QueryStream.Pages globalPages(
-      IndexSpec spec, byte[] value, RouteResponse route, byte[] family, byte[] qualifier)
+  private QueryStream.Pages globalPages(IndexSpec spec, byte[] value, RouteResponse route)
       throws IOException {
     LookupRequest request = lookupRequest(spec, value).setLimit(pageRows).build();
     return globalPages(
@@ -359,8 +362,6 @@ public final class IndexedTable implements AutoCloseable {
             bucket.lookup(
                 null,
                 resume == null ? request : request.toBuilder().setResumeAfter(resume).build()),
-        family,
-        qualifier,
         v -> Arrays.equals(v, value),
         () -> scans.pointPages(spec, value, pageRows));
   }
@@ -373,8 +374,6 @@ public final class IndexedTable implements AutoCloseable {
       IndexSpec spec,
       List<byte[]> buckets,
       BucketPage ask,
-      byte[] family,
-      byte[] qualifier,
       Predicate<byte[]> matches,
       ScanPages whileBuilding)
       throws IOException {
@@ -415,7 +414,7 @@ public final class IndexedTable implements AutoCloseable {
           if (resume == null) bucket++;
           List<byte[]> keys = new ArrayList<>(r.getHitsCount());
           r.getHitsList().forEach(h -> keys.add(h.getRow().toByteArray()));
-          List<Result> rows = recheck(keys, family, qualifier, matches);
+          List<Result> rows = recheck(keys, spec, matches);
           if (!rows.isEmpty()) return rows;
         }
         return null;
@@ -446,7 +445,7 @@ public final class IndexedTable implements AutoCloseable {
     IndexSpec spec = spec(family, qualifier);
     Predicate<byte[]> inRange = v -> IndexKeyCodec.inRange(v, lo, hi);
     if (spec.isLocal()) {
-      List<Result> rows = range(family, qualifier, lo, hi);
+      List<Result> rows = rangeRows(spec, lo, hi);
       return new QueryStream(onePage(() -> rows));
     }
     RangeLookupRequest request = rangeRequest(spec, lo, hi).setLimit(pageRows).build();
@@ -458,8 +457,6 @@ public final class IndexedTable implements AutoCloseable {
                 bucket.rangeLookup(
                     null,
                     resume == null ? request : request.toBuilder().setResumeAfter(resume).build()),
-            family,
-            qualifier,
             inRange,
             () -> onePage(() -> scans.range(spec, lo, hi))));
   }
@@ -621,6 +618,51 @@ public final class IndexedTable implements AutoCloseable {
   }
 
   /**
+   * The data rows whose columns of the composite (or one-column) index {@code index} equal {@code
+   * values} now, re-checked: one value per column, in the index's column order, is a point query,
+   * planned, routed and answered as {@link #find(byte[], byte[], byte[])} answers one column; fewer
+   * values (equality on the leading columns) is a range query over the rest.
+   */
+  public List<Result> find(String index, byte[]... values) throws IOException {
+    IndexSpec spec = specNamed(index);
+    List<byte[]> given = List.of(values); // rejects null values
+    if (given.isEmpty()) throw new IllegalArgumentException("find needs at least one value");
+    if (given.size() >= spec.columns().size()) return find(spec, spec.valueOf(given));
+    return range(index, given, null, null);
+  }
+
+  /**
+   * The data rows whose first {@code equal.size()} columns of the composite index {@code index}
+   * equal {@code equal} and whose next column lies in {@code [lo, hi)} (null = unbounded) now,
+   * re-checked; a range query (every bucket or region is asked).
+   */
+  public List<Result> range(String index, List<byte[]> equal, byte[] lo, byte[] hi)
+      throws IOException {
+    IndexSpec spec = specNamed(index);
+    List<byte[]> leading = List.copyOf(equal); // rejects null values
+    if (leading.size() >= spec.columns().size()) {
+      throw new IllegalArgumentException(
+          "a range on index '"
+              + index
+              + "' takes equal values for at most its first "
+              + (spec.columns().size() - 1)
+              + " column(s) "
+              + spec.columns()
+              + ", got "
+              + leading.size());
+    }
+    if (!spec.isComposite()) return rangeRows(spec, lo, hi);
+    byte[][] bounds = CompositeValue.bounds(leading, lo, hi);
+    return rangeRows(spec, bounds[0], bounds[1]);
+  }
+
+  /** The plan {@link #find(String, byte[]...)} would run for a point query on {@code index}. */
+  public QueryPlan explain(String index, byte[]... values) {
+    IndexSpec spec = specNamed(index);
+    return plan(Answer.ROWS, spec, routeFor(spec, spec.valueOf(List.of(values))));
+  }
+
+  /**
    * A point query's routing: the route with the value's estimate (null if the query is strict or
    * routing failed), and its time.
    */
@@ -690,8 +732,11 @@ public final class IndexedTable implements AutoCloseable {
   /** The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), re-checked. */
   public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
+    return rangeRows(spec(family, qualifier), lo, hi);
+  }
+
+  private List<Result> rangeRows(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     long start = System.nanoTime();
-    IndexSpec spec = spec(family, qualifier);
     if (spec.isLocal()) {
       List<Result> rows = local.rows(local.range(spec, lo, hi, LocalQueryRequest.Answer.ROWS));
       finishTrace(start);
@@ -701,7 +746,7 @@ public final class IndexedTable implements AutoCloseable {
     List<Result> rows =
         answer.scanned() != null
             ? answer.scanned()
-            : recheck(answer.rowKeys(), family, qualifier, v -> IndexKeyCodec.inRange(v, lo, hi));
+            : recheck(answer.rowKeys(), spec, v -> IndexKeyCodec.inRange(v, lo, hi));
     finishTrace(start);
     return rows;
   }
@@ -753,8 +798,13 @@ public final class IndexedTable implements AutoCloseable {
 
   /** The master's routing statistics for one index (filters per region and per server). */
   public StatsResponse routingStats(byte[] family, byte[] qualifier) throws IOException {
+    return routingStats(spec(family, qualifier).alias());
+  }
+
+  /** The master's routing statistics for the index named {@code index}. */
+  public StatsResponse routingStats(String index) throws IOException {
     // A local index files its per-region filters under the same name, without a table.
-    TableName indexTable = IndexCatalog.indexTableName(dataTable, spec(family, qualifier).alias());
+    TableName indexTable = IndexCatalog.indexTableName(dataTable, specNamed(index).alias());
     try {
       return IndexRoutingService.newBlockingStub(admin.coprocessorService())
           .stats(
@@ -769,9 +819,9 @@ public final class IndexedTable implements AutoCloseable {
       throw new IllegalArgumentException("family and qualifier must not be null");
     }
     for (IndexSpec s : specs) {
-      if (s.column().equals(new IndexSpec.Column(family, qualifier))) return s;
+      if (!s.isComposite() && s.column().equals(new IndexSpec.Column(family, qualifier))) return s;
     }
-    List<String> indexed = specs.stream().map(s -> s.column() + " (" + s.alias() + ")").toList();
+    List<String> indexed = indexNames();
     throw new IllegalArgumentException(
         "column "
             + Bytes.toStringBinary(family)
@@ -781,6 +831,30 @@ public final class IndexedTable implements AutoCloseable {
             + dataTable
             + " has no scbf index;"
             + " indexed columns: "
+            + (indexed.isEmpty() ? "none" : String.join(", ", indexed))
+            + (invalidSpecs.isEmpty()
+                ? ""
+                : "; attributes that are not valid index specs (drop and recreate the index): "
+                    + invalidSpecs));
+  }
+
+  private List<String> indexNames() {
+    return specs.stream()
+        .map(s -> (s.isComposite() ? s.columns() : s.column()) + " (" + s.alias() + ")")
+        .toList();
+  }
+
+  private IndexSpec specNamed(String alias) {
+    for (IndexSpec s : specs) {
+      if (s.alias().equals(alias)) return s;
+    }
+    List<String> indexed = indexNames();
+    throw new IllegalArgumentException(
+        "table "
+            + dataTable
+            + " has no scbf index named '"
+            + alias
+            + "'; indexes: "
             + (indexed.isEmpty() ? "none" : String.join(", ", indexed))
             + (invalidSpecs.isEmpty()
                 ? ""
@@ -1181,13 +1255,12 @@ public final class IndexedTable implements AutoCloseable {
    * rest after back-off pauses; one multi-get of a popular value's 100,000 rows took over 30 s, in
    * chunks 2-4 s (docs/benchmarks-hbase.md).
    */
-  private List<Result> recheck(
-      List<byte[]> rows, byte[] family, byte[] qualifier, Predicate<byte[]> predicate)
+  private List<Result> recheck(List<byte[]> rows, IndexSpec spec, Predicate<byte[]> predicate)
       throws IOException {
     return recheck(
         rows,
         r -> {
-          byte[] v = r.getValue(family, qualifier);
+          byte[] v = spec.valueOf(r);
           return v != null && predicate.test(v);
         });
   }

@@ -32,7 +32,7 @@ final class RoutingWait {
     try (IndexedTable table = new IndexedTable(connection, dataTable)) {
       while (true) {
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-        StatsResponse stats = table.routingStats(spec.family(), spec.qualifier());
+        StatsResponse stats = table.routingStats(spec.alias());
         int regions = spec.isLocal() ? dataRegions(connection, dataTable) : spec.buckets();
         if (reflectsBuild(stats, indexTable, regions, elapsedMs)) return true;
         if (elapsedMs >= timeoutMs) return false;

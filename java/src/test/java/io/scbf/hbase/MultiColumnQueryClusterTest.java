@@ -202,4 +202,210 @@ class MultiColumnQueryClusterTest {
       assertThrows(IllegalArgumentException.class, () -> Condition.eq(D, CITY, null));
     }
   }
+
+  /**
+   * Composite indexes, global (city, age) and local (zip, age), written row by row and partially
+   * updated, against a model of the rows: every column equal, the leading ones equal, and a range
+   * on the next column; with the planner, the index forced, scans made cheap (the planner scans),
+   * and an index being built (queries scan the table until its build).
+   */
+  @Test
+  void compositeIndexesAnswerLikeTheRows() throws Exception {
+    TableName table = TableName.valueOf("composite");
+    try (Admin admin = util.getConnection().getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          new byte[][] {row(300)});
+    }
+    IndexAdmin indexes = new IndexAdmin(util.getConnection());
+    indexes.createIndex(
+        table, IndexSpec.builder(D, CITY).thenColumn(D, AGE).alias("city_age").buckets(3).build());
+    indexes.createIndex(
+        table, IndexSpec.builder(D, ZIP).thenColumn(D, AGE).alias("zip_age").local().build());
+    int n = 600;
+    java.util.Map<String, java.util.Map<String, byte[]>> model = new java.util.TreeMap<>();
+    try (Table t = util.getConnection().getTable(table)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        java.util.Map<String, byte[]> cols = new java.util.HashMap<>();
+        cols.put("city", b("k" + i % 5));
+        cols.put("age", b("b" + i % 7));
+        cols.put("zip", b("y" + i % 3));
+        model.put(Bytes.toStringBinary(row(i)), cols);
+        Put p = new Put(row(i));
+        cols.forEach((q, v) -> p.addColumn(D, b(q), v));
+        puts.add(p);
+      }
+      t.put(puts);
+      // Partial updates: one column of both composites, then a column removed.
+      for (int i = 0; i < 60; i++) {
+        t.put(new Put(row(i)).addColumn(D, AGE, b("b9")));
+        model.get(Bytes.toStringBinary(row(i))).put("age", b("b9"));
+      }
+      for (int i = 60; i < 70; i++) {
+        t.delete(new org.apache.hadoop.hbase.client.Delete(row(i)).addColumns(D, CITY));
+        model.get(Bytes.toStringBinary(row(i))).remove("city");
+      }
+      byte[] zeros = {0, 'x', 0};
+      t.put(
+          new Put(row(n))
+              .addColumn(D, CITY, zeros)
+              .addColumn(D, AGE, new byte[] {0})
+              .addColumn(D, ZIP, zeros));
+      model.put(
+          Bytes.toStringBinary(row(n)),
+          new java.util.HashMap<>(
+              java.util.Map.of("city", zeros, "age", new byte[] {0}, "zip", zeros)));
+    }
+    Thread.sleep(2000); // publications
+    indexes.defineIndex(
+        table, IndexSpec.builder(D, AGE).thenColumn(D, CITY).alias("age_city").buckets(2).build());
+
+    Configuration cheapScans = new Configuration(util.getConfiguration());
+    cheapScans.setDouble(Settings.PLANNER_SCAN_ROW_US, 1e-6);
+    try (Connection scanning = ConnectionFactory.createConnection(cheapScans)) {
+      for (Connection c : List.of(util.getConnection(), indexOnly, scanning)) {
+        try (IndexedTable t = new IndexedTable(c, table)) {
+          assertComposites(t, model);
+        }
+      }
+    }
+    try (IndexedTable t = new IndexedTable(indexOnly, table)) {
+      t.find("age_city", b("b3"), b("k1"));
+      assertTrue(t.lastTrace().kind().contains("scan"), "building: " + t.lastTrace());
+      indexes.rebuildIndex(table, "age_city");
+      assertComposites(t, model);
+      t.find("age_city", b("b3"), b("k1"));
+      assertTrue(!t.lastTrace().kind().contains("scan"), "built: " + t.lastTrace());
+      assertEquals(
+          List.of("d:city", "d:age"),
+          t.indexes().stream()
+              .filter(s -> s.alias().equals("city_age"))
+              .findFirst()
+              .orElseThrow()
+              .columns()
+              .stream()
+              .map(Object::toString)
+              .toList());
+      IllegalArgumentException tooMany =
+          assertThrows(
+              IllegalArgumentException.class, () -> t.find("city_age", b("a"), b("b"), b("c")));
+      assertTrue(tooMany.getMessage().contains("got 3 value(s)"), tooMany.getMessage());
+      assertThrows(
+          IllegalArgumentException.class,
+          () -> t.range("city_age", List.of(b("k1"), b("b1")), null, null));
+      assertTrue(
+          assertThrows(IllegalArgumentException.class, () -> t.find("nope", b("x")))
+              .getMessage()
+              .contains("no scbf index named 'nope'"));
+    }
+    for (String alias : List.of("city_age", "age_city")) { // (verify is for global indexes)
+      assertTrue(indexes.verify(table, alias).isConsistent(), alias);
+    }
+
+    // Each column fits an index row key, the tuple does not: that row's write fails with the
+    // reason, the rest of the batch is written, no server aborts.
+    byte[] half = new byte[17_000];
+    java.util.Arrays.fill(half, (byte) 'x');
+    try (Table t = util.getConnection().getTable(table)) {
+      org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException failed =
+          assertThrows(
+              org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException.class,
+              () ->
+                  t.put(
+                      List.of(
+                          new Put(row(700)).addColumn(D, CITY, half).addColumn(D, AGE, half),
+                          new Put(row(701))
+                              .addColumn(D, CITY, b("k1"))
+                              .addColumn(D, AGE, b("b9")))));
+      assertEquals(1, failed.getNumExceptions());
+      assertTrue(
+          failed.getCause(0).getMessage().contains("is too large for index"),
+          failed.getCause(0).getMessage());
+      assertTrue(t.get(new org.apache.hadoop.hbase.client.Get(row(700))).isEmpty());
+    }
+    try (IndexedTable t = new IndexedTable(indexOnly, table)) {
+      assertTrue(
+          Oracle.resultRows(t.find("city_age", b("k1"), b("b9")))
+              .contains(Bytes.toStringBinary(row(701))));
+    }
+    for (var rs : util.getMiniHBaseCluster().getRegionServerThreads()) {
+      assertTrue(
+          !rs.getRegionServer().isAborted(), rs.getRegionServer().getServerName() + " aborted");
+    }
+  }
+
+  /** The model's rows (sorted keys) whose columns satisfy the test. */
+  static List<String> modelRows(
+      java.util.Map<String, java.util.Map<String, byte[]>> model,
+      java.util.function.Predicate<java.util.Map<String, byte[]>> test) {
+    List<String> out = new ArrayList<>();
+    model.forEach(
+        (row, cols) -> {
+          if (test.test(cols)) out.add(row);
+        });
+    return out;
+  }
+
+  static boolean is(java.util.Map<String, byte[]> cols, String column, byte[] value) {
+    return cols.get(column) != null && Bytes.equals(cols.get(column), value);
+  }
+
+  static boolean in(java.util.Map<String, byte[]> cols, String column, String lo, String hi) {
+    byte[] v = cols.get(column);
+    return v != null
+        && (lo == null || Bytes.compareTo(v, b(lo)) >= 0)
+        && (hi == null || Bytes.compareTo(v, b(hi)) < 0);
+  }
+
+  static List<String> sorted(List<Result> rows) {
+    List<String> out = new ArrayList<>(Oracle.resultRows(rows));
+    java.util.Collections.sort(out);
+    return out;
+  }
+
+  void assertComposites(IndexedTable t, java.util.Map<String, java.util.Map<String, byte[]>> model)
+      throws Exception {
+    String[][] pairs = {
+      {"city_age", "city", "age"}, {"zip_age", "zip", "age"}, {"age_city", "age", "city"}
+    };
+    for (String[] p : pairs) {
+      String alias = p[0];
+      String first = p[1];
+      String second = p[2];
+      byte[] v1 = b(first.equals("age") ? "b9" : first.equals("city") ? "k1" : "y2");
+      byte[] v2 = b(second.equals("age") ? "b9" : "k1");
+      assertEquals(
+          modelRows(model, c -> is(c, first, v1) && is(c, second, v2)),
+          sorted(t.find(alias, v1, v2)),
+          alias + ": every column equal");
+      assertEquals(
+          modelRows(model, c -> is(c, first, v1) && c.get(second) != null),
+          sorted(t.find(alias, v1)),
+          alias + ": the leading column equal");
+      assertEquals(
+          modelRows(model, c -> is(c, first, v1) && in(c, second, "b2", "k2")),
+          sorted(t.range(alias, List.of(v1), b("b2"), b("k2"))),
+          alias + ": leading equal, range on the next");
+      assertEquals(
+          modelRows(model, c -> in(c, first, "b3", "y1") && c.get(second) != null),
+          sorted(t.range(alias, List.of(), b("b3"), b("y1"))),
+          alias + ": range on the first column");
+      assertEquals(
+          modelRows(model, c -> c.get(first) != null && c.get(second) != null),
+          sorted(t.range(alias, List.of(), null, null)),
+          alias + ": every indexed row");
+    }
+    byte[] zeros = {0, 'x', 0};
+    assertEquals(
+        List.of(Bytes.toStringBinary(row(600))),
+        sorted(t.find("city_age", zeros, new byte[] {0})),
+        "values with 0x00 bytes");
+    assertEquals(
+        List.of(Bytes.toStringBinary(row(600))),
+        sorted(t.find("zip_age", zeros)),
+        "a leading value with 0x00 bytes");
+  }
 }

@@ -115,7 +115,7 @@ public final class ScbfAdmin {
     return String.format(
         "%-16s %-24s %s%s",
         s.alias(),
-        s.column(),
+        s.isComposite() ? s.columns() : s.column(),
         s.isLocal() ? "local" : "global, " + s.buckets() + " buckets",
         admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
   }
@@ -137,7 +137,7 @@ public final class ScbfAdmin {
         spec.fpp(), spec.initialCapacity(), spec.covered());
     StatsResponse stats;
     try (IndexedTable t = new IndexedTable(connection, table)) {
-      stats = t.routingStats(spec.family(), spec.qualifier());
+      stats = t.routingStats(spec.alias());
     }
     long bytes = 0, residue = 0;
     int ready = 0;

@@ -608,9 +608,15 @@ public class DataTableObserver extends LocalIndexService
     Map<LocalIndex, LocalIndex.Changes> localEntries = new LinkedHashMap<>();
     long now = EnvironmentEdgeManager.currentTime();
     for (Map.Entry<Bytes, RowStates> e : rows.entrySet()) {
+      List<IndexUpdatePlanner.IndexMutation> rowChanges;
+      try {
+        rowChanges = planner.diff(e.getKey().get(), e.getValue().before, e.getValue().after);
+      } catch (IndexUpdatePlanner.KeyTooLongException tooLong) {
+        refuseRow(batch, e.getKey(), tooLong.getMessage());
+        continue;
+      }
       List<Mutation> entryRows = new ArrayList<>();
-      for (IndexUpdatePlanner.IndexMutation im :
-          planner.diff(e.getKey().get(), e.getValue().before, e.getValue().after)) {
+      for (IndexUpdatePlanner.IndexMutation im : rowChanges) {
         if (im.spec().isLocal()) {
           LocalIndex local = localIndexes.get(im.spec().alias());
           LocalIndex.Changes changes =
@@ -650,6 +656,18 @@ public class DataTableObserver extends LocalIndexService
     writer.write(
         region.getRegionInfo().getTable().getNameAsString(), puts, IndexWriter.Phase.BEFORE_DATA);
     if (!deletes.isEmpty()) pendingDeletes.set(new Deletes(deletes, List.copyOf(rowsWithDeletes)));
+  }
+
+  /** Fails the batch's mutations of one row; the rest of the batch is written. */
+  private static void refuseRow(
+      MiniBatchOperationInProgress<Mutation> batch, Bytes row, String why) {
+    for (int i = 0; i < batch.size(); i++) {
+      if (batch.getOperationStatus(i).getOperationStatusCode() == OperationStatusCode.NOT_RUN
+          && Bytes.equals(batch.getOperation(i).getRow(), row.get())) {
+        batch.setOperationStatus(
+            i, new OperationStatus(OperationStatusCode.SANITY_CHECK_FAILURE, why));
+      }
+    }
   }
 
   /**

@@ -434,7 +434,7 @@ final class LocalIndex {
   private long addIfMatches(
       List<Cell> cells, Predicate<byte[]> matches, LocalQueryResponse.Builder out) {
     Result r = Result.create(cells);
-    byte[] v = r.getValue(spec.family(), spec.qualifier());
+    byte[] v = spec.valueOf(r);
     if (v == null || !matches.test(v)) return 0;
     ByteString bytes = ProtobufUtil.toResult(r).toByteString();
     out.addRows(bytes);
@@ -484,7 +484,7 @@ final class LocalIndex {
       Predicate<byte[]> matches,
       LocalQueryResponse.Builder out) {
     if (answer == LocalQueryRequest.Answer.ROWS) return addIfMatches(cells, matches, out) > 0;
-    byte[] v = Result.create(cells).getValue(spec.family(), spec.qualifier());
+    byte[] v = spec.valueOf(Result.create(cells));
     if (v == null || !matches.test(v)) return false;
     IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(row));
     if (answer == LocalQueryRequest.Answer.ENTRIES && !spec.covered().isEmpty()) {

@@ -96,7 +96,7 @@ public final class IndexKeyCodec {
     return 1 + escapedLength(alias) + escapedLength(value) + userRow.length;
   }
 
-  private static int escapedLength(byte[] s) {
+  static int escapedLength(byte[] s) {
     int n = s.length + 2;
     for (byte b : s) {
       if (b == 0) n++;
@@ -178,7 +178,7 @@ public final class IndexKeyCodec {
     throw new IllegalArgumentException("malformed index row key: unterminated escaped field");
   }
 
-  private static int unescape(byte[] key, int pos, ByteArrayOutputStream out) {
+  static int unescape(byte[] key, int pos, ByteArrayOutputStream out) {
     int end = skipEscaped(key, pos);
     for (int i = pos; i < end - 2; i++) {
       out.write(key[i]);

@@ -98,28 +98,45 @@ public final class IndexUpdatePlanner {
     }
   }
 
-  /** An indexed value becomes part of an index row key, which HBase limits to 32767 bytes. */
+  /**
+   * An indexed value becomes part of an index row key, which HBase limits to 32767 bytes. For a
+   * composite index this checks the cell's share of the tuple; {@link #diff} checks the whole.
+   */
   private void checkKeyLength(byte[] row, byte[] family, Cell c) throws DoNotRetryIOException {
     for (IndexSpec spec : specs) {
-      if (!spec.column().matches(family, CellUtil.cloneQualifier(c))) continue;
-      int length =
-          IndexKeyCodec.rowKeyLength(
-              spec.alias().getBytes(StandardCharsets.UTF_8), CellUtil.cloneValue(c), row);
-      if (length > IndexKeyCodec.MAX_ROW_KEY_LENGTH) {
+      Column col = new Column(family, CellUtil.cloneQualifier(c));
+      if (!spec.columns().contains(col)) continue;
+      byte[] value = CellUtil.cloneValue(c);
+      byte[] indexed = spec.isComposite() ? CompositeValue.encode(List.of(value)) : value;
+      String tooLong = tooLong(spec, indexed, row);
+      if (tooLong != null) {
         throw new DoNotRetryIOException(
-            "value of indexed column "
-                + spec.column()
-                + " ("
-                + c.getValueLength()
-                + " bytes) is too large for index '"
-                + spec.alias()
-                + "': its index"
-                + " row key would be "
-                + length
-                + " bytes, HBase allows "
-                + IndexKeyCodec.MAX_ROW_KEY_LENGTH
-                + " (row key + value, with each 0x00 byte counted twice)");
+            "value of indexed column " + col + " (" + c.getValueLength() + " bytes) " + tooLong);
       }
+    }
+  }
+
+  /** Why the index row key of {@code value} is too long for HBase; null if it is not. */
+  private static String tooLong(IndexSpec spec, byte[] value, byte[] row) {
+    int length =
+        IndexKeyCodec.rowKeyLength(spec.alias().getBytes(StandardCharsets.UTF_8), value, row);
+    if (length <= IndexKeyCodec.MAX_ROW_KEY_LENGTH) return null;
+    return "is too large for index '"
+        + spec.alias()
+        + "': its index row key would be "
+        + length
+        + " bytes, HBase allows "
+        + IndexKeyCodec.MAX_ROW_KEY_LENGTH
+        + " (row key + value, with each 0x00 byte counted twice)";
+  }
+
+  /**
+   * A row whose composite value (the tuple of its indexed columns) makes an index row key longer
+   * than HBase allows: its write fails, as a single column's too large value does.
+   */
+  public static final class KeyTooLongException extends IllegalArgumentException {
+    KeyTooLongException(String message) {
+      super(message);
     }
   }
 
@@ -156,15 +173,26 @@ public final class IndexUpdatePlanner {
     return next.build();
   }
 
-  /** Index mutations turning the index rows of {@code before} into those of {@code after}. */
+  /**
+   * Index mutations turning the index rows of {@code before} into those of {@code after}.
+   *
+   * @throws KeyTooLongException if a composite value of {@code after} is too long to index
+   */
   public List<IndexMutation> diff(byte[] row, RowState before, RowState after) {
     List<IndexMutation> out = new ArrayList<>();
     for (IndexSpec spec : specs) {
       byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
       int bucket = IndexKeyCodec.bucket(row, spec.buckets());
-      byte[] oldValue = before.value(spec.column());
-      byte[] newValue = after.value(spec.column());
+      byte[] oldValue = spec.valueOf(before::value);
+      byte[] newValue = spec.valueOf(after::value);
       boolean valueChanged = !Arrays.equals(oldValue, newValue);
+      if (newValue != null && valueChanged && spec.isComposite()) {
+        String tooLong = tooLong(spec, newValue, row);
+        if (tooLong != null) {
+          throw new KeyTooLongException(
+              "the values of composite index columns " + spec.columns() + " " + tooLong);
+        }
+      }
       if (oldValue != null && valueChanged) {
         out.add(
             new IndexMutation(

@@ -171,4 +171,56 @@ class IndexUpdatePlannerTest {
   private static void assertDoesNotThrow(org.junit.jupiter.api.function.Executable e) {
     org.junit.jupiter.api.Assertions.assertDoesNotThrow(e);
   }
+
+  /**
+   * A composite index is indexed once every column is there; a put of one column moves the row's
+   * index row from the old tuple to the new one; deleting a column removes it.
+   */
+  @Test
+  void aCompositeIndexFollowsEachOfItsColumns() throws Exception {
+    IndexSpec composite =
+        IndexSpec.builder(D, CITY).thenColumn(D, NAME).alias("cn").buckets(4).build();
+    IndexUpdatePlanner p = new IndexUpdatePlanner(List.of(composite));
+    java.util.function.Function<List<byte[]>, byte[]> key =
+        values ->
+            IndexKeyCodec.rowKey(
+                IndexKeyCodec.bucket(ROW, 4), b("cn"), CompositeValue.encode(values), ROW);
+
+    Put cityOnly = new Put(ROW).addColumn(D, CITY, 10, b("Nanjing"));
+    assertTrue(p.concernsIndex(cityOnly));
+    RowState one = p.apply(RowState.EMPTY, cityOnly);
+    assertTrue(p.diff(ROW, RowState.EMPTY, one).isEmpty(), "a row lacking a column is not indexed");
+
+    RowState both = p.apply(one, new Put(ROW).addColumn(D, NAME, 11, b("Li")));
+    List<IndexUpdatePlanner.IndexMutation> ops = p.diff(ROW, one, both);
+    assertEquals(1, ops.size());
+    assertTrue(ops.get(0).createsRow());
+    assertArrayEquals(key.apply(List.of(b("Nanjing"), b("Li"))), ops.get(0).mutation().getRow());
+
+    RowState renamed = p.apply(both, new Put(ROW).addColumn(D, NAME, 12, b("Wang")));
+    ops = p.diff(ROW, both, renamed);
+    assertEquals(2, ops.size());
+    assertTrue(ops.get(0).mutation() instanceof Delete);
+    assertArrayEquals(key.apply(List.of(b("Nanjing"), b("Li"))), ops.get(0).mutation().getRow());
+    assertArrayEquals(key.apply(List.of(b("Nanjing"), b("Wang"))), ops.get(1).mutation().getRow());
+
+    RowState cityGone = p.apply(renamed, new Delete(ROW).addColumns(D, CITY, 13));
+    ops = p.diff(ROW, renamed, cityGone);
+    assertEquals(1, ops.size());
+    assertTrue(ops.get(0).mutation() instanceof Delete);
+
+    // Each column fits alone, the tuple does not: the write fails with the index's reason.
+    byte[] half = new byte[17_000];
+    java.util.Arrays.fill(half, (byte) 'x');
+    Put big = new Put(ROW).addColumn(D, CITY, 20, half).addColumn(D, NAME, 20, half);
+    p.checkSupported(big);
+    IndexUpdatePlanner.KeyTooLongException tooLong =
+        assertThrows(
+            IndexUpdatePlanner.KeyTooLongException.class,
+            () -> p.diff(ROW, RowState.EMPTY, p.apply(RowState.EMPTY, big)));
+    assertTrue(tooLong.getMessage().contains("is too large for index 'cn'"), tooLong.getMessage());
+    assertThrows(
+        DoNotRetryIOException.class,
+        () -> p.checkSupported(new Put(ROW).addColumn(D, NAME, 20, new byte[40_000])));
+  }
 }
