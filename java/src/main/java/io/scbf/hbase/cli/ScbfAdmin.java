@@ -39,7 +39,9 @@ public final class ScbfAdmin {
           "  list TABLE                       indexes of the table",
           "  describe TABLE ALIAS             spec, state, and routing figures of one index",
           "  create TABLE FAMILY:QUALIFIER [--alias A] [--buckets N] [--fpp P] [--local]",
-          "         [--covered FAMILY:QUALIFIER]...   create an index over the existing rows",
+          "         [--then FAMILY:QUALIFIER]... [--covered FAMILY:QUALIFIER]...",
+          "                                   create an index over the existing rows (--then:"
+              + " the next column of a composite index)",
           "  drop TABLE ALIAS                 remove an index",
           "  verify TABLE ALIAS               compare a global index with the data (exit 1 if not"
               + " equal)",
@@ -188,6 +190,10 @@ public final class ScbfAdmin {
             case "--alias" -> b.alias(value);
             case "--buckets" -> b.buckets(Integer.parseInt(value));
             case "--fpp" -> b.fpp(Double.parseDouble(value));
+            case "--then" -> {
+              byte[][] c = column(value);
+              b.thenColumn(c[0], c[1]);
+            }
             case "--covered" -> {
               byte[][] c = column(value);
               b.covered(c[0], c[1]);

@@ -275,9 +275,10 @@ class ScbfAdminClusterTest {
   void rebuildDropAndBadUsage() throws Exception {
     assertEquals(0, cli("rebuild", "vr", "city").status());
     assertFalse(new IndexAdmin(connection).isBuilding(TABLE, "city"));
-    Run created = cli("create", "vr", "d:name", "--alias", "name", "--local");
+    Run created = cli("create", "vr", "d:name", "--then", "d:city", "--alias", "name", "--local");
     assertEquals(0, created.status(), created.err());
-    assertTrue(cli("list", "vr").out().contains("local"));
+    String listed = cli("list", "vr").out();
+    assertTrue(listed.contains("local") && listed.contains("[d:name, d:city]"), listed);
     Run localVerify = cli("verify", "vr", "name");
     assertEquals(1, localVerify.status());
     assertTrue(localVerify.err().contains("local"), localVerify.err());
@@ -288,6 +289,7 @@ class ScbfAdminClusterTest {
     assertEquals(2, cli("verify").status());
     assertEquals(2, cli("frobnicate", "vr").status());
     assertEquals(2, cli("create", "vr", "nocolon").status());
+    assertEquals(2, cli("create", "vr", "d:x", "--then", "d:x", "--alias", "xx").status());
     assertEquals(2, cli("create", "vr", "d:x", "--buckets", "many").status());
     Run missing = cli("verify", "vr", "nosuch");
     assertEquals(1, missing.status());
