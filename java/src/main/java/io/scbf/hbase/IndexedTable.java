@@ -434,20 +434,31 @@ public final class IndexedTable implements AutoCloseable {
 
   /**
    * The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), as {@link
-   * #range} answers them, but streamed. For a global index the buckets are read page by page
-   * ({@code scbf.client.page.rows} entries, in value order within each bucket, each page re-checked
-   * before the next is asked), so the client holds one page whatever the answer's size. A local
-   * index, or a global one that is building, answers as {@link #range} does, as one page. Close the
-   * scanner when done.
+   * #range} answers them, but streamed, page by page ({@code scbf.client.page.rows} rows, each page
+   * re-checked before the next is asked), so the client holds one page whatever the answer's size:
+   * a global index bucket by bucket, a local index region by region (in value order within each;
+   * see {@link LocalQueries#rangePages}). A global index that is building answers as {@link #range}
+   * does, as one page. Close the scanner when done.
    */
   public ResultScanner streamRange(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
-    IndexSpec spec = spec(family, qualifier);
+    return streamRange(spec(family, qualifier), lo, hi);
+  }
+
+  /**
+   * The rows {@link #range(String, List, byte[], byte[])} answers, streamed as {@link
+   * #streamRange(byte[], byte[], byte[], byte[])} streams them.
+   */
+  public ResultScanner streamRange(String index, List<byte[]> equal, byte[] lo, byte[] hi)
+      throws IOException {
+    IndexSpec spec = specNamed(index);
+    byte[][] bounds = compositeBounds(spec, equal, lo, hi);
+    return streamRange(spec, bounds[0], bounds[1]);
+  }
+
+  private ResultScanner streamRange(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     Predicate<byte[]> inRange = v -> IndexKeyCodec.inRange(v, lo, hi);
-    if (spec.isLocal()) {
-      List<Result> rows = rangeRows(spec, lo, hi);
-      return new QueryStream(onePage(() -> rows));
-    }
+    if (spec.isLocal()) return new QueryStream(local.rangePages(spec, lo, hi, pageRows));
     RangeLookupRequest request = rangeRequest(spec, lo, hi).setLimit(pageRows).build();
     return new QueryStream(
         globalPages(
@@ -639,11 +650,20 @@ public final class IndexedTable implements AutoCloseable {
   public List<Result> range(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
     IndexSpec spec = specNamed(index);
+    byte[][] bounds = compositeBounds(spec, equal, lo, hi);
+    return rangeRows(spec, bounds[0], bounds[1]);
+  }
+
+  /**
+   * The bounds of the indexed values with the leading columns {@code equal}, the next in [lo, hi).
+   */
+  private static byte[][] compositeBounds(
+      IndexSpec spec, List<byte[]> equal, byte[] lo, byte[] hi) {
     List<byte[]> leading = List.copyOf(equal); // rejects null values
     if (leading.size() >= spec.columns().size()) {
       throw new IllegalArgumentException(
           "a range on index '"
-              + index
+              + spec.alias()
               + "' takes equal values for at most its first "
               + (spec.columns().size() - 1)
               + " column(s) "
@@ -651,9 +671,7 @@ public final class IndexedTable implements AutoCloseable {
               + ", got "
               + leading.size());
     }
-    if (!spec.isComposite()) return rangeRows(spec, lo, hi);
-    byte[][] bounds = CompositeValue.bounds(leading, lo, hi);
-    return rangeRows(spec, bounds[0], bounds[1]);
+    return spec.isComposite() ? CompositeValue.bounds(leading, lo, hi) : new byte[][] {lo, hi};
   }
 
   /** The plan {@link #find(String, byte[]...)} would run for a point query on {@code index}. */

@@ -133,6 +133,67 @@ final class LocalQueries {
     };
   }
 
+  /**
+   * The rows of a range in pages of at most {@code pageRows}, in index-key (value, then row) order
+   * within each region. The key ranges of the regions found at the start are read one after the
+   * other; each remembers where its reading stopped (an index key, which names no region). A region
+   * that split since is read part by part, each part from that point; a region merged since is
+   * asked only for the rows of the part being read. So nothing is missed or repeated whatever the
+   * regions do meanwhile.
+   */
+  QueryStream.Pages rangePages(IndexSpec spec, byte[] lo, byte[] hi, int pageRows)
+      throws IOException {
+    LocalQueryRequest.Builder request =
+        LocalQueryRequest.newBuilder()
+            .setAlias(ByteString.copyFromUtf8(spec.alias()))
+            .setAnswer(Answer.ROWS)
+            .setLimit(pageRows);
+    if (lo != null) request.setLo(ByteString.copyFrom(lo));
+    if (hi != null) request.setHi(ByteString.copyFrom(hi));
+    java.util.ArrayDeque<Part> parts = new java.util.ArrayDeque<>();
+    for (KeyRange r : allRegions()) parts.add(new Part(r.start(), r.end(), null));
+    Table table = connection.getTable(dataTable);
+    return new QueryStream.Pages() {
+      @Override
+      public List<Result> next() throws IOException {
+        while (!parts.isEmpty()) {
+          Part part = parts.removeFirst();
+          LocalQueryRequest.Builder page =
+              request.build().toBuilder()
+                  .setRowStart(ByteString.copyFrom(part.start()))
+                  .setRowEnd(ByteString.copyFrom(part.end()));
+          if (part.resume() != null) page.setResumeAfter(part.resume());
+          LocalQueryResponse r = ask(table, part.start(), page.build());
+          byte[] answeredEnd = r.getEndKey().toByteArray();
+          KeyRange whole = new KeyRange(part.start(), part.end());
+          if (!covers(answeredEnd, whole)) {
+            // Split since: the rest keeps the point this part had reached.
+            parts.addFirst(new Part(answeredEnd, part.end(), part.resume()));
+          }
+          if (r.hasResumeAfter()) {
+            byte[] end = covers(answeredEnd, whole) ? part.end() : answeredEnd;
+            parts.addFirst(new Part(part.start(), end, r.getResumeAfter()));
+          }
+          List<Result> rows = rows(List.of(r));
+          if (!rows.isEmpty()) return rows;
+        }
+        return null;
+      }
+
+      @Override
+      public void close() {
+        try {
+          table.close();
+        } catch (IOException e) {
+          // A Table from a shared connection holds nothing to release.
+        }
+      }
+    };
+  }
+
+  /** A key range of a range stream still to read, after the index key {@code resume} if set. */
+  private record Part(byte[] start, byte[] end, ByteString resume) {}
+
   List<LocalQueryResponse> range(IndexSpec spec, byte[] lo, byte[] hi, Answer answer)
       throws IOException {
     LocalQueryRequest.Builder request =

@@ -361,9 +361,7 @@ final class LocalIndex {
   LocalQueryResponse query(LocalQueryRequest request) throws IOException {
     boolean point = request.hasValue();
     int limit = request.getLimit();
-    if (limit < 0 || (limit > 0 && !point)) {
-      throw new DoNotRetryIOException("only point queries are paged, with a limit >= 0");
-    }
+    if (limit < 0) throw new DoNotRetryIOException("query limit " + limit + " < 0");
     byte[] value = point ? request.getValue().toByteArray() : null;
     byte[] lo = request.hasLo() ? request.getLo().toByteArray() : null;
     byte[] hi = request.hasHi() ? request.getHi().toByteArray() : null;
@@ -374,6 +372,7 @@ final class LocalIndex {
         LocalQueryResponse.newBuilder()
             .setStartKey(ByteString.copyFrom(info.getStartKey()))
             .setEndKey(ByteString.copyFrom(info.getEndKey()));
+    if (!point && limit > 0) return rangePage(request, lo, hi, matches, out);
     byte[] resume = request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null;
     if (resume != null && Bytes.compareTo(resume, info.getStartKey()) < 0) resume = null;
     if (resume != null && info.getEndKey().length > 0) {
@@ -421,6 +420,116 @@ final class LocalIndex {
       }
     }
     return out.build();
+  }
+
+  /**
+   * One page of a range query: at most {@code limit} of this region's rows in the request's row
+   * bounds, in index-key order after the request's {@code resume_after}. From the entries, one page
+   * of them (rows outside the bounds skipped, so a page may be empty and still resume); while they
+   * are incomplete, from a scan of the rows in the bounds keeping the first {@code limit} by index
+   * key (memory for one page).
+   */
+  private LocalQueryResponse rangePage(
+      LocalQueryRequest request,
+      byte[] lo,
+      byte[] hi,
+      Predicate<byte[]> matches,
+      LocalQueryResponse.Builder out)
+      throws IOException {
+    RegionInfo info = region.getRegionInfo();
+    byte[] rowStart = request.hasRowStart() ? request.getRowStart().toByteArray() : new byte[0];
+    byte[] rowEnd = request.hasRowEnd() ? request.getRowEnd().toByteArray() : new byte[0];
+    Predicate<byte[]> inBounds =
+        row ->
+            info.containsRow(row)
+                && Bytes.compareTo(row, rowStart) >= 0
+                && (rowEnd.length == 0 || Bytes.compareTo(row, rowEnd) < 0);
+    byte[] resume = request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null;
+    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    int limit = request.getLimit();
+    if (!complete) {
+      return scanRangePage(
+              request.getAnswer(), alias, lo, hi, limit, resume, rowStart, inBounds, out)
+          .setIndexed(false)
+          .setCacheHit(false)
+          .build();
+    }
+    LookupResponse found = entries.rangeLookup(alias, lo, hi, limit, request.getMaxBytes(), resume);
+    out.setIndexed(true).setCacheHit(false);
+    if (found.hasResumeAfter()) out.setResumeAfter(found.getResumeAfter());
+    List<byte[]> rows = new ArrayList<>(found.getHitsCount());
+    for (IndexHit hit : found.getHitsList()) {
+      byte[] row = hit.getRow().toByteArray();
+      if (!inBounds.test(row)) continue;
+      if (request.getAnswer() == LocalQueryRequest.Answer.ROWS) {
+        rows.add(row);
+      } else {
+        out.addHits(
+            request.getAnswer() == LocalQueryRequest.Answer.KEYS
+                ? hit.toBuilder().clearCovered()
+                : hit.toBuilder());
+      }
+    }
+    if (!rows.isEmpty()) {
+      for (List<Cell> cells : RowBatchReader.read(region, rows, dataScan()).values()) {
+        addIfMatches(cells, matches, out);
+      }
+    }
+    return out.build();
+  }
+
+  /** {@link #rangePage} from the region's rows. */
+  private LocalQueryResponse.Builder scanRangePage(
+      LocalQueryRequest.Answer answer,
+      byte[] alias,
+      byte[] lo,
+      byte[] hi,
+      int limit,
+      byte[] resume,
+      byte[] rowStart,
+      Predicate<byte[]> inBounds,
+      LocalQueryResponse.Builder out)
+      throws IOException {
+    record Match(byte[] key, byte[] row, List<Cell> cells) {}
+    // The page's candidates, largest index key first: one more than the page, to know if more
+    // remain.
+    java.util.PriorityQueue<Match> page =
+        new java.util.PriorityQueue<>((a, b) -> Bytes.compareTo(b.key(), a.key()));
+    Scan scan = dataScan().readVersions(1).setCacheBlocks(false);
+    if (Bytes.compareTo(rowStart, region.getRegionInfo().getStartKey()) > 0) {
+      scan.withStartRow(rowStart);
+    }
+    try (RegionScanner scanner = region.getScanner(scan)) {
+      List<Cell> cells = new ArrayList<>();
+      boolean more;
+      do {
+        more = scanner.next(cells);
+        if (cells.isEmpty()) continue;
+        byte[] row = CellUtil.cloneRow(cells.get(0));
+        if (!inBounds.test(row)) {
+          cells.clear();
+          if (Bytes.compareTo(row, rowStart) >= 0) break; // past the bounds' end
+          continue;
+        }
+        byte[] v = spec.valueOf(Result.create(cells));
+        if (v != null && IndexKeyCodec.inRange(v, lo, hi)) {
+          byte[] key = IndexKeyCodec.rowKey(0, alias, v, row);
+          if (resume == null || Bytes.compareTo(key, resume) > 0) {
+            page.add(new Match(key, row, new ArrayList<>(cells)));
+            if (page.size() > limit + 1) page.poll();
+          }
+        }
+        cells.clear();
+      } while (more);
+    }
+    List<Match> sorted = new ArrayList<>(page);
+    sorted.sort((a, b) -> Bytes.compareTo(a.key(), b.key()));
+    if (sorted.size() > limit) {
+      sorted = sorted.subList(0, limit);
+      out.setResumeAfter(ByteString.copyFrom(sorted.get(limit - 1).key()));
+    }
+    for (Match m : sorted) answerRow(answer, m.row(), m.cells(), v -> true, out);
+    return out;
   }
 
   /** The region's data rows (every family but the local index families). */
