@@ -399,7 +399,8 @@ public final class IndexAdmin {
       }
       if (existing.columns().equals(spec.columns())) {
         throw new IllegalArgumentException(
-            (spec.isComposite() ? "columns " + spec.columns() : "column " + spec.column())
+            (spec.isComposite() ? "columns " : "column ")
+                + spec.columnsText()
                 + " of "
                 + data.getTableName()
                 + " is already indexed as '"

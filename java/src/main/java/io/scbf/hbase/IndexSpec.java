@@ -108,6 +108,11 @@ public final class IndexSpec {
     return columns.size() > 1;
   }
 
+  /** The indexed columns as people read them: {@code f:q}, or {@code [f:q1, f:q2]}. */
+  public String columnsText() {
+    return isComposite() ? columns.toString() : column().toString();
+  }
+
   /**
    * The value a row holds for this index, given its columns' current values: the column's value, or
    * for a composite index the encoded tuple; null if the row lacks an indexed column.
@@ -303,7 +308,7 @@ public final class IndexSpec {
     return "IndexSpec{"
         + alias
         + " on "
-        + (isComposite() ? columns.toString() : column().toString())
+        + columnsText()
         + ", buckets="
         + buckets
         + ", fpp="

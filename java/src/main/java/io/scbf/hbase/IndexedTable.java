@@ -857,9 +857,7 @@ public final class IndexedTable implements AutoCloseable {
   }
 
   private List<String> indexNames() {
-    return specs.stream()
-        .map(s -> (s.isComposite() ? s.columns() : s.column()) + " (" + s.alias() + ")")
-        .toList();
+    return specs.stream().map(s -> s.columnsText() + " (" + s.alias() + ")").toList();
   }
 
   private IndexSpec specNamed(String alias) {

@@ -165,13 +165,13 @@ final class LocalQueries {
           if (part.resume() != null) page.setResumeAfter(part.resume());
           LocalQueryResponse r = ask(table, part.start(), page.build());
           byte[] answeredEnd = r.getEndKey().toByteArray();
-          KeyRange whole = new KeyRange(part.start(), part.end());
-          if (!covers(answeredEnd, whole)) {
-            // Split since: the rest keeps the point this part had reached.
+          boolean split = !covers(answeredEnd, new KeyRange(part.start(), part.end()));
+          if (split) {
+            // The rest keeps the point this part had reached.
             parts.addFirst(new Part(answeredEnd, part.end(), part.resume()));
           }
           if (r.hasResumeAfter()) {
-            byte[] end = covers(answeredEnd, whole) ? part.end() : answeredEnd;
+            byte[] end = split ? answeredEnd : part.end();
             parts.addFirst(new Part(part.start(), end, r.getResumeAfter()));
           }
           List<Result> rows = rows(List.of(r));

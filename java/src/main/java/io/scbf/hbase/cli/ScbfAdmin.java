@@ -117,7 +117,7 @@ public final class ScbfAdmin {
     return String.format(
         "%-16s %-24s %s%s",
         s.alias(),
-        s.isComposite() ? s.columns() : s.column(),
+        s.columnsText(),
         s.isLocal() ? "local" : "global, " + s.buckets() + " buckets",
         admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
   }

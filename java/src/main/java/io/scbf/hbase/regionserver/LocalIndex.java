@@ -393,20 +393,8 @@ final class LocalIndex {
     if (found.hasResumeAfter() && info.containsRow(found.getResumeAfter().toByteArray())) {
       out.setResumeAfter(found.getResumeAfter());
     }
-    List<byte[]> rows = new ArrayList<>(found.getHitsCount());
-    for (IndexHit hit : found.getHitsList()) {
-      byte[] row = hit.getRow().toByteArray();
-      // Entries a daughter kept of its sibling's rows: never rows of this region.
-      if (!info.containsRow(row)) continue;
-      if (request.getAnswer() == LocalQueryRequest.Answer.ROWS) {
-        rows.add(row);
-      } else {
-        out.addHits(
-            request.getAnswer() == LocalQueryRequest.Answer.KEYS
-                ? hit.toBuilder().clearCovered()
-                : hit.toBuilder());
-      }
-    }
+    // Entries a daughter kept of its sibling's rows: never rows of this region.
+    List<byte[]> rows = answerHits(request.getAnswer(), found, info::containsRow, out);
     if (!rows.isEmpty()) {
       Map<byte[], List<Cell>> read = RowBatchReader.read(region, rows, dataScan());
       long bytes = 0;
@@ -457,25 +445,38 @@ final class LocalIndex {
     LookupResponse found = entries.rangeLookup(alias, lo, hi, limit, request.getMaxBytes(), resume);
     out.setIndexed(true).setCacheHit(false);
     if (found.hasResumeAfter()) out.setResumeAfter(found.getResumeAfter());
-    List<byte[]> rows = new ArrayList<>(found.getHitsCount());
-    for (IndexHit hit : found.getHitsList()) {
-      byte[] row = hit.getRow().toByteArray();
-      if (!inBounds.test(row)) continue;
-      if (request.getAnswer() == LocalQueryRequest.Answer.ROWS) {
-        rows.add(row);
-      } else {
-        out.addHits(
-            request.getAnswer() == LocalQueryRequest.Answer.KEYS
-                ? hit.toBuilder().clearCovered()
-                : hit.toBuilder());
-      }
-    }
+    List<byte[]> rows = answerHits(request.getAnswer(), found, inBounds, out);
     if (!rows.isEmpty()) {
       for (List<Cell> cells : RowBatchReader.read(region, rows, dataScan()).values()) {
         addIfMatches(cells, matches, out);
       }
     }
     return out.build();
+  }
+
+  /**
+   * The hits of {@code found} whose rows pass {@code keep}: added to the answer as keys or entries,
+   * or, for a ROWS answer, returned (their rows are read and re-checked by the caller).
+   */
+  private static List<byte[]> answerHits(
+      LocalQueryRequest.Answer answer,
+      LookupResponse found,
+      Predicate<byte[]> keep,
+      LocalQueryResponse.Builder out) {
+    List<byte[]> rows = new ArrayList<>(found.getHitsCount());
+    for (IndexHit hit : found.getHitsList()) {
+      byte[] row = hit.getRow().toByteArray();
+      if (!keep.test(row)) continue;
+      if (answer == LocalQueryRequest.Answer.ROWS) {
+        rows.add(row);
+      } else {
+        out.addHits(
+            answer == LocalQueryRequest.Answer.KEYS
+                ? hit.toBuilder().clearCovered()
+                : hit.toBuilder());
+      }
+    }
+    return rows;
   }
 
   /** {@link #rangePage} from the region's rows. */

@@ -40,11 +40,6 @@ public final class CompositeValue {
     return values;
   }
 
-  /** Encoded length of one column value. */
-  public static int encodedLength(byte[] value) {
-    return IndexKeyCodec.escapedLength(value);
-  }
-
   /**
    * The bounds [lo, hi) of the encoded tuples whose first {@code equal.size()} columns equal {@code
    * equal} and whose next column lies in [lo, hi) (a null bound is open on that side; both null:

@@ -103,8 +103,8 @@ public final class IndexUpdatePlanner {
    * composite index this checks the cell's share of the tuple; {@link #diff} checks the whole.
    */
   private void checkKeyLength(byte[] row, byte[] family, Cell c) throws DoNotRetryIOException {
+    Column col = new Column(family, CellUtil.cloneQualifier(c));
     for (IndexSpec spec : specs) {
-      Column col = new Column(family, CellUtil.cloneQualifier(c));
       if (!spec.columns().contains(col)) continue;
       byte[] value = CellUtil.cloneValue(c);
       byte[] indexed = spec.isComposite() ? CompositeValue.encode(List.of(value)) : value;
