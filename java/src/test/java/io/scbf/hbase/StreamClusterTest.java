@@ -12,6 +12,7 @@ import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
@@ -407,6 +408,24 @@ class StreamClusterTest {
           Oracle.resultRows(t.find(D, ZIP, BIG)).size(),
           drain(t.streamRange("zipcity", List.of(BIG), null, null)).size(),
           "leading column equal");
+
+      // The largest limit a client can send: the region answers all its rows in one page.
+      try (Table data = util.getConnection().getTable(TABLE)) {
+        LocalQueryResponse whole =
+            LocalIndexService.newBlockingStub(data.coprocessorService(new byte[0]))
+                .query(
+                    null,
+                    LocalQueryRequest.newBuilder()
+                        .setAlias(ByteString.copyFromUtf8("zipcity"))
+                        .setAnswer(LocalQueryRequest.Answer.KEYS)
+                        .setLimit(Integer.MAX_VALUE)
+                        .build());
+        String end = Bytes.toString(whole.getEndKey().toByteArray());
+        assertTrue(!whole.getIndexed() && !whole.hasResumeAfter());
+        assertEquals(
+            want.stream().filter(r -> end.isEmpty() || r.compareTo(end) < 0).count(),
+            whole.getHitsCount());
+      }
     }
   }
 

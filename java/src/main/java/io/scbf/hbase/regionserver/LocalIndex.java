@@ -517,7 +517,7 @@ final class LocalIndex {
           byte[] key = IndexKeyCodec.rowKey(0, alias, v, row);
           if (resume == null || Bytes.compareTo(key, resume) > 0) {
             page.add(new Match(key, row, new ArrayList<>(cells)));
-            if (page.size() > limit + 1) page.poll();
+            if (page.size() > (long) limit + 1) page.poll(); // any limit a client sends
           }
         }
         cells.clear();
