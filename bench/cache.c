@@ -211,11 +211,13 @@ static int trace_rows(const char *dir, int quick, summary_t *sum) {
 
 #define VALUE_BYTES 100
 
+typedef enum { OP_PUT, OP_GET, OP_GET_OR_PUT } op_t;
+
 typedef struct {
     hotcache_t *h;
     const uint64_t *keys;
     size_t n;
-    int put;
+    op_t op;
 } job_t;
 
 static void *run_job(void *p) {
@@ -225,22 +227,21 @@ static void *run_job(void *p) {
         unsigned char k[8];
         memcpy(k, &j->keys[i], 8);
         size_t vlen;
-        if (j->put)
+        if (j->op == OP_PUT ||
+            (hotcache_get(j->h, k, 8, buf, sizeof buf, &vlen) != SCBF_OK && j->op == OP_GET_OR_PUT))
             hotcache_put(j->h, k, 8, v, sizeof v, NULL);
-        else
-            hotcache_get(j->h, k, 8, buf, sizeof buf, &vlen);
     }
     return NULL;
 }
 
 /* Wall-clock ns per operation with `threads` threads splitting the keys. */
-static double timed(hotcache_t *h, const uint64_t *keys, size_t n, int threads, int put) {
+static double timed(hotcache_t *h, const uint64_t *keys, size_t n, int threads, op_t op) {
     pthread_t t[2];
     job_t j[2];
     size_t per = n / (size_t)threads;
     uint64_t t0 = bench_now_ns();
     for (int i = 0; i < threads; i++) {
-        j[i] = (job_t){h, keys + (size_t)i * per, per, put};
+        j[i] = (job_t){h, keys + (size_t)i * per, per, op};
         if (threads == 1)
             run_job(&j[i]);
         else
@@ -259,34 +260,42 @@ static int cost_rows(int quick) {
     uint64_t *keys = zipf_trace(1000000, n, 0.99, 7);
     if (!keys) return 1;
     for (size_t i = 0; i < n; i++) keys[i] = keys[i] * UINT64_C(0x9E3779B97F4A7C15);
-    printf("\nget/put cost: capacity 64 MiB (64 shards, the automatic count; 'x1' rows: 1 shard),\n"
-           "8-byte keys, %d-byte values, Zipf 0.99 over 1M keys, %zu puts then %zu gets per\n"
-           "row; ns per op = wall time / ops (all threads together); get x = get throughput\n"
-           "over the same policy's 1-thread row; entries = what the 64 MiB held\n\n",
-           VALUE_BYTES, n, n);
-    printf("%-12s %7s  %8s  %8s  %6s  %9s\n", "policy", "threads", "put ns", "get ns", "get x",
-           "entries");
-    for (int row = 0; row <= NPOL; row++) {
-        int p = row < NPOL ? row : 0; /* the last: hotscore in one shard */
-        double get1 = 0;
+    printf("\nget/put cost: capacity 64 MiB (64 shards, the automatic count; 'x1' rows: 1 shard;\n"
+           "'4M' row: 4 MiB, 4 shards), 8-byte keys, %d-byte values, Zipf 0.99 over 1M keys,\n"
+           "%zu puts, then %zu gets, then %zu get-or-puts (a get, and a put on a miss) per row;\n"
+           "ns per op = wall time / ops (all threads together); x = throughput over the same\n"
+           "row's 1-thread figure; entries = what the cache held\n\n",
+           VALUE_BYTES, n, n, n);
+    printf("%-12s %7s  %8s  %8s  %6s  %8s  %6s  %9s\n", "policy", "threads", "put ns", "get ns",
+           "get x", "mix ns", "mix x", "entries");
+    for (int row = 0; row <= NPOL + 1; row++) {
+        int p = row < NPOL ? row : 0; /* then hotscore in one shard, and in 4 MiB */
+        double get1 = 0, mix1 = 0;
         for (int threads = 1; threads <= 2; threads++) {
             hotcache_config_t c;
-            hotcache_config_default(&c, POLICIES[p].policy, cap);
+            hotcache_config_default(&c, POLICIES[p].policy, row == NPOL + 1 ? cap / 16 : cap);
             if (row == NPOL) c.shards = 1;
             hotcache_t *h;
             if (hotcache_create(&c, &h) != SCBF_OK) {
                 free(keys);
                 return 1;
             }
-            double put_ns = timed(h, keys, n, threads, 1);
-            double get_ns = timed(h, keys, n, threads, 0);
-            if (threads == 1) get1 = get_ns;
+            double put_ns = timed(h, keys, n, threads, OP_PUT);
+            double get_ns = timed(h, keys, n, threads, OP_GET);
+            double mix_ns = timed(h, keys, n, threads, OP_GET_OR_PUT);
+            if (threads == 1) {
+                get1 = get_ns;
+                mix1 = mix_ns;
+            }
             hotcache_stats_t st;
             hotcache_stats(h, &st);
             char name[24];
-            snprintf(name, sizeof name, "%s%s", POLICIES[p].name, row == NPOL ? " x1" : "");
-            printf("%-12s %7d  %8.0f  %8.0f  %6.2f  %9llu\n", name, threads, put_ns, get_ns,
-                   get1 / get_ns, (unsigned long long)st.entries);
+            snprintf(name, sizeof name, "%s%s", POLICIES[p].name,
+                     row == NPOL       ? " x1"
+                     : row == NPOL + 1 ? " 4M"
+                                       : "");
+            printf("%-12s %7d  %8.0f  %8.0f  %6.2f  %8.0f  %6.2f  %9llu\n", name, threads, put_ns,
+                   get_ns, get1 / get_ns, mix_ns, mix1 / mix_ns, (unsigned long long)st.entries);
             hotcache_free(h);
         }
     }

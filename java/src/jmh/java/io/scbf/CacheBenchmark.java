@@ -36,11 +36,18 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class CacheBenchmark {
-  static final int DISTINCT_KEYS = 1 << 17;
   static final int TRACE = 1 << 22;
   static final double ZIPF_S = 0.99;
   static final int VALUE_BYTES = 100;
-  static final long CAPACITY_BYTES = 4L << 20; // about 10% of the working set
+  // 32k distinct keys per MiB of budget: the cache holds about a tenth of the working set
+  static final int KEYS_PER_MIB = 1 << 15;
+
+  /**
+   * The byte budget of every cache, in MiB. The native cache splits a budget into shards of at
+   * least 1 MiB (at most 64), so 4 MiB has 4 locks and 64 MiB, the region server's default, 64.
+   */
+  @Param({"4", "64"})
+  public int budgetMiB;
 
   /**
    * caffeine: weighs key + value bytes against the same budget (so it holds about twice the
@@ -50,6 +57,7 @@ public class CacheBenchmark {
   @Param({"hotscore", "lru", "caffeine", "caffeine-same-entries"})
   public String cache;
 
+  private long capacityBytes;
   private byte[][] keys;
   private byte[] value;
   private int[] trace;
@@ -90,17 +98,18 @@ public class CacheBenchmark {
   @Setup(Level.Trial)
   public void setUp() {
     SplittableRandom rnd = new SplittableRandom(5);
-    keys = new byte[DISTINCT_KEYS][];
-    for (int i = 0; i < DISTINCT_KEYS; i++) {
+    capacityBytes = (long) budgetMiB << 20;
+    keys = new byte[budgetMiB * KEYS_PER_MIB][];
+    for (int i = 0; i < keys.length; i++) {
       keys[i] = ("idx|city|" + i).getBytes();
     }
     value = new byte[VALUE_BYTES];
-    trace = zipfTrace(rnd);
+    trace = zipfTrace(rnd, keys.length);
     switch (cache) {
       case "hotscore", "lru" ->
           nativeCache =
               HotscoreCache.builder()
-                  .capacityBytes(CAPACITY_BYTES)
+                  .capacityBytes(capacityBytes)
                   .policy(
                       cache.equals("lru")
                           ? HotscoreCache.Policy.LRU
@@ -112,33 +121,33 @@ public class CacheBenchmark {
       default ->
           caffeine =
               Caffeine.newBuilder()
-                  .maximumWeight(CAPACITY_BYTES)
+                  .maximumWeight(capacityBytes)
                   .weigher((ByteKey k, byte[] v) -> k.bytes().length + v.length)
                   .executor(Runnable::run)
                   .build();
     }
   }
 
-  /** Entries the native hotscore cache holds in CAPACITY_BYTES once full. */
+  /** Entries the native hotscore cache holds in the budget once full. */
   private long nativeEntries() {
-    try (HotscoreCache probe = HotscoreCache.builder().capacityBytes(CAPACITY_BYTES).build()) {
+    try (HotscoreCache probe = HotscoreCache.builder().capacityBytes(capacityBytes).build()) {
       for (byte[] key : keys) probe.put(key, value);
       return probe.stats().entries();
     }
   }
 
   /** Key ranks drawn from a Zipf(s) law by inverting its CDF. */
-  private static int[] zipfTrace(SplittableRandom rnd) {
-    double[] cdf = new double[DISTINCT_KEYS];
+  private static int[] zipfTrace(SplittableRandom rnd, int distinctKeys) {
+    double[] cdf = new double[distinctKeys];
     double sum = 0;
-    for (int i = 0; i < DISTINCT_KEYS; i++) {
+    for (int i = 0; i < distinctKeys; i++) {
       sum += 1.0 / Math.pow(i + 1, ZIPF_S);
       cdf[i] = sum;
     }
     int[] t = new int[TRACE];
     for (int i = 0; i < TRACE; i++) {
       int at = Arrays.binarySearch(cdf, rnd.nextDouble() * sum);
-      t[i] = Math.min(at >= 0 ? at : -at - 1, DISTINCT_KEYS - 1);
+      t[i] = Math.min(at >= 0 ? at : -at - 1, distinctKeys - 1);
     }
     return t;
   }
