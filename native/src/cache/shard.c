@@ -581,12 +581,12 @@ static int entry_link(struct shard *h, struct entry *e, const rec_t *r, int queu
  * as the cache, says for each lookup whether LRU would have hit. A lookup
  * LRU hits and the cache misses moves the share up one entry's worth (more
  * recency); one the cache hits and LRU misses moves it down one (more
- * frequency; up to four while the main area is small). The share settles where the two kinds balance, that is where
- * the cache hits at least as often as LRU would, unless frequency does
- * better, when it keeps going down. Both sides see the same accesses, so
- * unlike hill climbing over successive samples (W-TinyLFU's adaptive
- * variant) a phase change of the workload is not mistaken for the effect of
- * the last step. At a share of 1 the cache is LRU and the two never
+ * frequency; up to four while the main area is small). The share settles
+ * where the two kinds balance, that is where the cache hits at least as
+ * often as LRU would, unless frequency does better, when it keeps going
+ * down. Both sides see the same accesses, so unlike hill climbing over
+ * successive samples (W-TinyLFU's adaptive variant) a phase change of the
+ * workload is not mistaken for the effect of the last step. At a share of 1 the cache is LRU and the two never
  * disagree, so it then steps down one notch on its own to keep a small main
  * area that can show frequency paying again.
  *
@@ -695,7 +695,8 @@ static void adaptive_hit(struct shard *h, struct entry *e) {
  * (at most MAX_MAIN_WEIGHT times, so one lucky hit cannot swing the share). */
 static double main_evidence_weight(double window_share) {
     double main_share = 1.0 - window_share;
-    if (main_share * 2 * MAX_MAIN_WEIGHT <= 1.0) return MAX_MAIN_WEIGHT; /* also main_share 0 */
+    if (main_share <= 0.5 / MAX_MAIN_WEIGHT)
+        return MAX_MAIN_WEIGHT; /* also keeps 0 from dividing */
     return fmax(1.0, 0.5 / main_share);
 }
 

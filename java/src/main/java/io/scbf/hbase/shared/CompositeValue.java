@@ -2,7 +2,9 @@ package io.scbf.hbase.shared;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * The indexed value of a composite index: {@code esc(v1)|esc(v2)|...|esc(vn)}, each column's value
@@ -47,8 +49,8 @@ public final class CompositeValue {
    */
   public static byte[][] bounds(List<byte[]> equal, byte[] lo, byte[] hi) {
     byte[] prefix = encode(equal);
-    byte[] start = lo == null ? prefix : concat(prefix, open(lo));
-    byte[] stop = hi == null ? end(prefix) : concat(prefix, open(hi));
+    byte[] start = lo == null ? prefix : Bytes.add(prefix, open(lo));
+    byte[] stop = hi == null ? end(prefix) : Bytes.add(prefix, open(hi));
     return new byte[][] {start.length == 0 ? null : start, stop};
   }
 
@@ -65,15 +67,6 @@ public final class CompositeValue {
    */
   private static byte[] open(byte[] value) {
     byte[] closed = encode(List.of(value));
-    byte[] out = new byte[closed.length - 2];
-    System.arraycopy(closed, 0, out, 0, out.length);
-    return out;
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = new byte[a.length + b.length];
-    System.arraycopy(a, 0, out, 0, a.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
+    return Arrays.copyOf(closed, closed.length - 2);
   }
 }
