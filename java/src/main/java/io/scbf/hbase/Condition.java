@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * One predicate of a multi-column query ({@link IndexedTable#find(Condition...)}): an indexed
@@ -12,6 +13,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  *
  * @param values distinct, sorted; at least one
  */
+@InterfaceAudience.Public
 public record Condition(byte[] family, byte[] qualifier, List<byte[]> values) {
   public Condition {
     if (family == null || qualifier == null) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The site configuration that deploys scbf-hbase: the coprocessors load from the server class path
@@ -23,6 +24,7 @@ import org.apache.hadoop.conf.Configuration;
  * table; and the master endpoint, the region-server coprocessor and the index RPC pool cannot be
  * loaded that way at all.
  */
+@InterfaceAudience.Public
 public final class Coprocessors {
   private Coprocessors() {}
 

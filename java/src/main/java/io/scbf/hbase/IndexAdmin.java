@@ -1,35 +1,20 @@
 package io.scbf.hbase;
 
-import com.google.protobuf.ServiceException;
-import io.scbf.hbase.IndexSpec.Column;
+import io.scbf.hbase.client.IndexBuilds;
+import io.scbf.hbase.client.IndexVerifier;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexTables;
-import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
-import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotEnabledException;
 import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.RegionLocator;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Creates, drops and lists the indexes of a data table.
@@ -46,12 +31,14 @@ import org.apache.hadoop.hbase.util.Bytes;
  * just changed or deleted leaves a stale index row, which queries drop when they re-check the data
  * row.
  */
+@InterfaceAudience.Public
 public final class IndexAdmin {
-  private static final int BACKFILL_BATCH = 1000;
   private final Connection connection;
+  private final IndexBuilds builds;
 
   public IndexAdmin(Connection connection) {
     this.connection = Objects.requireNonNull(connection, "connection");
+    this.builds = new IndexBuilds(connection);
   }
 
   /**
@@ -63,9 +50,9 @@ public final class IndexAdmin {
     requireEnabled(dataTable, "create index '" + spec.alias() + "' on");
     define(dataTable, spec, false);
     if (spec.isLocal()) {
-      awaitLocalEntries(dataTable, spec);
+      builds.awaitLocalEntries(dataTable, spec);
     } else {
-      backfill(dataTable, spec);
+      builds.backfill(dataTable, spec);
       setBuilding(dataTable, spec, false);
     }
   }
@@ -81,7 +68,7 @@ public final class IndexAdmin {
     requireEnabled(dataTable, "rebuild index '" + alias + "' of");
     IndexSpec spec = globalSpec(dataTable, alias);
     setBuilding(dataTable, spec, true);
-    backfill(dataTable, spec);
+    builds.backfill(dataTable, spec);
     setBuilding(dataTable, spec, false);
   }
 
@@ -203,64 +190,6 @@ public final class IndexAdmin {
     }
   }
 
-  /** How long {@link #createIndex} waits for the data regions to build a local index. */
-  private static final long LOCAL_BUILD_WAIT_MS = 30 * 60_000L;
-
-  /**
-   * Waits until every region of the table has published a ready filter of the local index, i.e. has
-   * built its entries (each region builds them when it reopens with the index). Queries are
-   * complete before that too (a region without its entries scans its rows), only slower.
-   */
-  private void awaitLocalEntries(TableName dataTable, IndexSpec spec) throws IOException {
-    String index = IndexCatalog.indexTableName(dataTable, spec.alias()).getNameAsString();
-    long deadline = System.currentTimeMillis() + LOCAL_BUILD_WAIT_MS;
-    try (Admin admin = connection.getAdmin();
-        RegionLocator locator = connection.getRegionLocator(dataTable)) {
-      while (true) {
-        Set<String> regions = new HashSet<>();
-        for (HRegionLocation l : locator.getAllRegionLocations()) {
-          regions.add(l.getRegion().getEncodedName());
-        }
-        StatsResponse stats;
-        try {
-          stats =
-              IndexRoutingService.newBlockingStub(admin.coprocessorService())
-                  .stats(null, StatsRequest.newBuilder().setIndexTable(index).build());
-        } catch (ServiceException e) {
-          throw new IOException(
-              "local index '"
-                  + spec.alias()
-                  + "' is defined, but its build progress could not"
-                  + " be read from the master: "
-                  + e.getMessage(),
-              e);
-        }
-        for (RegionStats r : stats.getRegionsList()) {
-          if (r.getReady()) regions.remove(r.getEncodedRegion());
-        }
-        if (regions.isEmpty()) return;
-        if (System.currentTimeMillis() > deadline) {
-          throw new IOException(
-              "local index '"
-                  + spec.alias()
-                  + "' of "
-                  + dataTable
-                  + ": "
-                  + regions.size()
-                  + " region(s) still building after "
-                  + LOCAL_BUILD_WAIT_MS / 1000
-                  + " s; queries are complete meanwhile (those regions scan their rows)");
-        }
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("waiting for local index build interrupted");
-        }
-      }
-    }
-  }
-
   /**
    * {@link #createIndex} without the backfill: rows written from now on are indexed, the rows
    * already in the table are not. For large tables, whose index {@code
@@ -282,7 +211,7 @@ public final class IndexAdmin {
   private void define(TableName dataTable, IndexSpec spec, boolean building) throws IOException {
     try (Admin admin = connection.getAdmin()) {
       TableDescriptor data = admin.getDescriptor(dataTable);
-      validate(data, spec);
+      IndexBuilds.validate(data, spec);
       if (spec.isLocal()) {
         // The regions reopen with the index (and build its entries, unless building).
         admin.modifyTable(
@@ -335,104 +264,5 @@ public final class IndexAdmin {
     try (Admin admin = connection.getAdmin()) {
       return IndexCatalog.readSpecs(admin.getDescriptor(dataTable)).valid();
     }
-  }
-
-  private static void validate(TableDescriptor data, IndexSpec spec) {
-    if (spec.isLocal()) {
-      if (data.hasColumnFamily(IndexCatalog.localFamily(spec.alias()))) {
-        throw new IllegalArgumentException(
-            "table "
-                + data.getTableName()
-                + " already has a column family '"
-                + Bytes.toString(IndexCatalog.localFamily(spec.alias()))
-                + "', which local index '"
-                + spec.alias()
-                + "' needs; choose another alias");
-      }
-      String policy = data.getRegionSplitPolicyClassName();
-      if (policy != null && !policy.equals(IndexCatalog.LOCAL_SPLIT_POLICY)) {
-        throw new IllegalArgumentException(
-            "table "
-                + data.getTableName()
-                + " sets split policy "
-                + policy
-                + "; a local index needs "
-                + IndexCatalog.LOCAL_SPLIT_POLICY
-                + " (split points from the data families only): unset it first");
-      }
-    }
-    for (Column c : spec.watchedColumns()) {
-      if (!data.hasColumnFamily(c.family())) {
-        throw new IllegalArgumentException(
-            "table "
-                + data.getTableName()
-                + " has no column family '"
-                + org.apache.hadoop.hbase.util.Bytes.toStringBinary(c.family())
-                + "' (column "
-                + c
-                + ")");
-      }
-    }
-    IndexCatalog.Specs read = IndexCatalog.readSpecs(data);
-    String invalid = read.invalid().get(IndexCatalog.DATA_ATTR_PREFIX + spec.alias());
-    if (invalid != null) {
-      throw new IllegalArgumentException(
-          "table "
-              + data.getTableName()
-              + " has an invalid spec under alias '"
-              + spec.alias()
-              + "' ("
-              + invalid
-              + "); drop it first");
-    }
-    for (IndexSpec existing : read.valid()) {
-      if (existing.alias().equals(spec.alias())) {
-        throw new IllegalArgumentException(
-            "table "
-                + data.getTableName()
-                + " already has an index"
-                + " with alias '"
-                + spec.alias()
-                + "' (on "
-                + existing.columns()
-                + ")");
-      }
-      if (existing.columns().equals(spec.columns())) {
-        throw new IllegalArgumentException(
-            (spec.isComposite() ? "columns " : "column ")
-                + spec.columnsText()
-                + " of "
-                + data.getTableName()
-                + " is already indexed as '"
-                + existing.alias()
-                + "'");
-      }
-    }
-  }
-
-  /** Writes the index rows of the rows already in the data table. */
-  private void backfill(TableName dataTable, IndexSpec spec) throws IOException {
-    IndexRows indexRows = new IndexRows(spec);
-    try (Table data = connection.getTable(dataTable);
-        Table index = connection.getTable(IndexCatalog.indexTableName(dataTable, spec.alias()));
-        ResultScanner rows = data.getScanner(indexRows.scan().setCaching(BACKFILL_BATCH))) {
-      List<Mutation> batch = new ArrayList<>(BACKFILL_BATCH);
-      for (Result r : rows) {
-        batch.addAll(indexRows.of(r));
-        if (batch.size() >= BACKFILL_BATCH) flush(index, batch);
-      }
-      flush(index, batch);
-    }
-  }
-
-  private static void flush(Table index, List<Mutation> batch) throws IOException {
-    if (batch.isEmpty()) return;
-    try {
-      index.batch(batch, new Object[batch.size()]);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("index backfill interrupted");
-    }
-    batch.clear();
   }
 }

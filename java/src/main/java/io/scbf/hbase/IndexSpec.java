@@ -1,7 +1,6 @@
 package io.scbf.hbase;
 
 import io.scbf.hbase.shared.CompositeValue;
-import io.scbf.hbase.shared.IndexCatalog;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -12,6 +11,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Definition of one secondary index: the indexed column (or, for a composite index, columns), its
@@ -26,8 +26,9 @@ import org.apache.hadoop.hbase.client.Result;
  * IndexedTable#range(String, List, byte[], byte[])}).
  *
  * <p>Immutable; built and validated by {@link Builder#build()}. Stored in the data table's
- * descriptor (see {@link IndexCatalog}) in the text form of {@link #encode()}.
+ * descriptor (attribute {@code scbf.index.<alias>}) in the text form of {@link #encode()}.
  */
+@InterfaceAudience.Public
 public final class IndexSpec {
   public static final int MIN_BUCKETS = 1;
 

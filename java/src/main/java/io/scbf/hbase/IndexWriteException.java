@@ -1,6 +1,7 @@
 package io.scbf.hbase;
 
 import java.io.IOException;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The index rows of a data mutation could not be written, so the data mutation was not applied (the
@@ -11,6 +12,7 @@ import java.io.IOException;
  * misconfigured server, a region refusing writes) fail at once with a {@code DoNotRetryIOException}
  * instead.
  */
+@InterfaceAudience.Public
 public class IndexWriteException extends IOException {
   private static final long serialVersionUID = 1L;
 

@@ -1,5 +1,7 @@
 package io.scbf.hbase;
 
+import org.apache.yetus.audience.InterfaceAudience;
+
 /**
  * The plan of a point query and the estimates it was chosen by: what {@link IndexedTable#explain}
  * returns and {@link QueryTrace#plan()} records. Estimates come from the value counts the index
@@ -19,6 +21,7 @@ package io.scbf.hbase;
  * @param scanCostMs the scan plan's estimated cost
  * @param reason why this plan
  */
+@InterfaceAudience.Public
 public record QueryPlan(
     Kind kind,
     Answer answer,
@@ -45,13 +48,6 @@ public record QueryPlan(
     ROWS,
     ROW_KEYS,
     ENTRIES
-  }
-
-  /** A plan chosen without estimates. */
-  static QueryPlan unestimated(
-      Kind kind, Answer answer, int regionsAsked, int regionsTotal, String reason) {
-    return new QueryPlan(
-        kind, answer, -1, -1, -1, regionsAsked, regionsTotal, Double.NaN, Double.NaN, reason);
   }
 
   @Override

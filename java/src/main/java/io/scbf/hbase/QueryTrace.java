@@ -1,40 +1,217 @@
 package io.scbf.hbase;
 
-/**
- * What the last query of an {@link IndexedTable} did.
- *
- * @param kind "point", "point-strict" or "range" ("local-" before each for a local index);
- *     "point-scan (planned)" when the planner chose a scan of the data table for a popular value;
- *     "point-scan (index building)" or "range-scan (index building)" when the index was being built
- *     and the data table was scanned instead
- * @param bucketsTotal buckets (index regions) of the index
- * @param bucketsAsked buckets that received a lookup
- * @param unsureBuckets buckets routed only because the master was unsure about them
- * @param cacheHits lookups answered from a region server's hot cache
- * @param indexHits index entries returned (before any re-check)
- * @param routed false if routing was skipped (strict, range) or the master was unreachable
- * @param routeMicros time asking the master
- * @param lookupMicros time of the parallel bucket lookups
- * @param totalMicros whole query, including the data re-check if any
- * @param routingFailures 1 if asking the master for routing failed (every bucket was then asked;
- *     the cause is logged by {@link IndexedTable}), else 0
- * @param plan the plan a point query chose, with its estimates (null for range queries)
- */
-public record QueryTrace(
-    String kind,
-    int bucketsTotal,
-    int bucketsAsked,
-    int unsureBuckets,
-    int cacheHits,
-    int indexHits,
-    boolean routed,
-    long routeMicros,
-    long lookupMicros,
-    long totalMicros,
-    int routingFailures,
-    QueryPlan plan) {
+import java.util.Objects;
+import org.apache.yetus.audience.InterfaceAudience;
 
-  /** A trace without routing failures (the form before {@code routingFailures} existed). */
+/**
+ * What the last query of an {@link IndexedTable} did, in named parts: the {@link Regions} it asked,
+ * its {@link Routing}, what the {@link Lookups} answered, its total time and its {@link QueryPlan}.
+ *
+ * <p>{@link #kind()} is "point", "point-strict" or "range" ("local-" before each for a local
+ * index); "point-scan (planned)" when the planner chose a scan of the data table for a popular
+ * value; "point-scan (index building)" or "range-scan (index building)" when the index was being
+ * built and the data table was scanned instead; "and ..." for a multi-column query.
+ */
+@InterfaceAudience.Public
+public final class QueryTrace {
+
+  /** What the regions a query asks are. */
+  public enum Target {
+    /** Regions of a global index's index table (one per bucket). */
+    INDEX_REGIONS,
+    /** Regions of the data table: a local index's, or those a scan plan reads. */
+    DATA_REGIONS,
+    /** Not counted: a multi-column query asks several indexes. */
+    NONE
+  }
+
+  /**
+   * The regions a query asked.
+   *
+   * @param target what they are
+   * @param total regions of that kind the query could have asked (-1 if not counted)
+   * @param asked regions that received a lookup (-1 if not counted)
+   * @param unsure regions asked only because routing was unsure about them
+   */
+  public record Regions(Target target, int total, int asked, int unsure) {
+    public static final Regions NOT_COUNTED = new Regions(Target.NONE, -1, -1, 0);
+
+    public Regions {
+      Objects.requireNonNull(target, "target");
+    }
+
+    @Override
+    public String toString() {
+      String what =
+          switch (target) {
+            case INDEX_REGIONS -> "index regions";
+            case DATA_REGIONS -> "data regions";
+            case NONE -> "regions";
+          };
+      return String.format("%s asked %d/%d (unsure %d)", what, asked, total, unsure);
+    }
+  }
+
+  /**
+   * How the query chose its regions.
+   *
+   * @param routed false if routing was skipped (strict, range) or failed
+   * @param failed true if asking for routing failed (every region was then asked; the cause is
+   *     logged by {@link IndexedTable})
+   * @param micros time spent routing
+   */
+  public record Routing(boolean routed, boolean failed, long micros) {
+    public static final Routing NOT_ROUTED = new Routing(false, false, 0);
+  }
+
+  /**
+   * What the asked regions answered.
+   *
+   * @param cacheHits lookups answered from a region server's hot cache
+   * @param indexHits index entries returned (before any re-check)
+   * @param micros time of the parallel lookups
+   */
+  public record Lookups(int cacheHits, int indexHits, long micros) {
+    public static final Lookups NONE = new Lookups(0, 0, 0);
+  }
+
+  private final String kind;
+  private final Regions regions;
+  private final Routing routing;
+  private final Lookups lookups;
+  private final long totalMicros;
+  private final QueryPlan plan;
+
+  private QueryTrace(Builder b) {
+    this.kind = Objects.requireNonNull(b.kind, "kind");
+    this.regions = b.regions;
+    this.routing = b.routing;
+    this.lookups = b.lookups;
+    this.totalMicros = b.totalMicros;
+    this.plan = b.plan;
+  }
+
+  /** A trace of a query of {@code kind}, its parts not counted until set. */
+  public static Builder builder(String kind) {
+    return new Builder(kind);
+  }
+
+  public Builder toBuilder() {
+    return new Builder(kind)
+        .regions(regions)
+        .routing(routing)
+        .lookups(lookups)
+        .totalMicros(totalMicros)
+        .plan(plan);
+  }
+
+  public String kind() {
+    return kind;
+  }
+
+  public Regions regions() {
+    return regions;
+  }
+
+  public Routing routing() {
+    return routing;
+  }
+
+  public Lookups lookups() {
+    return lookups;
+  }
+
+  /** The whole query, including the data re-check if any. */
+  public long totalMicros() {
+    return totalMicros;
+  }
+
+  /** The plan a point query chose, with its estimates (null for range queries). */
+  public QueryPlan plan() {
+    return plan;
+  }
+
+  /** Builds a {@link QueryTrace}; parts left unset are "not counted". */
+  public static final class Builder {
+    private final String kind;
+    private Regions regions = Regions.NOT_COUNTED;
+    private Routing routing = Routing.NOT_ROUTED;
+    private Lookups lookups = Lookups.NONE;
+    private long totalMicros;
+    private QueryPlan plan;
+
+    private Builder(String kind) {
+      this.kind = kind;
+    }
+
+    public Builder regions(Regions regions) {
+      this.regions = Objects.requireNonNull(regions, "regions");
+      return this;
+    }
+
+    public Builder regions(Target target, int total, int asked, int unsure) {
+      return regions(new Regions(target, total, asked, unsure));
+    }
+
+    public Builder routing(Routing routing) {
+      this.routing = Objects.requireNonNull(routing, "routing");
+      return this;
+    }
+
+    public Builder lookups(Lookups lookups) {
+      this.lookups = Objects.requireNonNull(lookups, "lookups");
+      return this;
+    }
+
+    public Builder totalMicros(long micros) {
+      this.totalMicros = micros;
+      return this;
+    }
+
+    public Builder plan(QueryPlan plan) {
+      this.plan = plan;
+      return this;
+    }
+
+    public QueryTrace build() {
+      return new QueryTrace(this);
+    }
+  }
+
+  /**
+   * A global index's trace in the positional form of 0.1.
+   *
+   * @deprecated use {@link #builder(String)}; removed in 0.3.
+   */
+  @Deprecated
+  public QueryTrace(
+      String kind,
+      int bucketsTotal,
+      int bucketsAsked,
+      int unsureBuckets,
+      int cacheHits,
+      int indexHits,
+      boolean routed,
+      long routeMicros,
+      long lookupMicros,
+      long totalMicros,
+      int routingFailures,
+      QueryPlan plan) {
+    this(
+        builder(kind)
+            .regions(Target.INDEX_REGIONS, bucketsTotal, bucketsAsked, unsureBuckets)
+            .routing(new Routing(routed, routingFailures > 0, routeMicros))
+            .lookups(new Lookups(cacheHits, indexHits, lookupMicros))
+            .totalMicros(totalMicros)
+            .plan(plan));
+  }
+
+  /**
+   * A trace without routing failures or plan, in the positional form of 0.1.
+   *
+   * @deprecated use {@link #builder(String)}; removed in 0.3.
+   */
+  @Deprecated
   public QueryTrace(
       String kind,
       int bucketsTotal,
@@ -61,55 +238,109 @@ public record QueryTrace(
         null);
   }
 
-  QueryTrace withTotalMicros(long micros) {
-    return new QueryTrace(
-        kind,
-        bucketsTotal,
-        bucketsAsked,
-        unsureBuckets,
-        cacheHits,
-        indexHits,
-        routed,
-        routeMicros,
-        lookupMicros,
-        micros,
-        routingFailures,
-        plan);
+  /**
+   * @deprecated use {@code regions().total()} (index or data regions, as {@code regions().target()}
+   *     says); removed in 0.3.
+   */
+  @Deprecated
+  public int bucketsTotal() {
+    return regions.total();
   }
 
-  QueryTrace withPlan(QueryPlan p) {
-    return new QueryTrace(
-        kind,
-        bucketsTotal,
-        bucketsAsked,
-        unsureBuckets,
-        cacheHits,
-        indexHits,
-        routed,
-        routeMicros,
-        lookupMicros,
-        totalMicros,
-        routingFailures,
-        p);
+  /**
+   * @deprecated use {@code regions().asked()}; removed in 0.3.
+   */
+  @Deprecated
+  public int bucketsAsked() {
+    return regions.asked();
+  }
+
+  /**
+   * @deprecated use {@code regions().unsure()}; removed in 0.3.
+   */
+  @Deprecated
+  public int unsureBuckets() {
+    return regions.unsure();
+  }
+
+  /**
+   * @deprecated use {@code lookups().cacheHits()}; removed in 0.3.
+   */
+  @Deprecated
+  public int cacheHits() {
+    return lookups.cacheHits();
+  }
+
+  /**
+   * @deprecated use {@code lookups().indexHits()}; removed in 0.3.
+   */
+  @Deprecated
+  public int indexHits() {
+    return lookups.indexHits();
+  }
+
+  /**
+   * @deprecated use {@code routing().routed()}; removed in 0.3.
+   */
+  @Deprecated
+  public boolean routed() {
+    return routing.routed();
+  }
+
+  /**
+   * @deprecated use {@code routing().micros()}; removed in 0.3.
+   */
+  @Deprecated
+  public long routeMicros() {
+    return routing.micros();
+  }
+
+  /**
+   * @deprecated use {@code lookups().micros()}; removed in 0.3.
+   */
+  @Deprecated
+  public long lookupMicros() {
+    return lookups.micros();
+  }
+
+  /**
+   * @deprecated use {@code routing().failed()}; removed in 0.3.
+   */
+  @Deprecated
+  public int routingFailures() {
+    return routing.failed() ? 1 : 0;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof QueryTrace t
+        && kind.equals(t.kind)
+        && regions.equals(t.regions)
+        && routing.equals(t.routing)
+        && lookups.equals(t.lookups)
+        && totalMicros == t.totalMicros
+        && Objects.equals(plan, t.plan);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(kind, regions, routing, lookups, totalMicros, plan);
   }
 
   @Override
   public String toString() {
     return String.format(
-        "%s: buckets asked %d/%d (unsure %d), cache hits %d, index hits %d,"
-            + " route %d us, lookups %d us, total %d us%s%s",
+        "%s: %s, cache hits %d, index hits %d, route %d us, lookups %d us, total %d us%s%s",
         kind,
-        bucketsAsked,
-        bucketsTotal,
-        unsureBuckets,
-        cacheHits,
-        indexHits,
-        routeMicros,
-        lookupMicros,
+        regions,
+        lookups.cacheHits(),
+        lookups.indexHits(),
+        routing.micros(),
+        lookups.micros(),
         totalMicros,
-        routingFailures > 0
-            ? " (routing failed: all buckets asked)"
-            : routed ? "" : " (not routed)",
+        routing.failed()
+            ? " (routing failed: all regions asked)"
+            : routing.routed() ? "" : " (not routed)",
         plan == null ? "" : "; plan " + plan);
   }
 }

@@ -1,9 +1,8 @@
 package io.scbf.hbase;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * What {@link IndexAdmin#verify} or {@link IndexAdmin#repair} found in a global index.
@@ -20,6 +19,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * @param missingSamples up to 10 index row keys of missing or wrong rows, printable
  * @param staleSamples up to 10 stale index row keys, printable
  */
+@InterfaceAudience.Public
 public record VerifyReport(
     TableName table,
     String alias,
@@ -57,41 +57,5 @@ public record VerifyReport(
                 "; repaired: %d written, %d stale removed, %d found current on re-check",
                 written, removed, keptCurrent)
             : "");
-  }
-
-  static final class Builder {
-    private final TableName table;
-    private final String alias;
-    private final boolean repair;
-    long dataRows, indexRows, missing, wrongCovered, stale, written, removed, keptCurrent;
-    final List<String> missingSamples = new ArrayList<>();
-    final List<String> staleSamples = new ArrayList<>();
-
-    Builder(TableName table, String alias, boolean repair) {
-      this.table = table;
-      this.alias = alias;
-      this.repair = repair;
-    }
-
-    void sample(List<String> samples, byte[] key) {
-      if (samples.size() < 10) samples.add(Bytes.toStringBinary(key));
-    }
-
-    VerifyReport build() {
-      return new VerifyReport(
-          table,
-          alias,
-          repair,
-          dataRows,
-          indexRows,
-          missing,
-          wrongCovered,
-          stale,
-          written,
-          removed,
-          keptCurrent,
-          List.copyOf(missingSamples),
-          List.copyOf(staleSamples));
-    }
   }
 }

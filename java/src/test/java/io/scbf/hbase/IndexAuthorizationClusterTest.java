@@ -302,8 +302,8 @@ class IndexAuthorizationClusterTest {
         while (true) {
           assertTrue(t.find(column[0], column[1], Bytes.toBytes("absent")).isEmpty());
           QueryTrace trace = t.lastTrace();
-          if (trace.unsureBuckets() == 0) {
-            assertTrue(trace.bucketsAsked() <= 1, trace.toString());
+          if (trace.regions().unsure() == 0) {
+            assertTrue(trace.regions().asked() <= 1, trace.toString());
             break;
           }
           assertTrue(System.currentTimeMillis() < deadline, "never routed: " + trace);

@@ -155,7 +155,7 @@ class IndexClusterTest {
           oracle.rows(v),
           Oracle.resultRows(people.find(D, CITY, v)),
           "strict " + Bytes.toString(v) + " raw index rows: " + rawIndexRows(v));
-      assertEquals(CITY_BUCKETS, people.lastTrace().bucketsAsked());
+      assertEquals(CITY_BUCKETS, people.lastTrace().regions().asked());
     }
     people.setStrict(false);
     Thread.sleep(PUBLISH_WAIT_MS);
@@ -182,7 +182,7 @@ class IndexClusterTest {
           Oracle.strings(people.rangeRowKeys(D, CITY, r[0], r[1]))
               .containsAll(oracle.range(r[0], r[1])));
       assertEquals(oracle.range(r[0], r[1]), Oracle.resultRows(people.range(D, CITY, r[0], r[1])));
-      assertEquals(CITY_BUCKETS, people.lastTrace().bucketsAsked());
+      assertEquals(CITY_BUCKETS, people.lastTrace().regions().asked());
     }
   }
 
@@ -270,17 +270,17 @@ class IndexClusterTest {
     for (int i = 0; i < values; i++) {
       assertTrue(people.findRowKeys(D, CITY, Bytes.toBytes("absent-" + i)).isEmpty());
       QueryTrace trace = people.lastTrace();
-      assertTrue(trace.routed());
-      assertEquals(0, trace.unsureBuckets(), trace.toString());
-      absentAsked += trace.bucketsAsked();
-      if (trace.bucketsAsked() == 0) zeroAsked++;
+      assertTrue(trace.routing().routed());
+      assertEquals(0, trace.regions().unsure(), trace.toString());
+      absentAsked += trace.regions().asked();
+      if (trace.regions().asked() == 0) zeroAsked++;
     }
     long singleAsked = 0;
     for (int i = 0; i < values; i++) {
       assertEquals(
           List.of("single-" + i),
           Oracle.strings(people.findRowKeys(D, CITY, Bytes.toBytes("unique-" + i))));
-      singleAsked += people.lastTrace().bucketsAsked();
+      singleAsked += people.lastTrace().regions().asked();
     }
     double meanAbsent = (double) absentAsked / values;
     double meanSingle = (double) singleAsked / values;
@@ -590,7 +590,7 @@ class IndexClusterTest {
                   assertNull(people.lastTrace(), "no query yet on this thread");
                   for (int i = 0; i < 200; i++) {
                     people.findRowKeys(D, CITY, Bytes.toBytes(value));
-                    assertEquals(expected, people.lastTrace().indexHits(), value);
+                    assertEquals(expected, people.lastTrace().lookups().indexHits(), value);
                   }
                   return null;
                 }));

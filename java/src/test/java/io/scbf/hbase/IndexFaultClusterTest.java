@@ -141,7 +141,7 @@ class IndexFaultClusterTest {
     assertMatchesOracle("baseline");
     for (TableName table : TABLES) {
       assertEquals(
-          0, absentTrace(table).bucketsAsked(), "published: an absent value asks no region");
+          0, absentTrace(table).regions().asked(), "published: an absent value asks no region");
     }
 
     // 1. Move every index region (and every data region with local entries) to the other server,
@@ -204,7 +204,7 @@ class IndexFaultClusterTest {
     write(100);
     Thread.sleep(2000);
     assertMatchesOracle("after abort and writes, published");
-    for (TableName table : TABLES) assertEquals(0, absentTrace(table).bucketsAsked());
+    for (TableName table : TABLES) assertEquals(0, absentTrace(table).regions().asked());
 
     // 3. Restart the master: the new master knows no filter, so every bucket is unsure. (A
     // replacement region server first: a starting master waits for the configured 2 servers.)
@@ -220,8 +220,8 @@ class IndexFaultClusterTest {
     assertMatchesOracle("after master restart and writes, published");
     for (TableName table : TABLES) {
       QueryTrace t = absentTrace(table);
-      assertTrue(t.routed(), t.toString());
-      assertEquals(0, t.bucketsAsked(), "routing restored once the filters published: " + t);
+      assertTrue(t.routing().routed(), t.toString());
+      assertEquals(0, t.regions().asked(), "routing restored once the filters published: " + t);
     }
   }
 }

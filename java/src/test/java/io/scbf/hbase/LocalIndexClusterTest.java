@@ -128,8 +128,8 @@ class LocalIndexClusterTest {
       byte[] v = Bytes.toBytes(city(c));
       List<Result> found = people.find(D, CITY, v);
       assertEquals(oracle.rows(v), Oracle.resultRows(found), "routed " + city(c));
-      assertEquals(4, people.lastTrace().bucketsTotal());
-      assertEquals(0, people.lastTrace().unsureBuckets(), people.lastTrace().toString());
+      assertEquals(4, people.lastTrace().regions().total());
+      assertEquals(0, people.lastTrace().regions().unsure(), people.lastTrace().toString());
       // Whole rows from the region, with every data column and no index family.
       Result first = found.get(0);
       assertTrue(first.containsColumn(D, NAME));
@@ -205,9 +205,9 @@ class LocalIndexClusterTest {
     for (int i = 0; i < values; i++) {
       List<Result> found = people.find(D, CITY, Bytes.toBytes("unique-" + i));
       assertEquals(List.of(Bytes.toStringBinary(row(i * 10))), Oracle.resultRows(found));
-      asked += people.lastTrace().bucketsAsked();
+      asked += people.lastTrace().regions().asked();
       assertTrue(people.find(D, CITY, Bytes.toBytes("absent-" + i)).isEmpty());
-      absentAsked += people.lastTrace().bucketsAsked();
+      absentAsked += people.lastTrace().regions().asked();
     }
     double mean = (double) asked / values;
     System.out.printf(
@@ -367,7 +367,7 @@ class LocalIndexClusterTest {
     long deadline = System.currentTimeMillis() + 120_000;
     while (true) {
       people.find(D, CITY, Bytes.toBytes("probe"));
-      if (people.lastTrace().unsureBuckets() == 0) return;
+      if (people.lastTrace().regions().unsure() == 0) return;
       if (System.currentTimeMillis() > deadline)
         throw new AssertionError("still unsure: " + people.lastTrace());
       Thread.sleep(250);

@@ -128,7 +128,7 @@ class PlannerClusterTest {
         assertFindsAsAScan(t, column, SELECTIVE);
         t.find(D, column, SELECTIVE);
         assertEquals(Kind.INDEX_LOOKUP, t.lastTrace().plan().kind(), mode);
-        assertTrue(t.lastTrace().bucketsAsked() > 0, mode);
+        assertTrue(t.lastTrace().regions().asked() > 0, mode);
       }
     }
   }

@@ -128,8 +128,8 @@ class RoutingClusterTest {
       long calls = t.routingMasterCalls() - before;
       assertTrue(calls <= queries / 10, calls + " master calls for " + queries + " queries");
       t.find(D, CITY, Bytes.toBytes("absent"));
-      assertTrue(t.lastTrace().routed(), t.lastTrace().toString());
-      assertTrue(t.lastTrace().bucketsAsked() < BUCKETS, t.lastTrace().toString());
+      assertTrue(t.lastTrace().routing().routed(), t.lastTrace().toString());
+      assertTrue(t.lastTrace().regions().asked() < BUCKETS, t.lastTrace().toString());
     }
   }
 
@@ -165,7 +165,7 @@ class RoutingClusterTest {
     }
     try (IndexedTable t = new IndexedTable(client, TABLE)) {
       assertAnswers(t, 5);
-      assertTrue(t.lastTrace().routed(), t.lastTrace().toString());
+      assertTrue(t.lastTrace().routing().routed(), t.lastTrace().toString());
     }
   }
 
@@ -209,7 +209,7 @@ class RoutingClusterTest {
         Oracle.resultRows(warm.find(D, CITY, Bytes.toBytes("c-new"))));
     try (IndexedTable fresh = new IndexedTable(client, TABLE)) {
       assertAnswers(fresh, 7);
-      assertTrue(fresh.lastTrace().routingFailures() > 0 || !fresh.lastTrace().routed());
+      assertTrue(fresh.lastTrace().routing().failed() || !fresh.lastTrace().routing().routed());
     }
     long ms = (System.nanoTime() - start) / 1_000_000;
     assertTrue(ms < 60_000, "queries with the master down took " + ms + " ms");
@@ -221,7 +221,7 @@ class RoutingClusterTest {
     while (!routed && System.currentTimeMillis() < deadline) {
       Thread.sleep(500);
       warm.find(D, CITY, Bytes.toBytes("absent"));
-      routed = warm.lastTrace().routed() && warm.lastTrace().bucketsAsked() < BUCKETS;
+      routed = warm.lastTrace().routing().routed() && warm.lastTrace().regions().asked() < BUCKETS;
     }
     assertTrue(routed, "routing back after the new master: " + warm.lastTrace());
     assertAnswers(warm, 3);

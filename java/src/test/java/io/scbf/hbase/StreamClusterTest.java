@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.QueryPlan.Kind;
+import io.scbf.hbase.client.QueryStream;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
@@ -205,7 +206,7 @@ class StreamClusterTest {
       }
       long before = t.lookupCalls();
       assertEquals(expected(CITY, v7), Oracle.resultRows(t.find(D, CITY, v7)));
-      assertEquals(4, t.lastTrace().bucketsAsked(), "strict: every bucket");
+      assertEquals(4, t.lastTrace().regions().asked(), "strict: every bucket");
       assertEquals(servers.size(), t.lookupCalls() - before, "one call per server");
 
       // Move a bucket: the client's cached location is stale, the server call misses it and the

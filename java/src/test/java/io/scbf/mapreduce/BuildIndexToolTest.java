@@ -291,7 +291,7 @@ class BuildIndexToolTest {
     try (IndexedTable t = new IndexedTable(connection, BULK_LOCAL)) {
       for (byte[] v : oracle.values()) {
         assertEquals(oracle.rows(v), IndexProbe.resultRows(t.find(D, CITY, v)));
-        assertEquals(3, t.lastTrace().unsureBuckets(), "no region is routable while building");
+        assertEquals(3, t.lastTrace().regions().unsure(), "no region is routable while building");
       }
     }
     Run r = run("bulk_local", "--mode", "puts");
@@ -322,7 +322,7 @@ class BuildIndexToolTest {
             oracle.rows(v),
             IndexProbe.resultRows(t.find(D, CITY, v)),
             "find " + Bytes.toStringBinary(v));
-        assertEquals(0, t.lastTrace().unsureBuckets(), t.lastTrace().toString());
+        assertEquals(0, t.lastTrace().regions().unsure(), t.lastTrace().toString());
       }
       byte[] lo = Bytes.toBytes("city-1");
       byte[] hi = Bytes.toBytes("city-3");
@@ -457,7 +457,7 @@ class BuildIndexToolTest {
             oracle.rows(v),
             IndexProbe.strings(t.findRowKeys(D, qualifier, v)),
             "point " + Bytes.toStringBinary(v));
-        assertEquals(0, t.lastTrace().unsureBuckets(), t.lastTrace().toString());
+        assertEquals(0, t.lastTrace().regions().unsure(), t.lastTrace().toString());
       }
       byte[][][] ranges = {
         {null, null},

@@ -98,11 +98,11 @@ final class QueryBench {
       int n = query.run(value);
       kind.cold.add((System.nanoTime() - t0) / 1000);
       QueryTrace trace = table.lastTrace();
-      kind.coldRoute.add(trace.routeMicros());
-      kind.coldLookups.add(trace.lookupMicros());
-      kind.asked.add(trace.bucketsAsked());
-      total = trace.bucketsTotal();
-      kind.unsure.add(trace.unsureBuckets());
+      kind.coldRoute.add(trace.routing().micros());
+      kind.coldLookups.add(trace.lookups().micros());
+      kind.asked.add(trace.regions().asked());
+      total = trace.regions().total();
+      kind.unsure.add(trace.regions().unsure());
       kind.rows.add(n);
       check(v, n);
       for (int i = 0; i < HOT_REPEATS; i++) {
@@ -110,8 +110,8 @@ final class QueryBench {
         check(v, query.run(value));
         kind.hot.add((System.nanoTime() - t0) / 1000);
         trace = table.lastTrace();
-        kind.hotRoute.add(trace.routeMicros());
-        kind.hotLookups.add(trace.lookupMicros());
+        kind.hotRoute.add(trace.routing().micros());
+        kind.hotLookups.add(trace.lookups().micros());
       }
     }
     return kind;

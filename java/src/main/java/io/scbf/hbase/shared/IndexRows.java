@@ -1,6 +1,5 @@
 package io.scbf.hbase.shared;
 
-import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.Column;
 import java.util.ArrayList;
@@ -18,8 +17,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * The index rows of existing data rows: exactly the puts the data-table observer writes when a row
  * with these latest values is first written ({@link IndexUpdatePlanner#diff} from the empty row).
- * Shared by {@link IndexAdmin}'s client-side backfill and the MapReduce bulk build ({@code
- * io.scbf.mapreduce}), so both write the same bytes as streaming writes.
+ * Shared by the client-side backfill ({@code IndexAdmin.createIndex}), the verify and the MapReduce
+ * bulk build, so all write or expect the same bytes as streaming writes.
  */
 public final class IndexRows {
   private final IndexSpec spec;

@@ -243,8 +243,8 @@ class IndexMetricsTest {
       for (int round = 0; round < rounds; round++) {
         for (int v = 0; v < values; v++) {
           assertEquals(ROWS / VALUES, t.findRowKeys(D, V, value(v)).size());
-          assertEquals(BUCKETS, t.lastTrace().bucketsAsked());
-          tracedHits += t.lastTrace().cacheHits();
+          assertEquals(BUCKETS, t.lastTrace().regions().asked());
+          tracedHits += t.lastTrace().lookups().cacheHits();
         }
       }
       long lookups = rsLong("scbfLookups") - lookups0;
@@ -273,8 +273,8 @@ class IndexMetricsTest {
           IndexedTable routed = new IndexedTable(c, TABLE)) {
         for (int v = 0; v < values; v++) {
           assertEquals(ROWS / VALUES, routed.findRowKeys(D, V, value(v)).size());
-          assertTrue(routed.lastTrace().routed(), routed.lastTrace().toString());
-          tracedAsked += routed.lastTrace().bucketsAsked();
+          assertTrue(routed.lastTrace().routing().routed(), routed.lastTrace().toString());
+          tracedAsked += routed.lastTrace().regions().asked();
         }
       }
       assertEquals(

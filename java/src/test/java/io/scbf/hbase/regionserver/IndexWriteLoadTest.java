@@ -309,7 +309,7 @@ class IndexWriteLoadTest {
       int rows = 0;
       for (byte[] v : probes) {
         assertEquals(oracle.rows(v), Oracle.resultRows(indexed.find(D, V, v)), Bytes.toString(v));
-        assertEquals(BUCKETS, indexed.lastTrace().bucketsAsked());
+        assertEquals(BUCKETS, indexed.lastTrace().regions().asked());
         rows += oracle.rows(v).size();
       }
       assertTrue(rows > WRITERS * ROWS_PER_WRITER / 2, "rows with a value: " + rows);

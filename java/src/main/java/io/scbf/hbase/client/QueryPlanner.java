@@ -1,5 +1,6 @@
-package io.scbf.hbase;
+package io.scbf.hbase.client;
 
+import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.QueryPlan.Kind;
 import io.scbf.hbase.shared.Settings;
@@ -39,13 +40,12 @@ final class QueryPlanner {
     int asked = route == null ? -1 : route.getCandidatesCount();
     int total = route == null ? -1 : route.getTotalRegions();
     if (!costBased) {
-      return QueryPlan.unestimated(index, answer, asked, total, Settings.PLANNER + " = index");
+      return unestimated(index, answer, asked, total, Settings.PLANNER + " = index");
     }
-    if (route == null) return QueryPlan.unestimated(index, answer, asked, total, why);
+    if (route == null) return unestimated(index, answer, asked, total, why);
     RowEstimate e = route.getEstimate();
     if (!route.hasEstimate() || e.getRegionsCounted() == 0) {
-      return QueryPlan.unestimated(
-          index, answer, asked, total, "no value counts published yet: the index");
+      return unestimated(index, answer, asked, total, "no value counts published yet: the index");
     }
     // Regions routing is unsure of have no counts: assume they hold the same share.
     double scale = (double) Math.max(total, e.getRegionsCounted()) / e.getRegionsCounted();
@@ -78,12 +78,11 @@ final class QueryPlanner {
   QueryPlan planAnd(long driverRows, long tableRows, int conditions) {
     String what = "AND of " + conditions + " conditions";
     if (!costBased) {
-      return QueryPlan.unestimated(
+      return unestimated(
           Kind.INDEX_LOOKUP, Answer.ROWS, -1, -1, what + "; " + Settings.PLANNER + " = index");
     }
     if (driverRows < 0 || tableRows < 0) {
-      return QueryPlan.unestimated(
-          Kind.INDEX_LOOKUP, Answer.ROWS, -1, -1, what + "; no estimate: the index");
+      return unestimated(Kind.INDEX_LOOKUP, Answer.ROWS, -1, -1, what + "; no estimate: the index");
     }
     double indexMs = driverRows * (entryUs + fetchRowUs) / 1000;
     double scanMs = tableRows * scanRowUs / 1000;
@@ -99,5 +98,12 @@ final class QueryPlanner {
         indexMs,
         scanMs,
         what + (scan ? ": a scan is cheaper" : ": the index is cheaper"));
+  }
+
+  /** A plan chosen without estimates. */
+  private static QueryPlan unestimated(
+      Kind kind, Answer answer, int regionsAsked, int regionsTotal, String reason) {
+    return new QueryPlan(
+        kind, answer, -1, -1, -1, regionsAsked, regionsTotal, Double.NaN, Double.NaN, reason);
   }
 }

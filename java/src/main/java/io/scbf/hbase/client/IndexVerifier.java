@@ -1,5 +1,7 @@
-package io.scbf.hbase;
+package io.scbf.hbase.client;
 
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
@@ -17,6 +19,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Compares a global index with its data table, in two streaming passes with bounded memory (chunks
@@ -28,7 +31,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * a write in flight, so repair never trusts the client's view; index tables refuse client writes
  * anyway.
  */
-final class IndexVerifier {
+@InterfaceAudience.Private
+public final class IndexVerifier {
   static final int CHUNK = 1000;
 
   private final Connection connection;
@@ -37,7 +41,7 @@ final class IndexVerifier {
   private final IndexRows indexRows;
   private final TableName indexTable;
 
-  IndexVerifier(Connection connection, TableName dataTable, IndexSpec spec) {
+  public IndexVerifier(Connection connection, TableName dataTable, IndexSpec spec) {
     this.connection = connection;
     this.dataTable = dataTable;
     this.spec = spec;
@@ -46,7 +50,7 @@ final class IndexVerifier {
   }
 
   /** A key range [start, stop); empty arrays are the table's ends. */
-  record Range(byte[] start, byte[] stop) {
+  public record Range(byte[] start, byte[] stop) {
     static final Range ALL = new Range(new byte[0], new byte[0]);
 
     Scan bound(Scan scan) {
@@ -54,7 +58,7 @@ final class IndexVerifier {
     }
   }
 
-  VerifyReport run(boolean repair) throws IOException {
+  public VerifyReport run(boolean repair) throws IOException {
     return run(repair, Range.ALL, Range.ALL);
   }
 
@@ -62,8 +66,8 @@ final class IndexVerifier {
    * Pass 1 over the data rows of {@code data}, pass 2 over the index rows of {@code index}; a null
    * range skips its pass (a MapReduce verify runs each part in its own task).
    */
-  VerifyReport run(boolean repair, Range data, Range index) throws IOException {
-    VerifyReport.Builder report = new VerifyReport.Builder(dataTable, spec.alias(), repair);
+  public VerifyReport run(boolean repair, Range data, Range index) throws IOException {
+    VerifyTally report = new VerifyTally(dataTable, spec.alias(), repair);
     try (Table dataRows = connection.getTable(dataTable);
         Table indexRowsTable = connection.getTable(indexTable)) {
       if (data != null) findMissing(dataRows, indexRowsTable, data, repair, report);
@@ -73,8 +77,7 @@ final class IndexVerifier {
   }
 
   /** Pass 1: the index rows each data row produces, looked up in the index. */
-  private void findMissing(
-      Table data, Table index, Range range, boolean repair, VerifyReport.Builder report)
+  private void findMissing(Table data, Table index, Range range, boolean repair, VerifyTally report)
       throws IOException {
     List<Put> expected = new ArrayList<>(CHUNK);
     try (ResultScanner rows = data.getScanner(range.bound(indexRows.scan().setCaching(CHUNK)))) {
@@ -87,8 +90,7 @@ final class IndexVerifier {
     checkPresent(index, expected, repair, report);
   }
 
-  private void checkPresent(
-      Table index, List<Put> expected, boolean repair, VerifyReport.Builder report)
+  private void checkPresent(Table index, List<Put> expected, boolean repair, VerifyTally report)
       throws IOException {
     if (expected.isEmpty()) return;
     List<Get> gets = new ArrayList<>(expected.size());
@@ -120,8 +122,7 @@ final class IndexVerifier {
   }
 
   /** Pass 2: each index row's data row, read now, must produce it. */
-  private void findStale(
-      Table data, Table index, Range range, boolean repair, VerifyReport.Builder report)
+  private void findStale(Table data, Table index, Range range, boolean repair, VerifyTally report)
       throws IOException {
     List<byte[]> keys = new ArrayList<>(CHUNK);
     try (ResultScanner rows =
@@ -136,8 +137,7 @@ final class IndexVerifier {
     checkProduced(data, keys, repair, report);
   }
 
-  private void checkProduced(
-      Table data, List<byte[]> keys, boolean repair, VerifyReport.Builder report)
+  private void checkProduced(Table data, List<byte[]> keys, boolean repair, VerifyTally report)
       throws IOException {
     if (keys.isEmpty()) return;
     List<Get> gets = new ArrayList<>(keys.size());
@@ -155,7 +155,7 @@ final class IndexVerifier {
     keys.clear();
   }
 
-  private void removeStale(List<byte[]> stale, VerifyReport.Builder report) throws IOException {
+  private void removeStale(List<byte[]> stale, VerifyTally report) throws IOException {
     RowRepairs.Outcome o = RowRepairs.send(connection, dataTable, spec.alias(), stale, List.of());
     report.removed += o.removed();
     report.keptCurrent += o.kept();

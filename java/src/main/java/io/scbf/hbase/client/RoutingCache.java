@@ -1,4 +1,4 @@
-package io.scbf.hbase;
+package io.scbf.hbase.client;
 
 import com.google.protobuf.ByteString;
 import io.scbf.CorruptSnapshotException;

@@ -1,4 +1,4 @@
-package io.scbf.hbase;
+package io.scbf.hbase.client;
 
 import java.io.IOException;
 import java.util.Collections;
@@ -7,12 +7,14 @@ import java.util.List;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
- * A streamed query's rows ({@link IndexedTable#stream}): pages fetched one at a time, so the client
+ * A streamed query's rows ({@code IndexedTable.stream}): pages fetched one at a time, so the client
  * holds one page (at most {@code scbf.client.page.rows} rows) whatever the answer's size.
  */
-final class QueryStream implements ResultScanner {
+@InterfaceAudience.Private
+public final class QueryStream implements ResultScanner {
   /** Where pages come from: the index's regions, or a scan of the data table. */
   interface Pages extends AutoCloseable {
     /** The next rows (possibly none), or null at the end. */
@@ -20,6 +22,25 @@ final class QueryStream implements ResultScanner {
 
     @Override
     default void close() {}
+  }
+
+  /** Rows read at once. */
+  interface Rows {
+    List<Result> read() throws IOException;
+  }
+
+  /** Rows read at once, as a stream of one page. */
+  static Pages onePage(Rows rows) {
+    return new Pages() {
+      boolean done;
+
+      @Override
+      public List<Result> next() throws IOException {
+        if (done) return null;
+        done = true;
+        return rows.read();
+      }
+    };
   }
 
   private final Pages pages;
@@ -47,7 +68,7 @@ final class QueryStream implements ResultScanner {
   }
 
   /** The most rows one page held so far: what bounds the stream's memory. */
-  int largestPage() {
+  public int largestPage() {
     return largestPage;
   }
 

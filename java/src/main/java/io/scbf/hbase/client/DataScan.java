@@ -1,5 +1,8 @@
-package io.scbf.hbase;
+package io.scbf.hbase.client;
 
+import io.scbf.hbase.Condition;
+import io.scbf.hbase.IndexEntry;
+import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.io.IOException;

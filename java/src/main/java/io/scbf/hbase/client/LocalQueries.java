@@ -1,7 +1,9 @@
-package io.scbf.hbase;
+package io.scbf.hbase.client;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest.Answer;
@@ -9,11 +11,11 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
@@ -25,31 +27,28 @@ import org.apache.hadoop.hbase.protobuf.generated.ClientProtos;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * Queries of local indexes for {@link IndexedTable}: routing names candidate data regions, each is
- * asked once through its {@code LocalIndexService}, and the answers must cover every key range
- * asked. A region may have split or merged since routing (or since the client cached its location):
- * each answer names the range it covered, and whatever part of a wanted range it did not cover is
- * asked again from the region holding it now, so no row is missed.
+ * Queries of local indexes: routing names candidate data regions, each is asked once through its
+ * {@code LocalIndexService}, and the answers must cover every key range asked. A region may have
+ * split or merged since routing (or since the client cached its location): each answer names the
+ * range it covered, and whatever part of a wanted range it did not cover is asked again from the
+ * region holding it now, so no row is missed.
  */
 final class LocalQueries {
-  private final IndexedTable owner;
+  private final QueryContext context;
   private final Connection connection;
   private final TableName dataTable;
-  private final ExecutorService pool;
 
-  LocalQueries(
-      IndexedTable owner, Connection connection, TableName dataTable, ExecutorService pool) {
-    this.owner = owner;
-    this.connection = connection;
-    this.dataTable = dataTable;
-    this.pool = pool;
+  LocalQueries(QueryContext context) {
+    this.context = context;
+    this.connection = context.connection;
+    this.dataTable = context.dataTable;
   }
 
   /** A key range [start, end) of the data table; an empty end is the table's end. */
   private record KeyRange(byte[] start, byte[] end) {}
 
-  List<LocalQueryResponse> point(
-      IndexSpec spec, byte[] value, Answer answer, IndexedTable.Routed routed) throws IOException {
+  List<LocalQueryResponse> point(IndexSpec spec, byte[] value, Answer answer, Routed routed)
+      throws IOException {
     RouteResponse route = routed.route();
     List<KeyRange> ranges = rangesOf(route);
     int unsure = route == null ? 0 : route.getUnsureRegions();
@@ -61,19 +60,17 @@ final class LocalQueries {
             .setValue(ByteString.copyFrom(value))
             .setAnswer(answer)
             .setLimit(Integer.MAX_VALUE)
-            .setMaxBytes(IndexedTable.LIST_PAGE_BYTES)
+            .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
             .build();
     long lookupStart = System.nanoTime();
     List<LocalQueryResponse> out = askCovering(ranges, request);
     trace(
-        owner.isStrict() ? "local-point-strict" : "local-point",
+        context.strict() ? "local-point-strict" : "local-point",
         total,
         out,
         unsure,
-        route != null,
-        routed.micros(),
-        lookupStart,
-        routed.failed() ? 1 : 0);
+        routed.trace(),
+        lookupStart);
     return out;
   }
 
@@ -83,8 +80,8 @@ final class LocalQueries {
    * resume point is a position in the table, so it stays valid when a region splits or moves
    * between two pages: the region now holding the range's start answers after it.
    */
-  QueryStream.Pages pointPages(
-      IndexSpec spec, byte[] value, IndexedTable.Routed routed, int pageRows) throws IOException {
+  QueryStream.Pages pointPages(IndexSpec spec, byte[] value, Routed routed, int pageRows)
+      throws IOException {
     List<KeyRange> candidates = rangesOf(routed.route());
     LocalQueryRequest request =
         LocalQueryRequest.newBuilder()
@@ -150,7 +147,7 @@ final class LocalQueries {
             .setLimit(pageRows);
     if (lo != null) request.setLo(ByteString.copyFrom(lo));
     if (hi != null) request.setHi(ByteString.copyFrom(hi));
-    java.util.ArrayDeque<Part> parts = new java.util.ArrayDeque<>();
+    ArrayDeque<Part> parts = new ArrayDeque<>();
     for (KeyRange r : allRegions()) parts.add(new Part(r.start(), r.end(), null));
     Table table = connection.getTable(dataTable);
     return new QueryStream.Pages() {
@@ -205,7 +202,7 @@ final class LocalQueries {
     long start = System.nanoTime();
     List<KeyRange> ranges = allRegions();
     List<LocalQueryResponse> out = askCovering(ranges, request.build());
-    trace("local-range", ranges.size(), out, 0, false, 0, start, 0);
+    trace("local-range", ranges.size(), out, 0, QueryTrace.Routing.NOT_ROUTED, start);
     return out;
   }
 
@@ -261,7 +258,7 @@ final class LocalQueries {
       for (KeyRange r : ranges) calls.add(() -> cover(table, r, request));
       List<LocalQueryResponse> out = new ArrayList<>();
       for (List<LocalQueryResponse> answers :
-          ParallelCalls.all(pool, calls, "local index query of " + dataTable)) {
+          ParallelCalls.all(context.pool, calls, "local index query of " + dataTable)) {
         out.addAll(answers);
       }
       return out;
@@ -293,7 +290,7 @@ final class LocalQueries {
     try {
       return LocalIndexService.newBlockingStub(table.coprocessorService(row)).query(null, request);
     } catch (ServiceException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e);
+      throw Rpcs.unwrap(e);
     }
   }
 
@@ -308,28 +305,18 @@ final class LocalQueries {
       int total,
       List<LocalQueryResponse> responses,
       int unsure,
-      boolean routed,
-      long routeMicros,
-      long lookupStart,
-      int routingFailed) {
+      QueryTrace.Routing routing,
+      long lookupStart) {
     int cacheHits = 0, hits = 0;
     for (LocalQueryResponse r : responses) {
       if (r.getCacheHit()) cacheHits++;
       hits += r.getHitsCount() + r.getRowsCount();
     }
-    owner.setTrace(
-        new QueryTrace(
-            kind,
-            total,
-            responses.size(),
-            unsure,
-            cacheHits,
-            hits,
-            routed,
-            routeMicros,
-            (System.nanoTime() - lookupStart) / 1000,
-            0,
-            routingFailed,
-            null));
+    context.trace(
+        QueryTrace.builder(kind)
+            .regions(QueryTrace.Target.DATA_REGIONS, total, responses.size(), unsure)
+            .routing(routing)
+            .lookups(new QueryTrace.Lookups(cacheHits, hits, QueryContext.micros(lookupStart)))
+            .build());
   }
 }

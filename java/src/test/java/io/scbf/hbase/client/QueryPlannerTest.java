@@ -1,9 +1,10 @@
-package io.scbf.hbase;
+package io.scbf.hbase.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.QueryPlan.Kind;
 import io.scbf.hbase.shared.RowEstimates;

@@ -1,4 +1,4 @@
-package io.scbf.hbase;
+package io.scbf.hbase.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,0 +1,454 @@
+package io.scbf.hbase.client;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.ServiceException;
+import io.scbf.hbase.IndexEntry;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.QueryTrace;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionLookup;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
+import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcChannel;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lookups in a global index's buckets (its index regions): a point lookup asks the routed buckets,
+ * a range lookup every bucket, in parallel; answers larger than one message come in pages. A bucket
+ * that says its index is building makes the query scan the data table instead ({@link DataScan}),
+ * so its answer is complete, only slower.
+ */
+final class GlobalLookups {
+  private static final Logger LOG = LoggerFactory.getLogger(GlobalLookups.class);
+
+  private final QueryContext context;
+  private final AtomicLong calls = new AtomicLong();
+
+  GlobalLookups(QueryContext context) {
+    this.context = context;
+  }
+
+  /**
+   * A global index's answer: the buckets' lookups, or, if the index said it is being built, the
+   * matching data rows found by a scan instead ({@code scanned}, current values: no re-check).
+   */
+  record Answer(List<LookupResponse> lookups, List<Result> scanned) {
+    /** Row keys of the answer, sorted, deduplicated. */
+    List<byte[]> rowKeys() {
+      if (scanned != null) return new ArrayList<>(scanned.stream().map(Result::getRow).toList());
+      TreeSet<byte[]> rows = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+      for (LookupResponse r : lookups) {
+        r.getHitsList().forEach(h -> rows.add(h.getRow().toByteArray()));
+      }
+      return new ArrayList<>(rows);
+    }
+
+    List<IndexEntry> entries(IndexSpec spec) {
+      List<IndexEntry> out = new ArrayList<>();
+      if (scanned != null) {
+        for (Result r : scanned) out.add(DataScan.entryOf(spec, r));
+      } else {
+        for (LookupResponse r : lookups) {
+          r.getHitsList().forEach(h -> out.add(IndexEntries.of(spec, h)));
+        }
+      }
+      return out;
+    }
+
+    private boolean building() {
+      for (LookupResponse r : lookups) {
+        if (r.getIndexBuilding()) return true;
+      }
+      return false;
+    }
+  }
+
+  /** The routed buckets' entries of {@code value}. */
+  Answer point(IndexSpec spec, byte[] value, Routed routed) throws IOException {
+    long start = System.nanoTime() - routed.micros() * 1000;
+    TableName indexTable = indexTable(spec);
+    List<byte[]> buckets = bucketsOf(spec, routed.route());
+    long lookupStart = System.nanoTime();
+    // Paged by bytes only: an answer larger than one message comes in several.
+    LookupRequest request =
+        lookupRequest(spec, value)
+            .setLimit(Integer.MAX_VALUE)
+            .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
+            .build();
+    List<LookupResponse> responses = lookupAll(indexTable, buckets, request);
+    responses =
+        withRemainingPages(
+            indexTable,
+            buckets,
+            responses,
+            (bucket, resume) ->
+                bucket.lookup(null, request.toBuilder().setResumeAfter(resume).build()));
+    trace(
+        context.strict() ? "point-strict" : "point",
+        spec,
+        buckets.size(),
+        routed.unsure(),
+        responses,
+        routed.trace(),
+        lookupStart);
+    Answer answer = new Answer(responses, null);
+    if (!answer.building()) return answer;
+    List<Result> scanned = context.scans.point(spec, value);
+    traceScan("point", spec, buckets.size(), start, scanned.size());
+    return new Answer(responses, scanned);
+  }
+
+  /** Every bucket's entries with {@code lo <= value < hi} (null = unbounded). */
+  Answer range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    long start = System.nanoTime();
+    TableName indexTable = indexTable(spec);
+    // Paged by bytes only: an answer larger than one RPC comes in several.
+    RangeLookupRequest built =
+        rangeRequest(spec, lo, hi)
+            .setLimit(Integer.MAX_VALUE)
+            .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
+            .build();
+    List<byte[]> buckets = allBuckets(spec);
+    List<LookupResponse> responses =
+        askAll(
+            indexTable,
+            buckets,
+            channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
+    responses =
+        withRemainingPages(
+            indexTable,
+            buckets,
+            responses,
+            (bucket, resume) ->
+                bucket.rangeLookup(null, built.toBuilder().setResumeAfter(resume).build()));
+    trace("range", spec, buckets.size(), 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
+    Answer answer = new Answer(responses, null);
+    if (!answer.building()) return answer;
+    List<Result> scanned = context.scans.range(spec, lo, hi);
+    traceScan("range", spec, buckets.size(), start, scanned.size());
+    return new Answer(responses, scanned);
+  }
+
+  /** One page of one bucket: the first if {@code resume} is null, else the one after it. */
+  private interface BucketPage {
+    LookupResponse ask(IndexLookupService.BlockingInterface bucket, ByteString resume)
+        throws ServiceException;
+  }
+
+  /** A global index's rows with {@code value}, in pages of the routed buckets. */
+  QueryStream.Pages pointPages(IndexSpec spec, byte[] value, RouteResponse route)
+      throws IOException {
+    LookupRequest request = lookupRequest(spec, value).setLimit(context.pageRows).build();
+    return pages(
+        spec,
+        bucketsOf(spec, route),
+        (bucket, resume) ->
+            bucket.lookup(
+                null,
+                resume == null ? request : request.toBuilder().setResumeAfter(resume).build()),
+        v -> Arrays.equals(v, value),
+        () -> context.scans.pointPages(spec, value, context.pageRows));
+  }
+
+  /** A global index's rows with {@code lo <= value < hi}, in pages of every bucket. */
+  QueryStream.Pages rangePages(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    RangeLookupRequest request = rangeRequest(spec, lo, hi).setLimit(context.pageRows).build();
+    return pages(
+        spec,
+        allBuckets(spec),
+        (bucket, resume) ->
+            bucket.rangeLookup(
+                null,
+                resume == null ? request : request.toBuilder().setResumeAfter(resume).build()),
+        v -> IndexKeyCodec.inRange(v, lo, hi),
+        () -> QueryStream.onePage(() -> context.scans.range(spec, lo, hi)));
+  }
+
+  /** The scan a stream falls back to if the index is building when it starts. */
+  private interface ScanPages {
+    QueryStream.Pages open() throws IOException;
+  }
+
+  /**
+   * A global index's rows in pages: each bucket of {@code buckets} asked for at most a page of
+   * entries at a time, each page re-checked by one multi-get against {@code matches}.
+   */
+  private QueryStream.Pages pages(
+      IndexSpec spec,
+      List<byte[]> buckets,
+      BucketPage ask,
+      Predicate<byte[]> matches,
+      ScanPages whileBuilding)
+      throws IOException {
+    Table index = context.connection.getTable(indexTable(spec));
+    return new QueryStream.Pages() {
+      int bucket;
+      ByteString resume;
+      QueryStream.Pages scan; // the index said it is building before the first page
+
+      @Override
+      public List<Result> next() throws IOException {
+        if (scan != null) return scan.next();
+        while (bucket < buckets.size()) {
+          LookupResponse r;
+          try {
+            r =
+                ask.ask(
+                    IndexLookupService.newBlockingStub(
+                        index.coprocessorService(buckets.get(bucket))),
+                    resume);
+          } catch (ServiceException e) {
+            throw Rpcs.unwrap(e);
+          }
+          if (r.getIndexBuilding()) {
+            if (bucket > 0 || resume != null) {
+              throw new IOException(
+                  "index "
+                      + spec.alias()
+                      + " of "
+                      + context.dataTable
+                      + " started a rebuild while this stream read it; run the query again"
+                      + " (it scans the table while the index is building)");
+            }
+            scan = whileBuilding.open();
+            return scan.next();
+          }
+          resume = r.hasResumeAfter() ? r.getResumeAfter() : null;
+          if (resume == null) bucket++;
+          List<byte[]> keys = new ArrayList<>(r.getHitsCount());
+          r.getHitsList().forEach(h -> keys.add(h.getRow().toByteArray()));
+          List<Result> rows = context.rechecks.rows(keys, spec, matches);
+          if (!rows.isEmpty()) return rows;
+        }
+        return null;
+      }
+
+      @Override
+      public void close() {
+        if (scan != null) scan.close();
+        try {
+          index.close();
+        } catch (IOException e) {
+          // A Table from a shared connection holds nothing to release.
+        }
+      }
+    };
+  }
+
+  /**
+   * RPCs this table's point lookups made to index region servers (first pages): one per server
+   * holding several candidate buckets, plus one per other bucket.
+   */
+  long calls() {
+    return calls.get();
+  }
+
+  private TableName indexTable(IndexSpec spec) {
+    return IndexCatalog.indexTableName(context.dataTable, spec.alias());
+  }
+
+  private void trace(
+      String kind,
+      IndexSpec spec,
+      int asked,
+      int unsure,
+      List<LookupResponse> responses,
+      QueryTrace.Routing routing,
+      long lookupStart) {
+    int cacheHits = 0, hits = 0;
+    for (LookupResponse r : responses) {
+      if (r.getCacheHit()) cacheHits++;
+      hits += r.getHitsCount();
+    }
+    context.trace(
+        QueryTrace.builder(kind)
+            .regions(QueryTrace.Target.INDEX_REGIONS, spec.buckets(), asked, unsure)
+            .routing(routing)
+            .lookups(new QueryTrace.Lookups(cacheHits, hits, QueryContext.micros(lookupStart)))
+            .build());
+  }
+
+  /** Replaces the trace of a query whose index was building by one of its data scan. */
+  private void traceScan(String kind, IndexSpec spec, int asked, long startNanos, int rows) {
+    context.trace(
+        QueryTrace.builder(kind + "-scan (index building)")
+            .regions(QueryTrace.Target.INDEX_REGIONS, spec.buckets(), asked, 0)
+            .lookups(new QueryTrace.Lookups(0, rows, QueryContext.micros(startNanos)))
+            .build());
+  }
+
+  private static RangeLookupRequest.Builder rangeRequest(IndexSpec spec, byte[] lo, byte[] hi) {
+    RangeLookupRequest.Builder request =
+        RangeLookupRequest.newBuilder()
+            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)));
+    if (lo != null) request.setLo(ByteString.copyFrom(lo));
+    if (hi != null) request.setHi(ByteString.copyFrom(hi));
+    return request;
+  }
+
+  private static LookupRequest.Builder lookupRequest(IndexSpec spec, byte[] value) {
+    return LookupRequest.newBuilder()
+        .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)))
+        .setValue(ByteString.copyFrom(value));
+  }
+
+  /** Start keys of the buckets a point query asks: the route's candidates, or every bucket. */
+  private static List<byte[]> bucketsOf(IndexSpec spec, RouteResponse route) {
+    if (route == null) return allBuckets(spec);
+    List<byte[]> buckets = new ArrayList<>(route.getCandidatesCount());
+    for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
+    return buckets;
+  }
+
+  /** Start keys of every bucket's region: {}, {1}, ..., {B-1} (fixed at index creation). */
+  private static List<byte[]> allBuckets(IndexSpec spec) {
+    List<byte[]> keys = new ArrayList<>(spec.buckets());
+    keys.add(new byte[0]);
+    keys.addAll(Arrays.asList(IndexKeyCodec.splitKeys(spec.buckets())));
+    return keys;
+  }
+
+  /**
+   * The point lookup of every bucket, one call per region server holding several of them ({@code
+   * lookupMany}), one per bucket otherwise, all in parallel; answers in bucket order. A bucket the
+   * server no longer holds, or every bucket of a server call that failed retriably, is asked
+   * through its own region endpoint, which re-locates it.
+   */
+  private List<LookupResponse> lookupAll(
+      TableName indexTable, List<byte[]> buckets, LookupRequest request) throws IOException {
+    Map<ServerName, List<Integer>> byServer = new LinkedHashMap<>();
+    List<String> encoded = new ArrayList<>(buckets.size());
+    try (RegionLocator locator = context.connection.getRegionLocator(indexTable)) {
+      for (int i = 0; i < buckets.size(); i++) {
+        HRegionLocation l = locator.getRegionLocation(buckets.get(i));
+        encoded.add(l.getRegion().getEncodedName());
+        byServer.computeIfAbsent(l.getServerName(), k -> new ArrayList<>()).add(i);
+      }
+    }
+    LookupResponse[] out = new LookupResponse[buckets.size()];
+    try (Table table = context.connection.getTable(indexTable)) {
+      List<Callable<Void>> perServer = new ArrayList<>(byServer.size());
+      for (List<Integer> slots : byServer.values()) {
+        perServer.add(
+            () -> {
+              if (slots.size() > 1) askServer(table, buckets, slots, encoded, request, out);
+              for (int i : slots) {
+                if (out[i] == null) {
+                  calls.incrementAndGet();
+                  out[i] =
+                      IndexLookupService.newBlockingStub(table.coprocessorService(buckets.get(i)))
+                          .lookup(null, request);
+                }
+              }
+              return null;
+            });
+      }
+      ParallelCalls.all(context.pool, perServer, "index lookup on " + indexTable);
+    }
+    return Arrays.asList(out);
+  }
+
+  /**
+   * One call for several buckets of one server, sent to the first of them; fills the answers it
+   * got. A retriable failure (the server is down or moving regions) leaves them to the per-bucket
+   * calls.
+   */
+  private void askServer(
+      Table table,
+      List<byte[]> buckets,
+      List<Integer> slots,
+      List<String> encoded,
+      LookupRequest request,
+      LookupResponse[] out)
+      throws IOException {
+    ServerLookupRequest.Builder batch = ServerLookupRequest.newBuilder().setLookup(request);
+    for (int i : slots) batch.addEncodedRegions(encoded.get(i));
+    ServerLookupResponse answer;
+    calls.incrementAndGet();
+    try {
+      answer =
+          IndexLookupService.newBlockingStub(table.coprocessorService(buckets.get(slots.get(0))))
+              .lookupMany(null, batch.build());
+    } catch (ServiceException e) {
+      IOException cause = Rpcs.unwrap(e);
+      if (cause instanceof DoNotRetryIOException) throw cause; // includes AccessDeniedException
+      LOG.debug(
+          "scbf: batched lookup failed, asking its {} buckets one by one", slots.size(), cause);
+      return;
+    }
+    for (int k = 0; k < slots.size() && k < answer.getRegionsCount(); k++) {
+      RegionLookup r = answer.getRegions(k);
+      if (r.hasAnswer() && r.getEncodedRegion().equals(encoded.get(slots.get(k)))) {
+        out[slots.get(k)] = r.getAnswer();
+      }
+    }
+  }
+
+  private interface BucketCall {
+    LookupResponse call(CoprocessorRpcChannel channel) throws ServiceException;
+  }
+
+  private List<LookupResponse> askAll(TableName indexTable, List<byte[]> buckets, BucketCall call)
+      throws IOException {
+    try (Table table = context.connection.getTable(indexTable)) {
+      List<Callable<LookupResponse>> perBucket = new ArrayList<>(buckets.size());
+      for (byte[] startKey : buckets) {
+        perBucket.add(() -> call.call(table.coprocessorService(startKey)));
+      }
+      return ParallelCalls.all(context.pool, perBucket, "index lookup on " + indexTable);
+    }
+  }
+
+  /**
+   * {@code firsts} (one answer per bucket, in bucket order) followed by the further pages of every
+   * bucket whose answer stopped at its byte budget.
+   */
+  private List<LookupResponse> withRemainingPages(
+      TableName indexTable, List<byte[]> buckets, List<LookupResponse> firsts, BucketPage next)
+      throws IOException {
+    List<LookupResponse> out = null;
+    for (int i = 0; i < firsts.size(); i++) {
+      LookupResponse page = firsts.get(i);
+      if (!page.hasResumeAfter()) continue;
+      if (out == null) out = new ArrayList<>(firsts);
+      try (Table table = context.connection.getTable(indexTable)) {
+        IndexLookupService.BlockingInterface bucket =
+            IndexLookupService.newBlockingStub(table.coprocessorService(buckets.get(i)));
+        while (page.hasResumeAfter()) {
+          page = next.ask(bucket, page.getResumeAfter());
+          out.add(page);
+        }
+      } catch (ServiceException e) {
+        throw Rpcs.unwrap(e);
+      }
+    }
+    return out == null ? firsts : out;
+  }
+}

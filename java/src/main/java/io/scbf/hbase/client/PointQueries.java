@@ -1,0 +1,191 @@
+package io.scbf.hbase.client;
+
+import io.scbf.hbase.IndexEntry;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.QueryPlan;
+import io.scbf.hbase.QueryPlan.Answer;
+import io.scbf.hbase.QueryTrace;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
+
+/**
+ * Point queries (one value of one index, or one tuple of a composite index): routed, planned, then
+ * answered by the index (global buckets or local regions) or, if the planner chose it, by a scan of
+ * the data table. {@code find} re-checks every row against its current value.
+ */
+@InterfaceAudience.Private
+public final class PointQueries {
+  private final QueryContext context;
+  private final RangeQueries ranges;
+
+  public PointQueries(QueryContext context, RangeQueries ranges) {
+    this.context = context;
+    this.ranges = ranges;
+  }
+
+  /** Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check. */
+  public List<byte[]> rowKeys(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    long start = System.nanoTime();
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    Routed routed = context.route(spec, value);
+    QueryPlan plan = context.plan(Answer.ROW_KEYS, spec, routed);
+    List<byte[]> rows = rowKeys(spec, value, routed, plan);
+    context.finishTrace(start, plan);
+    return rows;
+  }
+
+  /** {@link #rowKeys} once routed and planned; also the keys of one condition of an AND. */
+  List<byte[]> rowKeys(IndexSpec spec, byte[] value, Routed routed, QueryPlan plan)
+      throws IOException {
+    if (plan.kind() != QueryPlan.Kind.DATA_SCAN) {
+      return spec.isLocal()
+          ? context.local.rowKeys(
+              context.local.point(spec, value, LocalQueryRequest.Answer.KEYS, routed))
+          : context.global.point(spec, value, routed).rowKeys();
+    }
+    List<byte[]> rows = new ArrayList<>();
+    for (Result r : scan(spec, value, plan, routed)) rows.add(r.getRow());
+    return rows;
+  }
+
+  /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
+  public List<Result> rows(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    return rows(context.indexes.onColumn(family, qualifier), value);
+  }
+
+  private List<Result> rows(IndexSpec spec, byte[] value) throws IOException {
+    long start = System.nanoTime();
+    Routed routed = context.route(spec, value);
+    QueryPlan plan = context.plan(Answer.ROWS, spec, routed);
+    List<Result> rows;
+    if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
+      rows = scan(spec, value, plan, routed);
+    } else if (spec.isLocal()) {
+      // Each region re-checked its rows and answered them whole: no second round trip.
+      rows =
+          context.local.rows(
+              context.local.point(spec, value, LocalQueryRequest.Answer.ROWS, routed));
+    } else {
+      GlobalLookups.Answer answer = context.global.point(spec, value, routed);
+      if (answer.scanned() != null) {
+        rows = answer.scanned();
+      } else {
+        List<byte[]> indexed = answer.rowKeys();
+        rows = context.rechecks.rows(indexed, spec, v -> Arrays.equals(v, value));
+        context.rechecks.removeStaleInBackground(spec, value, indexed, rows);
+      }
+    }
+    context.finishTrace(start, plan);
+    return rows;
+  }
+
+  /** The rows of {@link #rows(byte[], byte[], byte[])}, streamed page by page. */
+  public ResultScanner stream(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    Routed routed = context.route(spec, value);
+    QueryPlan plan = context.plan(Answer.ROWS, spec, routed);
+    boolean scan = plan.kind() == QueryPlan.Kind.DATA_SCAN;
+    context.trace(
+        QueryTrace.builder(
+                (spec.isLocal() ? "local-" : "") + (scan ? "point-scan-stream" : "point-stream"))
+            .regions(
+                QueryContext.regionsOf(spec),
+                routed.route() == null ? -1 : routed.route().getTotalRegions(),
+                routed.route() == null ? -1 : routed.route().getCandidatesCount(),
+                routed.unsure())
+            .routing(routed.trace())
+            .totalMicros(routed.micros())
+            .plan(plan)
+            .build());
+    if (scan) return new QueryStream(context.scans.pointPages(spec, value, context.pageRows));
+    if (spec.isLocal()) {
+      return new QueryStream(context.local.pointPages(spec, value, routed, context.pageRows));
+    }
+    return new QueryStream(context.global.pointPages(spec, value, routed.route()));
+  }
+
+  /** At most {@code limit} of the rows of {@link #stream}, sorted by row key. */
+  public List<Result> rows(byte[] family, byte[] qualifier, byte[] value, int limit)
+      throws IOException {
+    if (limit < 0) throw new IllegalArgumentException("limit must be >= 0, not " + limit);
+    List<Result> rows = new ArrayList<>(Math.min(limit, context.pageRows));
+    try (ResultScanner s = stream(family, qualifier, value)) {
+      while (rows.size() < limit) {
+        Result r = s.next();
+        if (r == null) break;
+        rows.add(r);
+      }
+    }
+    rows.sort((a, b) -> Bytes.compareTo(a.getRow(), b.getRow()));
+    return rows;
+  }
+
+  /** Index entries (row and covered values) for {@code family:qualifier = value}. */
+  public List<IndexEntry> entries(byte[] family, byte[] qualifier, byte[] value)
+      throws IOException {
+    long start = System.nanoTime();
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    Routed routed = context.route(spec, value);
+    QueryPlan plan = context.plan(Answer.ENTRIES, spec, routed);
+    List<IndexEntry> entries = new ArrayList<>();
+    if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
+      for (Result r : scan(spec, value, plan, routed)) entries.add(DataScan.entryOf(spec, r));
+    } else if (spec.isLocal()) {
+      for (LocalQueryResponse r :
+          context.local.point(spec, value, LocalQueryRequest.Answer.ENTRIES, routed)) {
+        r.getHitsList().forEach(h -> entries.add(IndexEntries.of(spec, h)));
+      }
+    } else {
+      entries.addAll(context.global.point(spec, value, routed).entries(spec));
+    }
+    entries.sort((a, b) -> Bytes.compareTo(a.row(), b.row()));
+    context.finishTrace(start, plan);
+    return entries;
+  }
+
+  /** The plan a point query returning {@code answer} would run now, with its estimates. */
+  public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value, Answer answer) {
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    return context.plan(answer, spec, context.route(spec, value));
+  }
+
+  /**
+   * The rows whose columns of index {@code index} equal {@code values}: a point query with one
+   * value per column, a range over the rest with fewer (equality on the leading columns).
+   */
+  public List<Result> rows(String index, byte[]... values) throws IOException {
+    IndexSpec spec = context.indexes.named(index);
+    List<byte[]> given = List.of(values); // rejects null values
+    if (given.isEmpty()) throw new IllegalArgumentException("find needs at least one value");
+    if (given.size() >= spec.columns().size()) return rows(spec, spec.valueOf(given));
+    return ranges.rows(index, given, null, null);
+  }
+
+  /** The plan {@link #rows(String, byte[]...)} would run for a point query on {@code index}. */
+  public QueryPlan explain(String index, byte[]... values) {
+    IndexSpec spec = context.indexes.named(index);
+    return context.plan(Answer.ROWS, spec, context.route(spec, spec.valueOf(List.of(values))));
+  }
+
+  /** Runs a DATA_SCAN plan and traces it. */
+  private List<Result> scan(IndexSpec spec, byte[] value, QueryPlan plan, Routed routed)
+      throws IOException {
+    long start = System.nanoTime();
+    List<Result> rows = context.scans.point(spec, value);
+    context.trace(
+        QueryTrace.builder(spec.isLocal() ? "local-point-scan (planned)" : "point-scan (planned)")
+            .regions(QueryContext.regionsOf(spec), plan.regionsTotal(), 0, routed.unsure())
+            .routing(new QueryTrace.Routing(true, routed.failed(), routed.micros()))
+            .lookups(new QueryTrace.Lookups(0, rows.size(), QueryContext.micros(start)))
+            .build());
+    return rows;
+  }
+}

@@ -1,0 +1,180 @@
+package io.scbf.hbase.client;
+
+import com.google.protobuf.ServiceException;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.QueryPlan;
+import io.scbf.hbase.QueryTrace;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.yetus.audience.InterfaceAudience;
+
+/**
+ * What every query of one {@code IndexedTable} shares: the table's indexes, its lookup pool, its
+ * router, the index readers (global, local, data scan), the re-check, and the calling thread's last
+ * trace. Built once per table; thread-safe.
+ */
+@InterfaceAudience.Private
+public final class QueryContext implements AutoCloseable {
+  /**
+   * The byte budget of one index answer of a list-form query (the most a region sends in one
+   * message): larger answers come in several.
+   */
+  static final int LIST_PAGE_BYTES = 32 << 20;
+
+  final Connection connection;
+  final TableName dataTable;
+  final TableIndexes indexes;
+  final ExecutorService pool;
+  final QueryRouter router;
+  final DataScan scans;
+  final LocalQueries local;
+  final GlobalLookups global;
+  final Rechecks rechecks;
+  final int pageRows;
+  private final Admin admin;
+  private final ThreadLocal<QueryTrace> lastTrace = new ThreadLocal<>();
+  private volatile boolean strict;
+
+  private QueryContext(Connection connection, TableName dataTable, Admin admin) throws IOException {
+    this.connection = connection;
+    this.dataTable = dataTable;
+    this.admin = admin;
+    this.indexes = TableIndexes.read(connection, admin, dataTable);
+    // The first query would otherwise look up every bucket's region in hbase:meta, one bucket
+    // at a time (tens of ms); one scan of meta here fills the connection's location cache.
+    for (IndexSpec s : indexes.all()) {
+      if (s.isLocal()) continue;
+      try (RegionLocator locator =
+          connection.getRegionLocator(IndexCatalog.indexTableName(dataTable, s.alias()))) {
+        locator.getAllRegionLocations();
+      }
+    }
+    int maxBuckets = indexes.all().stream().mapToInt(IndexSpec::buckets).max().orElse(1);
+    this.pool =
+        Executors.newFixedThreadPool(
+            Math.max(4, Math.min(16, maxBuckets)),
+            r -> {
+              Thread t = new Thread(r, "scbf-lookup-" + dataTable.getQualifierAsString());
+              t.setDaemon(true);
+              return t;
+            });
+    Settings settings = Settings.from(connection.getConfiguration());
+    this.router =
+        new MasterRouter(dataTable, new MasterRoutingCalls(admin, connection, dataTable), settings);
+    this.pageRows = settings.clientPageRows();
+    this.scans = new DataScan(connection, dataTable, pool);
+    this.rechecks = new Rechecks(connection, dataTable, pool);
+    this.local = new LocalQueries(this);
+    this.global = new GlobalLookups(this);
+  }
+
+  /** Reads the table's indexes and prepares its queries. */
+  public static QueryContext open(Connection connection, TableName dataTable) throws IOException {
+    Admin admin = connection.getAdmin();
+    try {
+      return new QueryContext(connection, dataTable, admin);
+    } catch (IOException | RuntimeException e) {
+      admin.close();
+      throw e;
+    }
+  }
+
+  public List<IndexSpec> indexes() {
+    return indexes.all();
+  }
+
+  public void setStrict(boolean strict) {
+    this.strict = strict;
+  }
+
+  boolean strict() {
+    return strict;
+  }
+
+  /** What the calling thread's last query did, or null before its first query. */
+  public QueryTrace lastTrace() {
+    return lastTrace.get();
+  }
+
+  void trace(QueryTrace trace) {
+    lastTrace.set(trace);
+  }
+
+  /** Completes the calling thread's trace with the query's total time and its plan, if any. */
+  void finishTrace(long startNanos, QueryPlan plan) {
+    QueryTrace.Builder t = lastTrace.get().toBuilder().totalMicros(micros(startNanos));
+    if (plan != null) t.plan(plan);
+    lastTrace.set(t.build());
+  }
+
+  /** A point query's routing; a strict query is not routed (it asks every region). */
+  Routed route(IndexSpec spec, byte[] value) {
+    if (value == null) throw new IllegalArgumentException("value must not be null");
+    return strict ? Routed.STRICT : router.route(spec, value);
+  }
+
+  QueryPlan plan(QueryPlan.Answer answer, IndexSpec spec, Routed routed) {
+    return router.plan(answer, spec, routed);
+  }
+
+  public long routingFailures() {
+    return router.failures();
+  }
+
+  public long routingMasterCalls() {
+    return router.masterCalls();
+  }
+
+  public long lookupCalls() {
+    return global.calls();
+  }
+
+  public long staleRowsSent() {
+    return rechecks.staleRowsSent();
+  }
+
+  /** The master's routing statistics for the index on {@code family:qualifier}. */
+  public StatsResponse routingStats(byte[] family, byte[] qualifier) throws IOException {
+    return routingStats(indexes.onColumn(family, qualifier).alias());
+  }
+
+  /** The master's routing statistics for the index {@code alias}. */
+  public StatsResponse routingStats(String alias) throws IOException {
+    // A local index files its per-region filters under the same name, without a table.
+    TableName indexTable = IndexCatalog.indexTableName(dataTable, indexes.named(alias).alias());
+    try {
+      return IndexRoutingService.newBlockingStub(admin.coprocessorService())
+          .stats(
+              null, StatsRequest.newBuilder().setIndexTable(indexTable.getNameAsString()).build());
+    } catch (ServiceException e) {
+      throw Rpcs.unwrap(e);
+    }
+  }
+
+  /** What an index's regions are: its index table's, or (local index) the data table's. */
+  static QueryTrace.Target regionsOf(IndexSpec spec) {
+    return spec.isLocal() ? QueryTrace.Target.DATA_REGIONS : QueryTrace.Target.INDEX_REGIONS;
+  }
+
+  static long micros(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1000;
+  }
+
+  @Override
+  public void close() throws IOException {
+    pool.shutdownNow();
+    router.close();
+    admin.close();
+  }
+}

@@ -1,0 +1,114 @@
+package io.scbf.hbase.client;
+
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.CompositeValue;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
+import java.io.IOException;
+import java.util.List;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.yetus.audience.InterfaceAudience;
+
+/**
+ * Range queries ({@code lo <= value < hi}, null = unbounded; on a composite index, equality on the
+ * leading columns and a range on the next): every bucket or data region is asked, whole or in
+ * pages, and the rows re-checked.
+ */
+@InterfaceAudience.Private
+public final class RangeQueries {
+  private final QueryContext context;
+
+  public RangeQueries(QueryContext context) {
+    this.context = context;
+  }
+
+  /** Row keys the index holds with {@code lo <= value < hi}, sorted, deduplicated. */
+  public List<byte[]> rowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
+      throws IOException {
+    long start = System.nanoTime();
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    List<byte[]> rows =
+        spec.isLocal()
+            ? context.local.rowKeys(
+                context.local.range(spec, lo, hi, LocalQueryRequest.Answer.KEYS))
+            : context.global.range(spec, lo, hi).rowKeys();
+    context.finishTrace(start, null);
+    return rows;
+  }
+
+  /** The data rows with {@code lo <= family:qualifier < hi} now, re-checked. */
+  public List<Result> rows(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
+      throws IOException {
+    return rows(context.indexes.onColumn(family, qualifier), lo, hi);
+  }
+
+  /**
+   * The rows whose first {@code equal.size()} columns of index {@code index} equal {@code equal}
+   * and whose next column lies in {@code [lo, hi)}, re-checked.
+   */
+  public List<Result> rows(String index, List<byte[]> equal, byte[] lo, byte[] hi)
+      throws IOException {
+    IndexSpec spec = context.indexes.named(index);
+    byte[][] bounds = compositeBounds(spec, equal, lo, hi);
+    return rows(spec, bounds[0], bounds[1]);
+  }
+
+  private List<Result> rows(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    long start = System.nanoTime();
+    List<Result> rows;
+    if (spec.isLocal()) {
+      rows = context.local.rows(context.local.range(spec, lo, hi, LocalQueryRequest.Answer.ROWS));
+    } else {
+      GlobalLookups.Answer answer = context.global.range(spec, lo, hi);
+      rows =
+          answer.scanned() != null
+              ? answer.scanned()
+              : context.rechecks.rows(
+                  answer.rowKeys(), spec, v -> IndexKeyCodec.inRange(v, lo, hi));
+    }
+    context.finishTrace(start, null);
+    return rows;
+  }
+
+  /** The rows of {@link #rows(byte[], byte[], byte[], byte[])}, streamed page by page. */
+  public ResultScanner stream(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
+      throws IOException {
+    return stream(context.indexes.onColumn(family, qualifier), lo, hi);
+  }
+
+  /** The rows of {@link #rows(String, List, byte[], byte[])}, streamed page by page. */
+  public ResultScanner stream(String index, List<byte[]> equal, byte[] lo, byte[] hi)
+      throws IOException {
+    IndexSpec spec = context.indexes.named(index);
+    byte[][] bounds = compositeBounds(spec, equal, lo, hi);
+    return stream(spec, bounds[0], bounds[1]);
+  }
+
+  private ResultScanner stream(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    return new QueryStream(
+        spec.isLocal()
+            ? context.local.rangePages(spec, lo, hi, context.pageRows)
+            : context.global.rangePages(spec, lo, hi));
+  }
+
+  /**
+   * The bounds of the indexed values with the leading columns {@code equal}, the next in [lo, hi).
+   */
+  private static byte[][] compositeBounds(
+      IndexSpec spec, List<byte[]> equal, byte[] lo, byte[] hi) {
+    List<byte[]> leading = List.copyOf(equal); // rejects null values
+    if (leading.size() >= spec.columns().size()) {
+      throw new IllegalArgumentException(
+          "a range on index '"
+              + spec.alias()
+              + "' takes equal values for at most its first "
+              + (spec.columns().size() - 1)
+              + " column(s) "
+              + spec.columns()
+              + ", got "
+              + leading.size());
+    }
+    return spec.isComposite() ? CompositeValue.bounds(leading, lo, hi) : new byte[][] {lo, hi};
+  }
+}
