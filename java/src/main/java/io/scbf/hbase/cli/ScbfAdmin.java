@@ -12,10 +12,12 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The operator's command line for scbf indexes, on the cluster of the HBase configuration found on
@@ -27,6 +29,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  *
  * Exit status: 0 done (verify: the index is consistent), 1 failed (verify: findings), 2 usage.
  */
+@InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.TOOLS)
 public final class ScbfAdmin {
   static final int OK = 0;
   static final int FAILED = 1;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.SnapshotDescription;
@@ -16,6 +17,7 @@ import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.MasterObserver;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Rejects, on the master, every table descriptor whose scbf attributes the region servers could not
@@ -24,6 +26,7 @@ import org.apache.hadoop.hbase.coprocessor.ObserverContext;
  * that index and keep serving); this observer keeps one from being stored at all, with an error
  * that names the attribute and the reason.
  */
+@InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
 public class IndexDescriptorValidator implements MasterCoprocessor, MasterObserver {
   @Override
   public Optional<MasterObserver> getMasterObserver() {

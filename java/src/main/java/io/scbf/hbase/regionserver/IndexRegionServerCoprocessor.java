@@ -3,12 +3,14 @@ package io.scbf.hbase.regionserver;
 import com.google.protobuf.Service;
 import java.util.List;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.HasRegionServerServices;
 import org.apache.hadoop.hbase.coprocessor.RegionServerCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionServerCoprocessorEnvironment;
 import org.apache.hadoop.hbase.ipc.RpcScheduler;
 import org.apache.hadoop.hbase.ipc.RpcServerInterface;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The region-server coprocessor (one per server, loaded from {@code
@@ -17,6 +19,7 @@ import org.apache.hadoop.hbase.ipc.RpcServerInterface;
  * index writes of data region servers ({@link IndexWriteEndpoint}).
  */
 @CoreCoprocessor
+@InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
 public class IndexRegionServerCoprocessor implements RegionServerCoprocessor {
   private volatile RegionServerContext context;
   // HBase registers a region-server coprocessor's services before it starts it.

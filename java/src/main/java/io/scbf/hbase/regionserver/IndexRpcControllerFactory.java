@@ -9,6 +9,7 @@ import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.ipc.DelegatingHBaseRpcController;
 import org.apache.hadoop.hbase.ipc.HBaseRpcController;
 import org.apache.hadoop.hbase.ipc.RpcControllerFactory;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * RPC controllers of the region servers' index-write connection ({@link IndexServices}): every call
@@ -22,6 +23,7 @@ import org.apache.hadoop.hbase.ipc.RpcControllerFactory;
  * IndexWriteLoadTest). Phoenix sets its index priority the same way, with a controller factory on
  * its index-writer connection.
  */
+@InterfaceAudience.Private
 public class IndexRpcControllerFactory extends RpcControllerFactory {
   public IndexRpcControllerFactory(Configuration conf) {
     super(conf);

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Abortable;
+import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.ipc.CallRunner;
@@ -28,6 +29,7 @@ import org.apache.hadoop.hbase.shaded.protobuf.generated.ClientProtos.RegionActi
 import org.apache.hadoop.hbase.shaded.protobuf.generated.HBaseProtos.RegionSpecifier;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.protobuf.Message;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Region server RPC scheduler with a dedicated handler pool for index writes (the index-write
@@ -51,6 +53,7 @@ import org.apache.hbase.thirdparty.com.google.protobuf.Message;
  * otherwise occupy an index handler while it waits for its own index writes, and enough of them
  * would stall the pool.
  */
+@InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
 public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
   /** Priority of index-table writes; above HBase's levels so nothing else lands on this pool. */
   public static final int INDEX_QOS = 1000;

@@ -5,9 +5,11 @@ import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.LocalIndexKeys;
 import java.util.List;
 import java.util.Optional;
+import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.SteppingSplitPolicy;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * HBase's default split policy for tables with local indexes, with the split point taken from the
@@ -16,6 +18,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * entry range ({@link LocalIndexKeys#fits}) is refused (no split this time). Correctness never
  * depends on this policy: a region opened with entries it cannot trust rebuilds them.
  */
+@InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
 public class LocalIndexSplitPolicy extends SteppingSplitPolicy {
   @Override
   protected byte[] getSplitPoint() {

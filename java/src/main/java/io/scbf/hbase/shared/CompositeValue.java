@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The indexed value of a composite index: {@code esc(v1)|esc(v2)|...|esc(vn)}, each column's value
@@ -20,6 +21,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  *       open(lo)}, {@code P | open(hi)}) ({@link #bounds}).
  * </ul>
  */
+@InterfaceAudience.Private
 public final class CompositeValue {
   private CompositeValue() {}
 

@@ -3,12 +3,14 @@ package io.scbf.hbase.shared;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The value of an index row's single cell: the latest values of the index's covered columns, in
  * spec order, each as {@code present(1 byte) [length(4 bytes) bytes]}. Empty for an index that
  * covers nothing. One cell per index row means a rewrite replaces all covered values at once.
  */
+@InterfaceAudience.Private
 public final class CoveredValues {
   private CoveredValues() {}
 

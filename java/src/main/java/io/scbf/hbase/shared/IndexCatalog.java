@@ -12,12 +12,14 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Where index metadata lives: each index is a table attribute {@code scbf.index.<alias>} of its
  * data table (so every data region learns its indexes when it opens), and has its own index table
  * {@code <table>__idx_<alias>} (same namespace) carrying the spec and the data table name.
  */
+@InterfaceAudience.Private
 public final class IndexCatalog {
   private IndexCatalog() {}
 

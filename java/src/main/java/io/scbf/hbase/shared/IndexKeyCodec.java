@@ -3,6 +3,7 @@ package io.scbf.hbase.shared;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Index row keys: {@code bucket | esc(alias) | esc(value) | userRowKey}.
@@ -24,6 +25,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * bucket and the user row key: the same bytes at the index region (filter maintenance) and at the
  * master (routing).
  */
+@InterfaceAudience.Private
 public final class IndexKeyCodec {
   private IndexKeyCodec() {}
 

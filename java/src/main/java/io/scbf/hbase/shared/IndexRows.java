@@ -13,6 +13,7 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The index rows of existing data rows: exactly the puts the data-table observer writes when a row
@@ -20,6 +21,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * Shared by the client-side backfill ({@code IndexAdmin.createIndex}), the verify and the MapReduce
  * bulk build, so all write or expect the same bytes as streaming writes.
  */
+@InterfaceAudience.Private
 public final class IndexRows {
   private final IndexSpec spec;
   private final IndexUpdatePlanner planner;

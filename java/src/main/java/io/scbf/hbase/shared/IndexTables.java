@@ -5,12 +5,14 @@ import java.io.IOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The admin operations on global index tables, shared by {@code IndexAdmin} (clients) and the
  * master's lifecycle observer, which runs them when the data table is created, deleted, truncated,
  * restored or cloned.
  */
+@InterfaceAudience.Private
 public final class IndexTables {
   private IndexTables() {}
 

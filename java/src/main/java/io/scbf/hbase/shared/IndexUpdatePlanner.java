@@ -17,6 +17,7 @@ import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Pure logic of the data-table observer: which mutations concern the indexes of a table, the row
@@ -29,6 +30,7 @@ import org.apache.hadoop.hbase.client.Put;
  * expose an older version the region has not shown us yet, so it is rejected, as are Increment and
  * Append (their result is only known inside the region).
  */
+@InterfaceAudience.Private
 public final class IndexUpdatePlanner {
   private final List<IndexSpec> specs;
   private final Set<Column> watched = new LinkedHashSet<>();

@@ -7,6 +7,7 @@ import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Row keys of local index entries inside a data region: {@code regionStartKey | indexKey}, where
@@ -22,6 +23,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <p>Shared by the data regions, which write entries with their rows, and the MapReduce bulk build,
  * which writes the same entries into HFiles.
  */
+@InterfaceAudience.Private
 public final class LocalIndexKeys {
   private static final byte[] MARKER = {0, 0, 0};
 

@@ -5,6 +5,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * How many rows a value has, from the regions' {@link ValueCounts}: the query planner's input. A
@@ -13,6 +14,7 @@ import java.nio.ByteOrder;
  * and only a bound (below the threshold) in the others. Region servers, the master and clients hash
  * filter keys with {@link #hash} alike.
  */
+@InterfaceAudience.Private
 public final class RowEstimates {
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);

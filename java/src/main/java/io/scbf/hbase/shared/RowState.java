@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The latest visible version (value, timestamp) of each watched column of one data row: what the
@@ -13,6 +14,7 @@ import org.apache.hadoop.hbase.CellUtil;
  * of a mini-batch share one timestamp). Immutable; {@link IndexUpdatePlanner} derives successors
  * from mutations.
  */
+@InterfaceAudience.Private
 public final class RowState {
   public static final RowState EMPTY = new RowState(Map.of(), Map.of());
 

@@ -5,12 +5,14 @@ import org.apache.hadoop.hbase.ipc.RpcServer;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.hadoop.hbase.security.Superusers;
 import org.apache.hadoop.hbase.security.User;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Endpoint calls that only HBase's own servers make (routing publications, index writes). Region
  * servers call as the HBase service user, a superuser; the check holds whether or not HBase
  * authorization is enabled, because these calls change what queries answer.
  */
+@InterfaceAudience.Private
 public final class ServerCalls {
   private ServerCalls() {}
 

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * key, the value and the allowed range, and the default is used, so a typo in hbase-site.xml cannot
  * stop a region server or the master.
  */
+@InterfaceAudience.Private
 public final class Settings {
   private static final Logger LOG = LoggerFactory.getLogger(Settings.class);
 
