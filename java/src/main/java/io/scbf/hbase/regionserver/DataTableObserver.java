@@ -6,6 +6,15 @@ import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexWriteException;
+import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
+import io.scbf.hbase.regionserver.local.LocalIndex;
+import io.scbf.hbase.regionserver.region.RowBatchReader;
+import io.scbf.hbase.regionserver.repair.IndexRowRepair;
+import io.scbf.hbase.regionserver.write.BulkLoads;
+import io.scbf.hbase.regionserver.write.IndexCleanups;
+import io.scbf.hbase.regionserver.write.IndexWriter;
+import io.scbf.hbase.regionserver.write.RowLocks;
+import io.scbf.hbase.regionserver.write.WatchedRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import io.scbf.hbase.shared.RowState;
@@ -200,7 +209,7 @@ public class DataTableObserver extends LocalIndexService
     }
     IndexServices services = context.attach();
     try {
-      writer = new IndexWriter(services);
+      writer = new IndexWriter(context.settings(), services::connection, services.indexWriters());
       cleanups = new IndexCleanups(services.indexCleanup());
       watchedRows = new WatchedRows(context.settings().watchedRowsMax());
       this.services = services;
@@ -213,7 +222,7 @@ public class DataTableObserver extends LocalIndexService
               new LocalIndex(
                   region,
                   s,
-                  services,
+                  services.indexRegionHost(),
                   () -> renv.getOnlineRegions().getRegion(encoded) == region,
                   context.metrics()::addLocalEntriesBuilt));
         }

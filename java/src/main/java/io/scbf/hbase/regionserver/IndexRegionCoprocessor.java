@@ -4,6 +4,9 @@ import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
+import io.scbf.hbase.regionserver.index.IndexRegion;
+import io.scbf.hbase.regionserver.region.HRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.ServerCalls;
@@ -110,7 +113,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
               info.getEncodedName(),
               IndexKeyCodec.bucketOfRegion(info.getStartKey()),
               IndexCatalog.isBuilding(renv.getRegion().getTableDescriptor()),
-              services);
+              services.indexRegionHost());
     } catch (RuntimeException e) {
       // Never abort the region server over one index (hbase.coprocessor.abortonerror): the
       // region opens, stores what is written to it, never publishes a filter (so routing always

@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver;
 
 import com.google.protobuf.Service;
+import io.scbf.hbase.regionserver.write.IndexWriteEndpoint;
 import java.util.List;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;

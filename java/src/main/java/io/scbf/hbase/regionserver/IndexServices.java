@@ -2,6 +2,10 @@ package io.scbf.hbase.regionserver;
 
 import io.scbf.CacheStats;
 import io.scbf.HotscoreCache;
+import io.scbf.hbase.regionserver.index.FilterCompactor;
+import io.scbf.hbase.regionserver.index.FilterPublisher;
+import io.scbf.hbase.regionserver.index.IndexRegionHost;
+import io.scbf.hbase.regionserver.index.OpenIndexRegions;
 import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -95,6 +99,11 @@ final class IndexServices implements AutoCloseable {
 
   FilterPublisher publisher() {
     return publisher;
+  }
+
+  /** What this server's index regions (global buckets and local indexes) share. */
+  IndexRegionHost indexRegionHost() {
+    return new IndexRegionHost(cache(), regions, publisher, builder);
   }
 
   /** The single thread that builds and compacts bucket filters. */

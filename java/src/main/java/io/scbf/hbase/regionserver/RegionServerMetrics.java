@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver;
 
 import io.scbf.CacheStats;
 import io.scbf.ScalableFilterStats;
+import io.scbf.hbase.regionserver.index.IndexRegion;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

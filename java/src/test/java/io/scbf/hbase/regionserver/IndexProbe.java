@@ -1,6 +1,8 @@
 package io.scbf.hbase.regionserver;
 
 import io.scbf.MembershipFilter;
+import io.scbf.hbase.regionserver.filter.BucketFilter;
+import io.scbf.hbase.regionserver.index.IndexRegion;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.testing.MiniCluster;

@@ -1,6 +1,7 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.filter;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * find a row that routing would skip), uncounts the rows deletes really remove, rebuilds it after a
  * bulk load and compacts it when it asks to.
  */
-final class FilterBookkeeping {
+@InterfaceAudience.Private
+public final class FilterBookkeeping {
   private static final Logger LOG = LoggerFactory.getLogger(FilterBookkeeping.class);
 
   private final IndexSpec spec;
@@ -38,7 +41,8 @@ final class FilterBookkeeping {
    */
   private final List<BucketFilter> retired = new ArrayList<>();
 
-  FilterBookkeeping(IndexSpec spec, IndexRegionRows rows, String name, BooleanSupplier closing) {
+  public FilterBookkeeping(
+      IndexSpec spec, IndexRegionRows rows, String name, BooleanSupplier closing) {
     this.spec = spec;
     this.rows = rows;
     this.name = name;
@@ -46,12 +50,12 @@ final class FilterBookkeeping {
     this.filter = new BucketFilter(spec);
   }
 
-  BucketFilter filter() {
+  public BucketFilter filter() {
     return filter;
   }
 
   /** Counts every row of the region, then makes the filter ready (the region is opening). */
-  void build() {
+  public void build() {
     BucketFilter target = filter; // a bulk load may replace it meanwhile: that one builds itself
     target.build(rows.filterKeys(closing));
     LOG.info("scbf filter of {} ready: {}", name, target.stats());
@@ -63,7 +67,7 @@ final class FilterBookkeeping {
    * filter of a region that received the same rows by writes. Until it is built, routing treats the
    * bucket as unsure; writes meanwhile count into it (see {@link #afterWrites}).
    */
-  synchronized void rebuildAfterBulkLoad() {
+  public synchronized void rebuildAfterBulkLoad() {
     BucketFilter fresh = new BucketFilter(spec);
     retired.add(filter);
     filter = fresh;
@@ -74,7 +78,7 @@ final class FilterBookkeeping {
   /**
    * What a mini-batch of index writes must do once applied, and the filter it counted its puts in.
    */
-  record PendingEffects(
+  public record PendingEffects(
       BucketFilter counted,
       List<byte[]> addedRows,
       List<byte[]> deletedRows,
@@ -87,7 +91,7 @@ final class FilterBookkeeping {
    * versions or columns, an Append or an Increment could make a row appear or disappear without the
    * filter knowing, and a later routed query would then skip a bucket that holds the row.
    */
-  static String unsupported(Mutation m) {
+  public static String unsupported(Mutation m) {
     if (m instanceof Put) return null;
     if (m instanceof Delete d) {
       if (d.getTimestamp() != HConstants.LATEST_TIMESTAMP) return "a Delete with a timestamp";
@@ -108,7 +112,7 @@ final class FilterBookkeeping {
    * (its value is new to its data row) is counted without the existence read: if the row was there
    * after all, it is counted twice, an over-count that costs false positives, never a missed row.
    */
-  PendingEffects beforeWrites(List<Mutation> mutations) throws IOException {
+  public PendingEffects beforeWrites(List<Mutation> mutations) throws IOException {
     BucketFilter counted = filter;
     List<byte[]> added = new ArrayList<>();
     List<byte[]> deleted = new ArrayList<>();
@@ -144,7 +148,7 @@ final class FilterBookkeeping {
    * rows' current values, and until the entries are complete the filter is building, so removes are
    * skipped anyway. Saves the existence read of {@link #beforeWrites}.
    */
-  PendingEffects beforeKnownWrites(
+  public PendingEffects beforeKnownWrites(
       List<byte[]> created, List<byte[]> deleted, List<byte[]> touched) {
     BucketFilter counted = filter;
     for (byte[] row : created) counted.add(row);
@@ -157,7 +161,7 @@ final class FilterBookkeeping {
    * were visible: the new rows are counted again in the current filter (at worst twice, never zero
    * times) and the removes skipped (the scan may not have counted those rows).
    */
-  void afterWrites(PendingEffects effects, boolean success) {
+  public void afterWrites(PendingEffects effects, boolean success) {
     if (!success) return;
     BucketFilter current = filter;
     if (current != effects.counted()) {
@@ -168,7 +172,7 @@ final class FilterBookkeeping {
   }
 
   /** Rebuilds one right-sized filter if the current one asks for it (residue, growth). */
-  void compactIfNeeded() {
+  public void compactIfNeeded() {
     BucketFilter target = filter; // not one a bulk-load rebuild swaps in meanwhile
     if (!target.needsCompaction() || closing.getAsBoolean()) return;
     try {
@@ -184,7 +188,7 @@ final class FilterBookkeeping {
   }
 
   /** The region is closed and no operation runs any more: frees the native filters. */
-  synchronized void free() {
+  public synchronized void free() {
     filter.close();
     for (BucketFilter f : retired) f.close();
   }

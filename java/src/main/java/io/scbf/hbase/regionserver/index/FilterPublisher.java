@@ -1,8 +1,10 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.index;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.MembershipFilter;
+import io.scbf.hbase.regionserver.filter.BucketFilter;
+import io.scbf.hbase.regionserver.filter.ValueFrequencies;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
@@ -20,6 +22,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,11 +39,12 @@ import org.slf4j.LoggerFactory;
  * <p>With a region's bitmap go its {@link ValueCounts} for the query planner: with every full
  * bitmap, and with a delta only when they moved enough ({@link ValueFrequencies#changedEnough}).
  */
-final class FilterPublisher {
+@InterfaceAudience.Private
+public final class FilterPublisher {
   private static final Logger LOG = LoggerFactory.getLogger(FilterPublisher.class);
 
   /** The connection to publish on (created on first use). */
-  interface ConnectionSource {
+  public interface ConnectionSource {
     Connection get() throws IOException;
   }
 
@@ -71,7 +75,7 @@ final class FilterPublisher {
   private volatile long lastSuccessMillis = System.currentTimeMillis();
   private volatile boolean stopped;
 
-  FilterPublisher(
+  public FilterPublisher(
       ServerName server,
       OpenIndexRegions regions,
       ConnectionSource connection,
@@ -100,7 +104,7 @@ final class FilterPublisher {
         });
   }
 
-  void stop() {
+  public void stop() {
     stopped = true;
     submit(
         () -> {
@@ -109,12 +113,12 @@ final class FilterPublisher {
   }
 
   /** Milliseconds since the last successful publication: the lag of routing behind this server. */
-  long lagMillis() {
+  public long lagMillis() {
     return regions.isEmpty() ? 0 : System.currentTimeMillis() - lastSuccessMillis;
   }
 
   /** Bytes of every publication sent (requests as serialized). */
-  long publishedBytes() {
+  public long publishedBytes() {
     return publishedBytes.sum();
   }
 

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.filter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.MembershipFilter;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.region.InMemoryIndexRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.util.List;

@@ -1,7 +1,8 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.lookup;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Guards the lookup cache against a lost invalidation. A lookup that misses scans the index rows
@@ -11,7 +12,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * before scanning and, after its cache put, invalidates its own entry if the generation moved.
  * Either the writer's invalidation follows the put, or the lookup sees the bump.
  */
-final class CacheGenerations {
+@InterfaceAudience.Private
+public final class CacheGenerations {
   private static final int STRIPES = 4096;
   private final AtomicLongArray generations = new AtomicLongArray(STRIPES);
 

@@ -1,8 +1,9 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.lookup;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.scbf.HotscoreCache;
+import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
@@ -17,6 +18,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The lookups one index region answers: a point lookup from the server's hot cache or, on a miss,
@@ -24,7 +26,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * Writes to the region invalidate the keys they touch ({@link #invalidate}); {@link
  * CacheGenerations} keeps a lookup that raced with a write from caching a stale answer.
  */
-final class IndexLookups {
+@InterfaceAudience.Private
+public final class IndexLookups {
   /**
    * A page of a paged lookup stops at this many bytes of hits unless the request asks for another
    * budget, at most {@link #MAX_PAGE_BYTES}: far below the 64 MiB a client parses in one message,
@@ -36,7 +39,7 @@ final class IndexLookups {
   static final int MAX_PAGE_BYTES = 32 << 20;
 
   /** The byte budget of a page: {@code requested} (0: the default) within the bounds. */
-  static int pageBytes(int requested) {
+  public static int pageBytes(int requested) {
     return requested <= 0
         ? PAGE_BYTES
         : Math.max(MIN_PAGE_BYTES, Math.min(MAX_PAGE_BYTES, requested));
@@ -57,7 +60,7 @@ final class IndexLookups {
   private final AtomicLong count = new AtomicLong();
   private final AtomicLong cacheHits = new AtomicLong();
 
-  IndexLookups(IndexRegionRows rows, HotscoreCache cache, int bucket, byte[] alias) {
+  public IndexLookups(IndexRegionRows rows, HotscoreCache cache, int bucket, byte[] alias) {
     this.rows = rows;
     this.cache = cache;
     this.bucket = bucket;
@@ -65,7 +68,7 @@ final class IndexLookups {
   }
 
   /** Index entries of {@code value}; {@code regionReady} is copied into the answer. */
-  LookupResponse lookup(byte[] value, boolean regionReady) throws IOException {
+  public LookupResponse lookup(byte[] value, boolean regionReady) throws IOException {
     return lookup(value, 0, PAGE_BYTES, null, regionReady);
   }
 
@@ -75,7 +78,7 @@ final class IndexLookups {
    * resumeAfter} (exclusive; null for the first page), and {@code resume_after} set if more remain.
    * A first page comes from the hot cache when it holds the value; a complete answer is cached.
    */
-  LookupResponse lookup(
+  public LookupResponse lookup(
       byte[] value, int limit, int pageBytes, byte[] resumeAfter, boolean regionReady)
       throws IOException {
     count.incrementAndGet();
@@ -107,7 +110,7 @@ final class IndexLookups {
   }
 
   /** Index entries with {@code lo <= value < hi} (null: unbounded); never cached. */
-  LookupResponse rangeLookup(byte[] lo, byte[] hi, boolean regionReady) throws IOException {
+  public LookupResponse rangeLookup(byte[] lo, byte[] hi, boolean regionReady) throws IOException {
     return rangeLookup(lo, hi, 0, PAGE_BYTES, null, regionReady);
   }
 
@@ -119,7 +122,7 @@ final class IndexLookups {
    *
    * @throws DoNotRetryIOException if {@code resumeAfter} is not an index row key of the range
    */
-  LookupResponse rangeLookup(
+  public LookupResponse rangeLookup(
       byte[] lo, byte[] hi, int limit, int pageBytes, byte[] resumeAfter, boolean regionReady)
       throws IOException {
     byte[][] bounds = IndexKeyCodec.rangeBounds(bucket, alias, lo, hi);
@@ -140,7 +143,7 @@ final class IndexLookups {
   }
 
   /** After a write of these index rows became visible: no cached answer may still miss it. */
-  void invalidate(Iterable<byte[]> indexRows) {
+  public void invalidate(Iterable<byte[]> indexRows) {
     for (byte[] row : indexRows) {
       byte[] key = cacheKey(row, IndexKeyCodec.filterKeyEnd(row));
       generations.bump(key);
@@ -151,15 +154,15 @@ final class IndexLookups {
   /**
    * Rows appeared without passing through {@link #invalidate} (a bulk load): forget every answer.
    */
-  void forgetAll() {
+  public void forgetAll() {
     namespace = randomNamespace();
   }
 
-  long count() {
+  public long count() {
     return count.get();
   }
 
-  long cacheHits() {
+  public long cacheHits() {
     return cacheHits.get();
   }
 

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.region;
 
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
@@ -26,6 +26,7 @@ import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,14 +36,15 @@ import org.slf4j.LoggerFactory;
  * rows prefixed by the region's start key, see {@link LocalIndexKeys}), which it presents under
  * their bucket-0 index keys so the rest of {@link IndexRegion} cannot tell the two apart.
  */
-final class HRegionRows implements IndexRegionRows {
+@InterfaceAudience.Private
+public final class HRegionRows implements IndexRegionRows {
   private static final Logger LOG = LoggerFactory.getLogger(HRegionRows.class);
 
   private final Region region;
   private final byte[] family;
   private final LocalIndexKeys local; // null for an index-table region
 
-  HRegionRows(Region region) {
+  public HRegionRows(Region region) {
     this(region, IndexCatalog.INDEX_FAMILY, null);
   }
 
@@ -55,7 +57,7 @@ final class HRegionRows implements IndexRegionRows {
   /**
    * The entries of the local index whose family is {@code family} in data region {@code region}.
    */
-  static HRegionRows local(Region region, byte[] family) {
+  public static HRegionRows local(Region region, byte[] family) {
     return new HRegionRows(
         region, family, new LocalIndexKeys(region.getRegionInfo().getStartKey()));
   }

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.filter;
 
 import io.scbf.MembershipFilter;
 import io.scbf.ScalableFilterStats;
@@ -9,6 +9,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The counting filter of one index region (bucket) over the filter keys {@code
@@ -29,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>{@link #version()} changes with every change of the filter; versions start at the open time
  * shifted left by 20 bits, so a reopened region never reuses an earlier instance's versions.
  */
-final class BucketFilter implements AutoCloseable {
+@InterfaceAudience.Private
+public final class BucketFilter implements AutoCloseable {
   private final ScalableSplitCountingBloomFilter filter;
   private final AtomicLong version = new AtomicLong(System.currentTimeMillis() << 20);
   private final AtomicInteger removesSuspended = new AtomicInteger(1); // building
@@ -84,33 +86,33 @@ final class BucketFilter implements AutoCloseable {
     }
   }
 
-  boolean needsCompaction() {
+  public boolean needsCompaction() {
     return ready && filter.needsCompaction();
   }
 
-  boolean isReady() {
+  public boolean isReady() {
     return ready;
   }
 
-  long version() {
+  public long version() {
     return version.get();
   }
 
-  long skippedRemoves() {
+  public long skippedRemoves() {
     return skippedRemoves.get();
   }
 
   /** The routing bitmap of the filter now (the caller closes it). */
-  MembershipFilter membership() {
+  public MembershipFilter membership() {
     return MembershipFilter.of(filter);
   }
 
   /** The region's entries and heavy values now (one caller at a time: the publisher). */
-  ValueCounts counts() {
+  public ValueCounts counts() {
     return frequencies.counts();
   }
 
-  ScalableFilterStats stats() {
+  public ScalableFilterStats stats() {
     return filter.stats();
   }
 

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.region;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,6 +14,7 @@ import org.apache.hadoop.hbase.filter.MultiRowRangeFilter.RowRange;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Reads the current cells of many rows of one region with a single region scanner that seeks from
@@ -22,14 +23,15 @@ import org.apache.hadoop.hbase.util.Bytes;
  * in the data region, existence check in the index region). What is read is the same as with Gets
  * (the same columns and versions, at the region's current read point).
  */
-final class RowBatchReader {
+@InterfaceAudience.Private
+public final class RowBatchReader {
   private RowBatchReader() {}
 
   /**
    * The cells {@code template} selects in each of {@code rows} (any order, duplicates allowed), by
    * row; rows without such cells are absent from the map.
    */
-  static Map<byte[], List<Cell>> read(Region region, Collection<byte[]> rows, Scan template)
+  public static Map<byte[], List<Cell>> read(Region region, Collection<byte[]> rows, Scan template)
       throws IOException {
     Map<byte[], List<Cell>> out = new TreeMap<>(Bytes.BYTES_COMPARATOR);
     if (rows.isEmpty()) return out;

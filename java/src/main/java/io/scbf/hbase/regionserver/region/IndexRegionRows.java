@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.region;
 
 import java.io.IOException;
 import java.util.Collection;
@@ -8,12 +8,14 @@ import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * What the parts of an {@link IndexRegion} read from their HBase region: the seam that lets each
  * part be tested on an in-memory region ({@link HRegionRows} is the real one).
  */
-interface IndexRegionRows {
+@InterfaceAudience.Private
+public interface IndexRegionRows {
   /** Which of {@code rows} exist now (any order, duplicates allowed). */
   Set<byte[]> existing(Collection<byte[]> rows) throws IOException;
 

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.write;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.hadoop.hbase.exceptions.TimeoutIOException;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Exclusive locks on data rows for index maintenance. HBase takes only shared row locks for
@@ -23,16 +24,17 @@ import org.apache.hadoop.hbase.util.Bytes;
  * other, as they must. A batch takes its rows in sorted order, so batches never wait on each other
  * in a cycle. The map holds only rows locked or waited for.
  */
-final class RowLocks {
+@InterfaceAudience.Private
+public final class RowLocks {
   private static final class Entry {
-    final ReentrantLock lock = new ReentrantLock();
+    public final ReentrantLock lock = new ReentrantLock();
     int users; // guarded by the map's compute on this entry's key
   }
 
   private final ConcurrentHashMap<Bytes, Entry> rows = new ConcurrentHashMap<>();
 
   /** Rows this batch holds, for {@link #unlock}. */
-  static final class Held {
+  public static final class Held {
     private final List<Bytes> rows;
 
     private Held(List<Bytes> rows) {
@@ -40,13 +42,13 @@ final class RowLocks {
     }
 
     /** The distinct rows held, sorted. */
-    List<Bytes> rows() {
+    public List<Bytes> rows() {
       return rows;
     }
   }
 
   /** Locks every row (each once, in sorted order) or none, waiting at most timeoutMs per row. */
-  Held lock(Collection<byte[]> keys, long timeoutMs) throws IOException {
+  public Held lock(Collection<byte[]> keys, long timeoutMs) throws IOException {
     TreeSet<Bytes> sorted = new TreeSet<>();
     for (byte[] k : keys) sorted.add(new Bytes(k));
     List<Bytes> held = new ArrayList<>(sorted.size());
@@ -74,7 +76,7 @@ final class RowLocks {
     return new Held(held);
   }
 
-  void unlock(Held held) {
+  public void unlock(Held held) {
     for (Bytes row : held.rows) {
       rows.get(row).lock.unlock();
       rows.computeIfPresent(row, (k, v) -> release(v));

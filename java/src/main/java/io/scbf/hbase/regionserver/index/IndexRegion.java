@@ -1,6 +1,10 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.index;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.filter.BucketFilter;
+import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
+import io.scbf.hbase.regionserver.lookup.IndexLookups;
+import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
@@ -13,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * lifecycle and checks what is written to it; {@link IndexRegionCoprocessor} translates HBase
  * events into calls on it.
  */
-final class IndexRegion {
+@InterfaceAudience.Private
+public final class IndexRegion {
   private static final Logger LOG = LoggerFactory.getLogger(IndexRegion.class);
 
   private final IndexSpec spec;
@@ -32,47 +38,47 @@ final class IndexRegion {
   private final int bucket;
   private final String indexTable;
   private final String encodedName;
-  private final IndexServices services;
+  private final IndexRegionHost host;
   private final FilterBookkeeping bookkeeping;
   private final IndexLookups lookups;
   private final boolean building;
   private volatile boolean closing;
   private volatile Future<?> buildTask;
 
-  IndexRegion(
+  public IndexRegion(
       IndexRegionRows rows,
       IndexSpec spec,
       String indexTable,
       String encodedName,
       int bucket,
       boolean building,
-      IndexServices services) {
+      IndexRegionHost host) {
     this.spec = spec;
     this.building = building;
     this.alias = spec.alias().getBytes(StandardCharsets.UTF_8);
     this.bucket = bucket;
     this.indexTable = indexTable;
     this.encodedName = encodedName;
-    this.services = services;
+    this.host = host;
     this.bookkeeping =
         new FilterBookkeeping(spec, rows, encodedName + " (" + indexTable + ")", () -> closing);
-    this.lookups = new IndexLookups(rows, services.cache(), bucket, alias);
+    this.lookups = new IndexLookups(rows, host.cache(), bucket, alias);
   }
 
-  String encodedName() {
+  public String encodedName() {
     return encodedName;
   }
 
   /** The index is being built (or rebuilt): its regions answer "building", queries scan. */
-  boolean isBuilding() {
+  public boolean isBuilding() {
     return building;
   }
 
-  IndexSpec spec() {
+  public IndexSpec spec() {
     return spec;
   }
 
-  String indexTable() {
+  public String indexTable() {
     return indexTable;
   }
 
@@ -85,7 +91,7 @@ final class IndexRegion {
     return indexTable + '/' + encodedName;
   }
 
-  BucketFilter filter() {
+  public BucketFilter filter() {
     return bookkeeping.filter();
   }
 
@@ -94,20 +100,20 @@ final class IndexRegion {
    * caller) lacks: {@code f} is built and the index holds every data row ({@link
    * IndexCatalog#INDEX_BUILDING_ATTR} unset).
    */
-  boolean routable(BucketFilter f) {
+  public boolean routable(BucketFilter f) {
     return !building && f.isReady();
   }
 
-  FilterBookkeeping bookkeeping() {
+  public FilterBookkeeping bookkeeping() {
     return bookkeeping;
   }
 
-  IndexLookups lookups() {
+  public IndexLookups lookups() {
     return lookups;
   }
 
   /** Region opened: announce it (not ready) and build the filter from the region's rows. */
-  void open() {
+  public void open() {
     open(() -> {});
   }
 
@@ -116,18 +122,17 @@ final class IndexRegion {
    * entries there), then build the filter from the region's rows. If {@code prepare} fails, the
    * filter is never ready: routing keeps asking the region.
    */
-  void open(Runnable prepare) {
-    services.regions().add(this);
-    services.publisher().publishSoon();
+  public void open(Runnable prepare) {
+    host.regions().add(this);
+    host.publisher().publishSoon();
     buildTask =
-        services
-            .builder()
+        host.builder()
             .submit(
                 () -> {
                   try {
                     prepare.run();
                     bookkeeping.build();
-                    services.publisher().publishSoon();
+                    host.publisher().publishSoon();
                   } catch (CancellationException e) {
                     LOG.debug("scbf filter build of {} cancelled: region closing", encodedName);
                   } catch (RuntimeException e) {
@@ -140,9 +145,9 @@ final class IndexRegion {
   }
 
   /** Region closing: stop publishing (routing falls back to "unsure") and stop the build. */
-  void close() {
+  public void close() {
     closing = true;
-    if (services.regions().remove(this)) services.publisher().publishClosed(this);
+    if (host.regions().remove(this)) host.publisher().publishClosed(this);
     Future<?> task = buildTask;
     if (task != null) {
       try {
@@ -155,12 +160,12 @@ final class IndexRegion {
     }
   }
 
-  boolean isClosing() {
+  public boolean isClosing() {
     return closing;
   }
 
   /** Region closed and no operation runs any more: free the native filters. */
-  void free() {
+  public void free() {
     bookkeeping.free();
   }
 
@@ -168,11 +173,11 @@ final class IndexRegion {
    * Rows were bulk-loaded into the region. It runs inside the bulk-load call, so the load is
    * acknowledged with its rows counted, as a write is.
    */
-  void rebuildAfterBulkLoad() {
+  public void rebuildAfterBulkLoad() {
     lookups.forgetAll(); // the loaded rows are visible now: no earlier answer may be served again
     try {
       bookkeeping.rebuildAfterBulkLoad();
-      services.publisher().publishSoon();
+      host.publisher().publishSoon();
     } catch (CancellationException e) {
       LOG.debug("scbf filter rebuild of {} cancelled: region closing", encodedName);
     } catch (RuntimeException e) {
@@ -186,12 +191,13 @@ final class IndexRegion {
 
   // ---- writes (called by the coprocessor with the row locks held) ----
 
-  FilterBookkeeping.PendingEffects beforeWrites(List<Mutation> mutations) throws IOException {
+  public FilterBookkeeping.PendingEffects beforeWrites(List<Mutation> mutations)
+      throws IOException {
     for (Mutation m : mutations) checkIsIndexRow(m.getRow());
     return bookkeeping.beforeWrites(mutations);
   }
 
-  void afterWrites(FilterBookkeeping.PendingEffects effects, boolean success) {
+  public void afterWrites(FilterBookkeeping.PendingEffects effects, boolean success) {
     bookkeeping.afterWrites(effects, success);
     lookups.invalidate(effects.touchedRows());
   }
@@ -225,12 +231,12 @@ final class IndexRegion {
   private static final LookupResponse BUILDING =
       LookupResponse.newBuilder().setIndexBuilding(true).build();
 
-  LookupResponse lookup(byte[] requestAlias, byte[] value) throws IOException {
+  public LookupResponse lookup(byte[] requestAlias, byte[] value) throws IOException {
     return lookup(requestAlias, value, 0, 0, null);
   }
 
   /** A point lookup, paged if {@code limit} > 0 (see {@link IndexLookups#lookup}). */
-  LookupResponse lookup(
+  public LookupResponse lookup(
       byte[] requestAlias, byte[] value, int limit, int maxBytes, byte[] resumeAfter)
       throws IOException {
     checkAlias(requestAlias);
@@ -241,12 +247,12 @@ final class IndexRegion {
             value, limit, IndexLookups.pageBytes(maxBytes), resumeAfter, filter().isReady());
   }
 
-  LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {
+  public LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {
     return rangeLookup(requestAlias, lo, hi, 0, 0, null);
   }
 
   /** A range lookup, paged if {@code limit} > 0 (see {@link IndexLookups#rangeLookup}). */
-  LookupResponse rangeLookup(
+  public LookupResponse rangeLookup(
       byte[] requestAlias, byte[] lo, byte[] hi, int limit, int maxBytes, byte[] resumeAfter)
       throws IOException {
     checkAlias(requestAlias);

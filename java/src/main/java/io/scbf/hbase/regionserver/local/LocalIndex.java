@@ -1,7 +1,13 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.local;
 
 import com.google.protobuf.ByteString;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
+import io.scbf.hbase.regionserver.index.IndexRegion;
+import io.scbf.hbase.regionserver.index.IndexRegionHost;
+import io.scbf.hbase.regionserver.lookup.IndexLookups;
+import io.scbf.hbase.regionserver.region.HRegionRows;
+import io.scbf.hbase.regionserver.region.RowBatchReader;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
@@ -35,6 +41,7 @@ import org.apache.hadoop.hbase.protobuf.ProtobufUtil;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * rebuilt from the rows first; meanwhile the filter is not ready, so routing asks the region, and
  * queries read the rows themselves: slower, never incomplete.
  */
-final class LocalIndex {
+@InterfaceAudience.Private
+public final class LocalIndex {
   private static final Logger LOG = LoggerFactory.getLogger(LocalIndex.class);
   private static final int BUILD_BATCH = 1000;
 
@@ -81,10 +89,10 @@ final class LocalIndex {
    *     before the open does)
    * @param entriesBuilt told how many entries each build from the region's rows wrote
    */
-  LocalIndex(
+  public LocalIndex(
       Region region,
       IndexSpec spec,
-      IndexServices services,
+      IndexRegionHost host,
       BooleanSupplier online,
       LongConsumer entriesBuilt) {
     this.region = region;
@@ -109,14 +117,14 @@ final class LocalIndex {
             // Never routable while the bulk build owns the entries; otherwise a region without
             // complete entries answers by scanning its rows.
             bulkBuilding,
-            services);
+            host);
   }
 
   /**
    * Why this region cannot hold the index's entries, or null: its boundaries cut the entry range (a
    * region whose end key starts with its start key and a 0x00 byte).
    */
-  static String unfit(Region region) {
+  public static String unfit(Region region) {
     byte[] start = region.getRegionInfo().getStartKey();
     byte[] end = region.getRegionInfo().getEndKey();
     if (LocalIndexKeys.fits(start, end)) return null;
@@ -130,42 +138,42 @@ final class LocalIndex {
         + " 0x00); merge it with a neighbour";
   }
 
-  IndexSpec spec() {
+  public IndexSpec spec() {
     return spec;
   }
 
-  void open() {
+  public void open() {
     entries.open(this::completeEntries);
   }
 
-  void close() {
+  public void close() {
     entries.close();
   }
 
-  void free() {
+  public void free() {
     entries.free();
   }
 
   /** The entry rows (and the delete of replaced ones) that one data row's change needs. */
-  Mutation physical(Mutation indexMutation, long timestamp) {
+  public Mutation physical(Mutation indexMutation, long timestamp) {
     return keys.entry(indexMutation, family, timestamp);
   }
 
   /** The entry changes of one mini-batch, by bucket-0 index key. */
-  static final class Changes {
-    final List<byte[]> created = new ArrayList<>();
-    final List<byte[]> deleted = new ArrayList<>();
-    final List<byte[]> touched = new ArrayList<>();
+  public static final class Changes {
+    public final List<byte[]> created = new ArrayList<>();
+    public final List<byte[]> deleted = new ArrayList<>();
+    public final List<byte[]> touched = new ArrayList<>();
   }
 
   /** Counts the created entries in the filter before they are written (see FilterBookkeeping). */
-  FilterBookkeeping.PendingEffects beforeWrites(Changes changes) {
+  public FilterBookkeeping.PendingEffects beforeWrites(Changes changes) {
     return entries
         .bookkeeping()
         .beforeKnownWrites(changes.created, changes.deleted, changes.touched);
   }
 
-  void afterWrites(FilterBookkeeping.PendingEffects effects, boolean success) {
+  public void afterWrites(FilterBookkeeping.PendingEffects effects, boolean success) {
     entries.afterWrites(effects, success);
   }
 
@@ -358,7 +366,7 @@ final class LocalIndex {
    * rows, so a stream may cross from one to the other, and a resume point outside the region is a
    * position in the table: before it, the region answers from its start; after it, nothing.
    */
-  LocalQueryResponse query(LocalQueryRequest request) throws IOException {
+  public LocalQueryResponse query(LocalQueryRequest request) throws IOException {
     boolean point = request.hasValue();
     int limit = request.getLimit();
     if (limit < 0) throw new DoNotRetryIOException("query limit " + limit + " < 0");

@@ -1,9 +1,10 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.write;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexWriteException;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRegionWrites;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRowMutation;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexWriteRequest;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -33,6 +35,7 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Writes the index mutations of one data mini-batch: one {@link IndexWriteEndpoint} call per index
@@ -47,21 +50,34 @@ import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
  * absent row changes nothing), so resending a region whose rows were partly applied is safe. Then
  * the write fails with a clear {@link IndexWriteException}.
  */
-final class IndexWriter {
+@InterfaceAudience.Private
+public final class IndexWriter {
   /**
    * When index mutations are written relative to their data write; it decides what a failure means.
    */
-  enum Phase {
+  public enum Phase {
     /** Index puts before the data write: a failure fails the data write, which is not applied. */
     BEFORE_DATA,
     /** Index deletes after the data write: a failure leaves stale index rows, the write stands. */
     AFTER_DATA
   }
 
-  private final IndexServices services;
+  /** The index-write connection, created on first use (see {@code IndexServices}). */
+  public interface ConnectionSource {
+    Connection get() throws IOException;
+  }
 
-  IndexWriter(IndexServices services) {
-    this.services = services;
+  private final Settings settings;
+  private final ConnectionSource connections;
+  private final ExecutorService writers;
+
+  /**
+   * @param writers the threads that send the per-server index calls of a data write in parallel
+   */
+  public IndexWriter(Settings settings, ConnectionSource connections, ExecutorService writers) {
+    this.settings = settings;
+    this.connections = connections;
+    this.writers = writers;
   }
 
   /** The rows of one index region, as located. */
@@ -88,17 +104,16 @@ final class IndexWriter {
   }
 
   /** Writes every mutation or throws {@link IndexWriteException}; returns when all are durable. */
-  void write(String dataTable, Map<TableName, List<Mutation>> byIndexTable, Phase phase)
+  public void write(String dataTable, Map<TableName, List<Mutation>> byIndexTable, Phase phase)
       throws IndexWriteException {
     int count = byIndexTable.values().stream().mapToInt(List::size).sum();
     String tables = byIndexTable.keySet().toString();
-    long deadline =
-        EnvironmentEdgeManager.currentTime() + services.settings().indexOperationTimeoutMs();
-    int attempts = services.settings().indexWriteRetries() + 1;
+    long deadline = EnvironmentEdgeManager.currentTime() + settings.indexOperationTimeoutMs();
+    int attempts = settings.indexWriteRetries() + 1;
     List<RegionRows> pending;
     Connection connection;
     try {
-      connection = services.connection();
+      connection = connections.get();
       pending = locate(connection, byIndexTable, false);
     } catch (IOException e) {
       throw failure(dataTable, tables, count, phase, e.toString(), e);
@@ -170,7 +185,7 @@ final class IndexWriter {
     List<Map.Entry<ServerName, List<RegionRows>>> calls = new ArrayList<>(byServer.entrySet());
     List<Future<Failed>> others = new ArrayList<>(calls.size() - 1);
     for (Map.Entry<ServerName, List<RegionRows>> c : calls.subList(0, calls.size() - 1)) {
-      others.add(services.indexWriters().submit(() -> send(connection, c.getKey(), c.getValue())));
+      others.add(writers.submit(() -> send(connection, c.getKey(), c.getValue())));
     }
     Map.Entry<ServerName, List<RegionRows>> last = calls.get(calls.size() - 1);
     Failed failed = send(connection, last.getKey(), last.getValue());

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.write;
 
 import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
@@ -26,6 +26,7 @@ import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.hadoop.hbase.wal.WAL;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Applies the index rows of one data mini-batch to every index region of this server it names, in
@@ -36,10 +37,11 @@ import org.apache.hadoop.hbase.wal.WAL;
  * (the writer re-locates and resends them: index writes are idempotent); an answer without a
  * failure means every row is durable.
  */
-final class IndexWriteEndpoint extends IndexWriteService {
+@InterfaceAudience.Private
+public final class IndexWriteEndpoint extends IndexWriteService {
   private volatile OnlineRegions regions; // null until the coprocessor starts
 
-  void start(OnlineRegions regions) {
+  public void start(OnlineRegions regions) {
     this.regions = regions;
   }
 

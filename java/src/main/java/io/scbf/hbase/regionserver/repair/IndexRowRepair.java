@@ -1,6 +1,10 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.repair;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.region.RowBatchReader;
+import io.scbf.hbase.regionserver.write.IndexCleanups;
+import io.scbf.hbase.regionserver.write.IndexWriter;
+import io.scbf.hbase.regionserver.write.RowLocks;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
@@ -20,6 +24,7 @@ import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Repairs index rows of a global index (a verifier's findings), in the data region, under the rows'
@@ -30,7 +35,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * "missing" one could bring back a value a write has just replaced. Index tables refuse client
  * writes anyway (see {@code IndexRegionCoprocessor}).
  */
-final class IndexRowRepair {
+@InterfaceAudience.Private
+public final class IndexRowRepair {
   /** Rows per request: one request holds that many row locks and reads that many rows. */
   static final int MAX_ROWS = 10_000;
 
@@ -41,7 +47,7 @@ final class IndexRowRepair {
    * and writes the index rows that the current data of {@code dataRows} produces. All rows must be
    * in {@code region}.
    */
-  static RepairRowsResponse repair(
+  public static RepairRowsResponse repair(
       Region region,
       IndexSpec spec,
       TableName indexTable,

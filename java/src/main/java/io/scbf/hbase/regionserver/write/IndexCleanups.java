@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.write;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.hbase.exceptions.TimeoutIOException;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The index deletes of one data region's replaced values, sent after the data write is visible and
@@ -26,16 +27,17 @@ import org.apache.hadoop.hbase.util.Bytes;
  * closing region waits for all of its cleanups, so the next server of the region cannot overtake
  * one either.
  */
-final class IndexCleanups {
+@InterfaceAudience.Private
+public final class IndexCleanups {
   private final ConcurrentHashMap<Bytes, CompletableFuture<Void>> byRow = new ConcurrentHashMap<>();
   private final Executor executor;
 
-  IndexCleanups(Executor executor) {
+  public IndexCleanups(Executor executor) {
     this.executor = executor;
   }
 
   /** A registered cleanup, to be {@link #start}ed once the rows' locks are released. */
-  static final class Cleanup {
+  public static final class Cleanup {
     private final List<Bytes> rows;
     private final Runnable send;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -47,14 +49,14 @@ final class IndexCleanups {
   }
 
   /** Call with the rows' locks held; {@code send} must not throw. */
-  Cleanup register(List<Bytes> rows, Runnable send) {
+  public Cleanup register(List<Bytes> rows, Runnable send) {
     Cleanup c = new Cleanup(rows, send);
     for (Bytes row : rows) byRow.put(row, c.done);
     return c;
   }
 
   /** Sends the cleanup on the executor (or in the calling thread when the executor is full). */
-  void start(Cleanup c) {
+  public void start(Cleanup c) {
     executor.execute(
         () -> {
           try {
@@ -67,7 +69,7 @@ final class IndexCleanups {
   }
 
   /** Waits until no cleanup of these rows is in flight. Call with the rows' locks held. */
-  void awaitRows(Collection<Bytes> rows, long timeoutMs) throws IOException {
+  public void awaitRows(Collection<Bytes> rows, long timeoutMs) throws IOException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     for (Bytes row : rows) {
       CompletableFuture<Void> f = byRow.get(row);
@@ -76,7 +78,7 @@ final class IndexCleanups {
   }
 
   /** Waits for every cleanup in flight; false if some were still running at the timeout. */
-  boolean awaitAll(long timeoutMs) {
+  public boolean awaitAll(long timeoutMs) {
     try {
       CompletableFuture.allOf(byRow.values().toArray(new CompletableFuture<?>[0]))
           .get(timeoutMs, TimeUnit.MILLISECONDS);
@@ -90,7 +92,7 @@ final class IndexCleanups {
   }
 
   /** Cleanups in flight (distinct data rows). */
-  int rowsInFlight() {
+  public int rowsInFlight() {
     return byRow.size();
   }
 

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.region;
 
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
@@ -19,16 +19,16 @@ import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /** An index region held in a sorted map: the parts of IndexRegion tested without a cluster. */
-class InMemoryIndexRows implements IndexRegionRows {
-  final TreeMap<byte[], byte[]> rows = new TreeMap<>(Bytes.BYTES_COMPARATOR);
-  int scans;
-  int existenceReads; // rows asked about by existing()
+public class InMemoryIndexRows implements IndexRegionRows {
+  public final TreeMap<byte[], byte[]> rows = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+  public int scans;
+  public int existenceReads; // rows asked about by existing()
 
-  void put(byte[] row, byte[] covered) {
+  public void put(byte[] row, byte[] covered) {
     rows.put(row, covered);
   }
 
-  void delete(byte[] row) {
+  public void delete(byte[] row) {
     rows.remove(row);
   }
 

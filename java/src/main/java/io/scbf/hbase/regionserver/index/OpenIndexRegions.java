@@ -1,15 +1,17 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.index;
 
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The index regions open on one server (index-table buckets, and the local indexes of data
  * regions): what the publisher, the compactor and the metrics walk. Keyed by {@link
  * IndexRegion#publicationKey()}: a data region carries one per local index.
  */
-final class OpenIndexRegions {
+@InterfaceAudience.Private
+public final class OpenIndexRegions {
   private final Map<String, IndexRegion> byKey = new ConcurrentHashMap<>();
 
   void add(IndexRegion region) {
@@ -26,7 +28,7 @@ final class OpenIndexRegions {
     return byKey.values().stream().filter(r -> r.encodedName().equals(encodedName)).toList();
   }
 
-  List<IndexRegion> list() {
+  public List<IndexRegion> list() {
     return List.copyOf(byKey.values());
   }
 

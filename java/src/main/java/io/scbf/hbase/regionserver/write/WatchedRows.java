@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.write;
 
 import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.IndexSpec;
@@ -16,6 +16,7 @@ import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * A membership filter of the data rows of one region that may hold a watched (indexed or covered)
@@ -30,7 +31,8 @@ import org.apache.hadoop.hbase.regionserver.RegionScanner;
  * deleted row is a false positive: one read). Past {@code maxRows} rows the filter turns itself
  * off, which bounds its native memory (about 4 bytes per row).
  */
-final class WatchedRows implements AutoCloseable {
+@InterfaceAudience.Private
+public final class WatchedRows implements AutoCloseable {
   private static final double FPP = 0.02;
 
   private final ScalableSplitCountingBloomFilter filter;
@@ -39,7 +41,7 @@ final class WatchedRows implements AutoCloseable {
   private volatile boolean complete;
   private volatile boolean off;
 
-  WatchedRows(long maxRows) {
+  public WatchedRows(long maxRows) {
     this.maxRows = maxRows;
     this.off = maxRows <= 0;
     this.filter =
@@ -47,12 +49,12 @@ final class WatchedRows implements AutoCloseable {
   }
 
   /** True only if no row of these may hold a watched column now. */
-  boolean provesAbsent(byte[] row) {
+  public boolean provesAbsent(byte[] row) {
     return complete && !off && !filter.mightContain(row);
   }
 
   /** Call with the rows' locks held, before their data is written. */
-  void add(Collection<byte[]> written) {
+  public void add(Collection<byte[]> written) {
     if (off) return;
     for (byte[] row : written) {
       if (!filter.mightContain(row)) {
@@ -62,7 +64,7 @@ final class WatchedRows implements AutoCloseable {
     }
   }
 
-  boolean isOn() {
+  public boolean isOn() {
     return complete && !off;
   }
 
@@ -71,7 +73,7 @@ final class WatchedRows implements AutoCloseable {
    * answering. Stops early, leaving the filter off, if the region closes or the rows exceed the
    * cap.
    */
-  void build(Region region, Collection<IndexSpec.Column> watched, BooleanSupplier closing)
+  public void build(Region region, Collection<IndexSpec.Column> watched, BooleanSupplier closing)
       throws IOException {
     if (off) return;
     Scan scan =

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.filter;
 
 import io.scbf.hbase.shared.RowEstimates;
 import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * How often each value occurs among one index region's entries, for the query planner: a count-min
@@ -23,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * removed (the threshold fell) is noted at its next add. An estimate steers the plan only; answers
  * never depend on it. About 32 KiB per region.
  */
-final class ValueFrequencies {
+@InterfaceAudience.Private
+public final class ValueFrequencies {
   static final int WIDTH = 2048;
   static final int DEPTH = 4;
   static final long MIN_THRESHOLD = 32;
@@ -97,7 +99,7 @@ final class ValueFrequencies {
    * or the entries moved by more than a sixteenth (small changes would cost a message per write and
    * barely move a plan).
    */
-  static boolean changedEnough(ValueCounts sent, ValueCounts now) {
+  public static boolean changedEnough(ValueCounts sent, ValueCounts now) {
     if (sent == null) return true;
     if (moved(sent.getEntries(), now.getEntries())) return true;
     if (sent.getHeavyHashCount() != now.getHeavyHashCount()) return true;

@@ -1,4 +1,4 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.lookup;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.HotscoreCache;
+import io.scbf.hbase.regionserver.region.InMemoryIndexRows;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;

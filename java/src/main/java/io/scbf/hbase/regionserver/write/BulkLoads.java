@@ -1,13 +1,15 @@
-package io.scbf.hbase.regionserver;
+package io.scbf.hbase.regionserver.write;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.util.List;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
 
 /** Which bulk loads an indexed table accepts: those that no index could need to see. */
-final class BulkLoads {
+@InterfaceAudience.Private
+public final class BulkLoads {
   private BulkLoads() {}
 
   /**
@@ -17,7 +19,7 @@ final class BulkLoads {
    * not count loaded ones; the regions of an index still building count them when it is marked
    * built).
    */
-  static String refusal(List<IndexSpec> specs, TableDescriptor data, byte[] family) {
+  public static String refusal(List<IndexSpec> specs, TableDescriptor data, byte[] family) {
     for (IndexSpec s : specs) {
       if (s.isLocal() && Bytes.equals(IndexCatalog.localFamily(s.alias()), family)) {
         if (IndexCatalog.isLocalBuilding(data, s.alias())) return null;
