@@ -6,10 +6,10 @@ import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexWriteException;
-import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
+import io.scbf.hbase.regionserver.local.LocalFamilies;
 import io.scbf.hbase.regionserver.local.LocalIndex;
-import io.scbf.hbase.regionserver.region.RowBatchReader;
 import io.scbf.hbase.regionserver.repair.IndexRowRepair;
+import io.scbf.hbase.regionserver.write.BatchIndexer;
 import io.scbf.hbase.regionserver.write.BulkLoads;
 import io.scbf.hbase.regionserver.write.IndexCleanups;
 import io.scbf.hbase.regionserver.write.IndexWriter;
@@ -17,7 +17,6 @@ import io.scbf.hbase.regionserver.write.RowLocks;
 import io.scbf.hbase.regionserver.write.WatchedRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
-import io.scbf.hbase.shared.RowState;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
@@ -32,25 +31,19 @@ import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
-import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
-import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.TableDescriptor;
@@ -62,10 +55,8 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.ipc.RpcServer;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
-import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.apache.hadoop.hbase.util.Pair;
 import org.apache.hadoop.hbase.wal.WALEdit;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -99,8 +90,6 @@ import org.slf4j.LoggerFactory;
 @InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
 public class DataTableObserver extends LocalIndexService
     implements RegionCoprocessor, RegionObserver {
-  private static final byte[] YES = {1};
-
   private static final Logger LOG = LoggerFactory.getLogger(DataTableObserver.class);
 
   private IndexUpdatePlanner planner; // null on tables without indexes
@@ -109,8 +98,10 @@ public class DataTableObserver extends LocalIndexService
   /** Null if IndexRegionServerCoprocessor is not loaded: indexed writes are then refused. */
   private RegionServerContext context;
 
-  private IndexWriter writer;
   private Region region;
+
+  /** The write path of an indexed table (null on tables without indexes). */
+  private BatchIndexer indexer;
 
   /**
    * The local indexes of this region by alias (empty if none, or if the server context is missing).
@@ -122,37 +113,13 @@ public class DataTableObserver extends LocalIndexService
   /** Why this region cannot keep local index entries, or null. */
   private String localUnfit;
 
-  /** Filter effects of local entry writes, applied once the mini-batch is done. */
-  private final ThreadLocal<List<LocalEffects>> pendingLocal = new ThreadLocal<>();
-
-  private record LocalEffects(LocalIndex index, FilterBookkeeping.PendingEffects effects) {}
-
   /** Why every write to this region is refused, or null (set when start failed unexpectedly). */
   private String refusal;
-
-  /** Index deletes of the mini-batch, from preBatchMutate until the data write is done. */
-  private final ThreadLocal<Deletes> pendingDeletes = new ThreadLocal<>();
-
-  /** The deletes, registered in postBatchMutate, to send once the row locks are released. */
-  private final ThreadLocal<IndexCleanups.Cleanup> readyCleanup = new ThreadLocal<>();
-
-  private record Deletes(Map<TableName, List<Mutation>> byTable, List<Bytes> rows) {}
-
-  private IndexCleanups cleanups;
 
   /** Rows that may hold watched columns: writes of rows it proves absent read nothing. */
   private WatchedRows watchedRows;
 
   private IndexServices services;
-
-  /** Row locks held from preBatchMutate to postBatchMutateIndispensably (same handler thread). */
-  private final ThreadLocal<RowLocks.Held> heldLocks = new ThreadLocal<>();
-
-  private final RowLocks rowLocks = new RowLocks();
-  private long rowLockWaitMs;
-
-  /** The table declares its rows insert-only (see {@link IndexCatalog#IMMUTABLE_ROWS_ATTR}). */
-  private boolean immutableRows;
 
   @Override
   public void start(CoprocessorEnvironment env) {
@@ -197,20 +164,34 @@ public class DataTableObserver extends LocalIndexService
       if (localUnfit != null)
         LOG.error("scbf: {}; writes to its indexed columns are refused", localUnfit);
     }
-    rowLockWaitMs = renv.getConfiguration().getLong("hbase.rowlock.wait.duration", 30_000);
-    immutableRows = IndexCatalog.hasImmutableRows(region.getTableDescriptor());
+    long rowLockWaitMs = renv.getConfiguration().getLong("hbase.rowlock.wait.duration", 30_000);
+    boolean immutableRows = IndexCatalog.hasImmutableRows(region.getTableDescriptor());
     if (context == null) {
       LOG.error(
           "scbf: writes to the indexed columns of {} are refused on this region server: {}"
               + " is not loaded (hbase.coprocessor.regionserver.classes)",
           encodedName(),
           IndexRegionServerCoprocessor.class.getName());
+      indexer =
+          new BatchIndexer(
+              region,
+              planner,
+              indexTables,
+              localIndexes,
+              localUnfit,
+              null,
+              null,
+              null,
+              null,
+              rowLockWaitMs,
+              immutableRows);
       return;
     }
     IndexServices services = context.attach();
     try {
-      writer = new IndexWriter(context.settings(), services::connection, services.indexWriters());
-      cleanups = new IndexCleanups(services.indexCleanup());
+      IndexWriter writer =
+          new IndexWriter(context.settings(), services::connection, services.indexWriters());
+      IndexCleanups cleanups = new IndexCleanups(services.indexCleanup());
       watchedRows = new WatchedRows(context.settings().watchedRowsMax());
       this.services = services;
       if (localUnfit == null) {
@@ -228,11 +209,36 @@ public class DataTableObserver extends LocalIndexService
         }
         localIndexes = locals;
       }
+      RegionServerMetrics metrics = context.metrics();
+      indexer =
+          new BatchIndexer(
+              region,
+              planner,
+              indexTables,
+              localIndexes,
+              localUnfit,
+              writer,
+              cleanups,
+              watchedRows,
+              new BatchIndexer.Metrics() {
+                @Override
+                public void oldRowReadsSkipped(long rows) {
+                  metrics.addOldRowReadsSkipped(rows);
+                }
+
+                @Override
+                public void staleIndexRows(long rows) {
+                  metrics.addStaleIndexRows(rows);
+                }
+              },
+              rowLockWaitMs,
+              immutableRows);
     } catch (RuntimeException e) {
       localIndexes.values().forEach(LocalIndex::free);
       localIndexes = Map.of();
       if (watchedRows != null) watchedRows.close();
-      context.detach(); // stop() detaches only when a writer exists
+      this.services = null; // detached here, not again in stop()
+      context.detach();
       throw e;
     }
   }
@@ -250,7 +256,7 @@ public class DataTableObserver extends LocalIndexService
       l.free();
     }
     if (watchedRows != null) watchedRows.close();
-    if (writer != null) context.detach();
+    if (services != null) context.detach();
   }
 
   @Override
@@ -312,6 +318,7 @@ public class DataTableObserver extends LocalIndexService
     // The next server of this region must not put an index row that one of these deletes would
     // then remove (see IndexCleanups). Bounded by the index connection's operation timeout, after
     // which the deletes' calls have ended anyway.
+    IndexCleanups cleanups = indexer == null ? null : indexer.cleanups();
     if (cleanups != null
         && !cleanups.awaitAll(context.settings().indexOperationTimeoutMs() + 1000L)) {
       LOG.warn(
@@ -329,31 +336,14 @@ public class DataTableObserver extends LocalIndexService
   public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan)
       throws IOException {
     if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext())
-      hideLocalFamilies(scan.getFamilyMap());
+      LocalFamilies.hide(localSpecs, scan.getFamilyMap(), region);
   }
 
   @Override
   public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result)
       throws IOException {
     if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext())
-      hideLocalFamilies(get.getFamilyMap());
-  }
-
-  private void hideLocalFamilies(Map<byte[], ?> families) throws DoNotRetryIOException {
-    if (families.isEmpty()) return;
-    for (IndexSpec s : localSpecs) families.remove(IndexCatalog.localFamily(s.alias()));
-    // Empty would mean "every family" again.
-    if (families.isEmpty()) {
-      throw new DoNotRetryIOException(
-          "scbf: column families "
-              + localSpecs.stream()
-                  .map(s -> Bytes.toString(IndexCatalog.localFamily(s.alias())))
-                  .toList()
-              + " of "
-              + region.getRegionInfo().getTable()
-              + " hold local index entries and are not readable by clients; query them with"
-              + " IndexedTable");
-    }
+      LocalFamilies.hide(localSpecs, get.getFamilyMap(), region);
   }
 
   // ---- LocalIndexService ----
@@ -412,7 +402,7 @@ public class DataTableObserver extends LocalIndexService
         throw new DoNotRetryIOException(
             "scbf: " + region.getRegionInfo().getTable() + " has no global index '" + alias + "'");
       }
-      if (writer == null) {
+      if (indexer.writer() == null) {
         throw new DoNotRetryIOException(
             "scbf: region " + encodedName() + " cannot maintain its indexes on this server");
       }
@@ -428,10 +418,10 @@ public class DataTableObserver extends LocalIndexService
               indexTables.get(spec),
               stale,
               rows,
-              rowLocks,
-              cleanups,
-              writer,
-              rowLockWaitMs);
+              indexer.rowLocks(),
+              indexer.cleanups(),
+              indexer.writer(),
+              indexer.rowLockWaitMs());
       context.metrics().addStaleIndexRowsRemoved(repaired.getRemoved());
       done.run(repaired);
     } catch (IOException | RuntimeException e) {
@@ -514,171 +504,14 @@ public class DataTableObserver extends LocalIndexService
       throws IOException {
     if (refusal != null) throw new DoNotRetryIOException(refusal + "; the write was not applied");
     if (planner == null) return;
-    if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext()) guardLocalFamilies(batch);
+    if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext())
+      LocalFamilies.refuseWrites(localSpecs, batch);
     try {
-      writeIndexPuts(batch);
+      indexer.beforeDataWritten(batch);
     } catch (RuntimeException e) {
       // Never let a bug abort the region server (hbase.coprocessor.abortonerror): fail the write.
       throw new DoNotRetryIOException(
           "scbf: index maintenance failed, the write was not applied: " + e, e);
-    }
-  }
-
-  /**
-   * Clients may not write local index families: a Put there fails; a Delete loses its cells there
-   * (a row Delete arrives expanded into a marker for every family, and must not delete the entry
-   * that happens to share the row key).
-   */
-  private void guardLocalFamilies(MiniBatchOperationInProgress<Mutation> batch) {
-    for (int i = 0; i < batch.size(); i++) {
-      if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN)
-        continue;
-      Mutation m = batch.getOperation(i);
-      for (IndexSpec s : localSpecs) {
-        byte[] family = IndexCatalog.localFamily(s.alias());
-        if (!m.getFamilyCellMap().containsKey(family)) continue;
-        if (m instanceof Delete) {
-          m.getFamilyCellMap().remove(family);
-        } else {
-          batch.setOperationStatus(
-              i,
-              new OperationStatus(
-                  OperationStatusCode.SANITY_CHECK_FAILURE,
-                  "scbf: column family "
-                      + Bytes.toString(family)
-                      + " holds the entries of local index '"
-                      + s.alias()
-                      + "' and is written by the index only"));
-        }
-      }
-    }
-  }
-
-  private void writeIndexPuts(MiniBatchOperationInProgress<Mutation> batch) throws IOException {
-    List<Mutation> indexed = new ArrayList<>();
-    Map<Bytes, Integer> lastIndexOfRow = new LinkedHashMap<>();
-    for (int i = 0; i < batch.size(); i++) {
-      if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN)
-        continue;
-      Mutation m = batch.getOperation(i);
-      if (!planner.concernsIndex(m)) continue;
-      try {
-        planner.checkSupported(m);
-        indexed.add(m);
-        lastIndexOfRow.put(new Bytes(m.getRow()), i);
-      } catch (DoNotRetryIOException e) {
-        // SANITY_CHECK_FAILURE reaches the client as FailedSanityCheckException with our message
-        // on both the single-mutation and the multi path (FAILURE is dropped on the first).
-        batch.setOperationStatus(
-            i, new OperationStatus(OperationStatusCode.SANITY_CHECK_FAILURE, e.getMessage()));
-      }
-    }
-    if (indexed.isEmpty()) return;
-    if (localUnfit != null)
-      throw new DoNotRetryIOException("scbf: " + localUnfit + "; the write was not applied");
-    if (writer == null) {
-      throw new DoNotRetryIOException(
-          "scbf: this region server does not load "
-              + IndexRegionServerCoprocessor.class.getName()
-              + " (hbase.coprocessor.regionserver"
-              + ".classes), so it cannot maintain the indexes of "
-              + region.getRegionInfo().getTable()
-              + "; the write was not applied");
-    }
-    // Exclusive per row until the index deletes are written and the data is visible: only then
-    // may the next writer of the row read its current values.
-    RowLocks.Held held =
-        rowLocks.lock(indexed.stream().map(Mutation::getRow).toList(), rowLockWaitMs);
-    heldLocks.set(held);
-    // An earlier write's deletes must land before this write's puts (see IndexCleanups).
-    cleanups.awaitRows(held.rows(), rowLockWaitMs);
-
-    // Insert-only tables: a Put never replaces an indexed value, so there is nothing to read; nor
-    // is there for rows that the watched-rows filter proves new.
-    boolean putsOnly = indexed.stream().allMatch(m -> m instanceof Put);
-    List<Mutation> toRead =
-        immutableRows && putsOnly
-            ? List.of()
-            : indexed.stream().filter(m -> !watchedRows.provesAbsent(m.getRow())).toList();
-    if (toRead.size() < indexed.size())
-      context.metrics().addOldRowReadsSkipped(indexed.size() - toRead.size());
-    Map<byte[], RowState> current = toRead.isEmpty() ? Map.of() : read(toRead);
-    // Before the data is written, under the rows' locks: the next writer of a row must read it.
-    watchedRows.add(indexed.stream().filter(m -> m instanceof Put).map(Mutation::getRow).toList());
-    Map<Bytes, RowStates> rows = new LinkedHashMap<>();
-    for (Mutation m : indexed) {
-      RowStates states =
-          rows.computeIfAbsent(
-              new Bytes(m.getRow()),
-              r -> new RowStates(current.getOrDefault(r.get(), RowState.EMPTY)));
-      states.after = planner.apply(states.after, m);
-    }
-
-    Map<TableName, List<Mutation>> puts = new LinkedHashMap<>();
-    Map<TableName, List<Mutation>> deletes = new LinkedHashMap<>();
-    Set<Bytes> rowsWithDeletes = new LinkedHashSet<>();
-    Map<LocalIndex, LocalIndex.Changes> localEntries = new LinkedHashMap<>();
-    long now = EnvironmentEdgeManager.currentTime();
-    for (Map.Entry<Bytes, RowStates> e : rows.entrySet()) {
-      List<IndexUpdatePlanner.IndexMutation> rowChanges;
-      try {
-        rowChanges = planner.diff(e.getKey().get(), e.getValue().before, e.getValue().after);
-      } catch (IndexUpdatePlanner.KeyTooLongException tooLong) {
-        refuseRow(batch, e.getKey(), tooLong.getMessage());
-        continue;
-      }
-      List<Mutation> entryRows = new ArrayList<>();
-      for (IndexUpdatePlanner.IndexMutation im : rowChanges) {
-        if (im.spec().isLocal()) {
-          LocalIndex local = localIndexes.get(im.spec().alias());
-          LocalIndex.Changes changes =
-              localEntries.computeIfAbsent(local, l -> new LocalIndex.Changes());
-          byte[] key = im.mutation().getRow();
-          changes.touched.add(key);
-          if (im.mutation() instanceof Delete) {
-            changes.deleted.add(key);
-          } else if (im.createsRow()) {
-            changes.created.add(key); // a covered-only change rewrites an existing entry
-          }
-          entryRows.add(local.physical(im.mutation(), now));
-          continue;
-        }
-        boolean delete = im.mutation() instanceof Delete;
-        // The index region counts it without reading whether it exists (see FilterBookkeeping).
-        if (im.createsRow()) im.mutation().setAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR, YES);
-        (delete ? deletes : puts)
-            .computeIfAbsent(indexTables.get(im.spec()), t -> new ArrayList<>())
-            .add(im.mutation());
-        if (delete) rowsWithDeletes.add(e.getKey());
-      }
-      // Written with the row's own mutation: same WAL entry, visible at the same time.
-      if (!entryRows.isEmpty()) {
-        batch.addOperationsFromCP(
-            lastIndexOfRow.get(e.getKey()), entryRows.toArray(new Mutation[0]));
-      }
-    }
-    if (!localEntries.isEmpty()) {
-      List<LocalEffects> effects = new ArrayList<>();
-      pendingLocal.set(effects);
-      for (Map.Entry<LocalIndex, LocalIndex.Changes> e : localEntries.entrySet()) {
-        effects.add(new LocalEffects(e.getKey(), e.getKey().beforeWrites(e.getValue())));
-      }
-    }
-    if (puts.isEmpty() && deletes.isEmpty()) return;
-    writer.write(
-        region.getRegionInfo().getTable().getNameAsString(), puts, IndexWriter.Phase.BEFORE_DATA);
-    if (!deletes.isEmpty()) pendingDeletes.set(new Deletes(deletes, List.copyOf(rowsWithDeletes)));
-  }
-
-  /** Fails the batch's mutations of one row; the rest of the batch is written. */
-  private static void refuseRow(
-      MiniBatchOperationInProgress<Mutation> batch, Bytes row, String why) {
-    for (int i = 0; i < batch.size(); i++) {
-      if (batch.getOperationStatus(i).getOperationStatusCode() == OperationStatusCode.NOT_RUN
-          && Bytes.equals(batch.getOperation(i).getRow(), row.get())) {
-        batch.setOperationStatus(
-            i, new OperationStatus(OperationStatusCode.SANITY_CHECK_FAILURE, why));
-      }
     }
   }
 
@@ -705,27 +538,7 @@ public class DataTableObserver extends LocalIndexService
   public void postBatchMutate(
       ObserverContext<RegionCoprocessorEnvironment> c,
       MiniBatchOperationInProgress<Mutation> batch) {
-    Deletes deletes = pendingDeletes.get();
-    if (deletes == null) return;
-    pendingDeletes.remove();
-    // The data is written: from now on the old index rows are stale. Registered under the row
-    // locks, so that the next writer of these rows waits for the deletes.
-    readyCleanup.set(cleanups.register(deletes.rows(), () -> sendDeletes(deletes.byTable())));
-  }
-
-  private void sendDeletes(Map<TableName, List<Mutation>> deletes) {
-    try {
-      writer.write(
-          region.getRegionInfo().getTable().getNameAsString(),
-          deletes,
-          IndexWriter.Phase.AFTER_DATA);
-    } catch (IndexWriteException | RuntimeException e) {
-      // The data write stands; the old index rows stay as stale rows that queries re-check away.
-      context.metrics().addStaleIndexRows(deletes.values().stream().mapToLong(List::size).sum());
-      LOG.warn(
-          "scbf: index deletes after a data write failed; stale index rows remain: {}",
-          e.getMessage());
-    }
+    if (indexer != null) indexer.afterDataWritten();
   }
 
   @Override
@@ -733,53 +546,6 @@ public class DataTableObserver extends LocalIndexService
       ObserverContext<RegionCoprocessorEnvironment> c,
       MiniBatchOperationInProgress<Mutation> batch,
       boolean success) {
-    pendingDeletes.remove(); // the data write failed before postBatchMutate: keep the old rows
-    IndexCleanups.Cleanup cleanup = readyCleanup.get();
-    readyCleanup.remove();
-    try {
-      List<LocalEffects> local = pendingLocal.get();
-      if (local != null) {
-        pendingLocal.remove();
-        for (LocalEffects e : local) e.index().afterWrites(e.effects(), success);
-      }
-    } finally {
-      releaseLocks();
-      // Registered cleanups always start: the next writers of their rows wait for them to end.
-      if (cleanup != null) cleanups.start(cleanup);
-    }
-  }
-
-  private void releaseLocks() {
-    RowLocks.Held held = heldLocks.get();
-    if (held != null) {
-      heldLocks.remove();
-      rowLocks.unlock(held);
-    }
-  }
-
-  /**
-   * Latest visible version of every watched column of the mutations' rows, read together (one
-   * region scanner for the mini-batch, not a Get per row); rows without any are absent.
-   */
-  private Map<byte[], RowState> read(List<Mutation> mutations) throws IOException {
-    Scan scan = new Scan().readVersions(1);
-    for (IndexSpec.Column col : planner.watchedColumns())
-      scan.addColumn(col.family(), col.qualifier());
-    Map<byte[], List<Cell>> cells =
-        RowBatchReader.read(region, mutations.stream().map(Mutation::getRow).toList(), scan);
-    Map<byte[], RowState> states = new TreeMap<>(Bytes.BYTES_COMPARATOR);
-    cells.forEach((row, rowCells) -> states.put(row, RowState.of(rowCells)));
-    return states;
-  }
-
-  /** A row's state before the mini-batch and after the batch's mutations so far. */
-  private static final class RowStates {
-    final RowState before;
-    RowState after;
-
-    RowStates(RowState before) {
-      this.before = before;
-      this.after = before;
-    }
+    if (indexer != null) indexer.afterBatch(success);
   }
 }
