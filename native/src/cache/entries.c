@@ -1,0 +1,131 @@
+/*
+ * entries.c - a shard's hash table of entries and its lists, shared by the
+ * three policies, and the LRU policy, which needs nothing else.
+ *
+ * Accounting. Every allocation is charged at the size glibc's malloc
+ * actually reserves for it (16-byte rounding plus an 8-byte header, 32
+ * minimum): the cache struct, the ghost arena and its index and heap (all
+ * preallocated at create), the bucket array, the entry heap, and each entry
+ * node with its key and value.  Growing the bucket array or the heap is
+ * charged before it happens, so bytes_used never exceeds capacity_bytes.
+ */
+#include "shard_internal.h"
+
+#include <stdlib.h>
+
+void entries_destroy(struct shard *h, struct entry *e) {
+    struct entry **link = chain_link(h, e->hash, e->data, e->klen);
+    *link = e->chain;
+    h->nentries--;
+    h->entry_bytes -= entry_charge(e->klen, e->vlen);
+    free(e);
+}
+
+void entries_drop(struct shard *h, struct entry *e) {
+    if (h->paper) {
+        paper_drop(h, e);
+        return;
+    }
+    list_unlink(h, e);
+    entries_destroy(h, e);
+}
+
+/* Includes the growth of the bucket array and the heap it would trigger. */
+int entries_fit(const struct shard *h, size_t n, uint64_t freed, uint64_t charge) {
+    uint64_t n1 = (uint64_t)n + 1;
+    if (h->cfg.max_entries && n1 > h->cfg.max_entries) return 0;
+    if (n1 >= UINT32_MAX) return 0; /* heap slots are 32-bit */
+    uint64_t need = charge;
+    if (n1 > h->nbuckets)
+        need += alloc_bytes(2 * (uint64_t)h->nbuckets * sizeof(struct entry *)) -
+                alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
+    if (h->paper && n1 > h->heap_cap)
+        need += alloc_bytes(2 * (uint64_t)h->heap_cap * sizeof(rec_t *)) -
+                alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
+    return bytes_used(h) - freed + need <= h->cfg.capacity_bytes;
+}
+
+static int lru_make_room(struct shard *h, uint64_t charge) {
+    while (!entries_fit(h, h->nentries, 0, charge)) {
+        struct entry *v = h->q[Q_WINDOW].lru;
+        list_unlink(h, v);
+        entries_destroy(h, v);
+        h->evictions++;
+    }
+    return 1;
+}
+
+static int grow_buckets(struct shard *h) {
+    size_t nb = 2 * h->nbuckets;
+    struct entry **b = calloc(nb, sizeof *b);
+    if (!b) return SCBF_E_NOMEM;
+    for (size_t i = 0; i < h->nbuckets; i++) {
+        struct entry *e = h->buckets[i];
+        while (e) {
+            struct entry *next = e->chain;
+            e->chain = b[e->hash & (nb - 1)];
+            b[e->hash & (nb - 1)] = e;
+            e = next;
+        }
+    }
+    free(h->buckets);
+    h->buckets = b;
+    h->nbuckets = nb;
+    return SCBF_OK;
+}
+
+static int grow_heap(struct shard *h) {
+    rec_t **a = realloc(h->heap, 2 * h->heap_cap * sizeof *a);
+    if (!a) return SCBF_E_NOMEM;
+    h->heap = a;
+    h->heap_cap *= 2;
+    return SCBF_OK;
+}
+
+/* Room has been made, except in the adaptive policy, which links first and
+ * then evicts until the cache fits. */
+int entries_link(struct shard *h, struct entry *e, const rec_t *r, int queue) {
+    int rc;
+    if (h->nentries + 1 > h->nbuckets && (rc = grow_buckets(h)) != SCBF_OK) return rc;
+    if (h->paper && h->heap_n + 1 > h->heap_cap && (rc = grow_heap(h)) != SCBF_OK) return rc;
+    struct entry **head = &h->buckets[e->hash & (h->nbuckets - 1)];
+    e->chain = *head;
+    *head = e;
+    h->nentries++;
+    h->entry_bytes += entry_charge(e->klen, e->vlen);
+    if (h->paper) {
+        paper_heap_add(h, e, r);
+    } else {
+        list_push_front(h, e, queue);
+    }
+    return SCBF_OK;
+}
+
+void entries_free_all(struct shard *h) {
+    for (size_t i = 0; i < h->nbuckets; i++) {
+        struct entry *e = h->buckets[i];
+        while (e) {
+            struct entry *next = e->chain;
+            free(e);
+            e = next;
+        }
+        h->buckets[i] = NULL;
+    }
+    h->nentries = 0;
+    h->heap_n = 0;
+    h->entry_bytes = 0;
+    memset(h->q, 0, sizeof h->q);
+}
+
+int lru_put(struct shard *h, struct entry *old, struct entry *node, int hopeless, uint64_t charge,
+            int *admitted) {
+    if (old) {
+        list_unlink(h, old);
+        entries_destroy(h, old);
+    }
+    int rc = SCBF_OK;
+    int ok = !hopeless && entries_fit(h, 0, h->entry_bytes, charge) && lru_make_room(h, charge);
+    if (ok) rc = entries_link(h, node, NULL, Q_WINDOW);
+    *admitted = ok && rc == SCBF_OK;
+    return rc;
+}

@@ -1,0 +1,222 @@
+/* Internal to native/src/cache: the state of one shard and the functions
+ * that the files implementing it share.
+ *
+ *   shard.c     the lock and shard.h's functions, which pick the policy
+ *   entries.c   the hash table of entries, the lists and the LRU policy
+ *   paper.c     the paper's formula: scores, record heaps and ghosts
+ *   adaptive.c  the adaptive hotscore policy (window, sketch admission,
+ *               segmented main area, window tuned against a shadow LRU)
+ *
+ * Everything here runs with the shard's lock held. */
+#ifndef SCBF_CACHE_SHARD_INTERNAL_H
+#define SCBF_CACHE_SHARD_INTERNAL_H
+
+#include "shadow.h"
+#include "shard.h"
+#include "sketch.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Entries the sketch, the shadow LRU and the paper's period assume per
+ * byte of capacity when no entry cap is set (see shard_config_default). */
+#define ASSUMED_ENTRY_BYTES 256
+
+/* Scoring state of one tracked key (cached entry or ghost). The closed
+ * history is one number, S = the score when period p closed (p = the last
+ * closed period with visits); every later score is S * (1 - a)^k. Visits of
+ * the open period `vstamp` are kept apart until that period is over. Both
+ * parts are pure functions of the key's visit history, however often the
+ * record was touched, so equal histories give bit-identical scores. */
+typedef struct {
+    double S;
+    uint64_t p;
+    uint64_t vstamp;
+    uint32_t visits; /* in period vstamp */
+    uint32_t slot;   /* position in its heap */
+    uint64_t seq;    /* last touch, breaks rank ties */
+    double kv;       /* heap key: a score the record had when period kp */
+    uint64_t kp;     /*   closed; see rank_less */
+} rec_t;
+
+/* The lists of the list-based policies: LRU uses Q_WINDOW alone; the
+ * adaptive policy all three (see adaptive.c). */
+enum { Q_WINDOW = 0, Q_PROBATION = 1, Q_PROTECTED = 2, NQUEUES = 3 };
+
+struct entry {
+    union {      /* first, so a heap's rec_t * is the entry */
+        rec_t r; /* paper */
+        struct {
+            struct entry *prev, *next;
+            uint8_t queue;
+        } lru; /* lru, adaptive */
+    } u;
+    struct entry *chain; /* bucket chain */
+    uint64_t hash;
+    uint32_t klen, vlen;
+    unsigned char data[]; /* key, then value */
+};
+
+struct ghost {
+    rec_t r; /* first, so a heap's rec_t * is the ghost */
+    uint64_t hash;
+};
+
+/* One list, most recently used first; sizes in units (see units_of). */
+struct list {
+    struct entry *mru, *lru;
+    uint64_t units;
+};
+
+struct shard {
+    pthread_mutex_t lock;
+    hotcache_config_t cfg;
+    int paper;           /* the paper's policy: heaps and ghosts; otherwise lists */
+    int memoryless;      /* a == 1 */
+    double keep;         /* 1 - a */
+    double keep_pow[64]; /* (1 - a)^k, the common decay gaps */
+
+    struct entry **buckets;
+    size_t nbuckets, nentries;
+    rec_t **heap; /* hotscore: min-heap of entries */
+    size_t heap_n, heap_cap;
+    struct list q[NQUEUES]; /* lru, adaptive */
+
+    /* adaptive: the frequency sketch, the window's share of the capacity,
+     * and the shadow LRU that tunes it (see tune_window) */
+    sketch_t sketch;
+    shadow_t shadow;
+    double window_share;
+
+    struct ghost *ghosts; /* arena, ghosts[0 .. nghosts) live */
+    rec_t **gheap;        /* min-heap of ghosts */
+    uint32_t *gindex;     /* linear probing, arena index + 1, 0 = empty */
+    size_t nghosts, ghost_cap, gmask;
+
+    uint64_t period;  /* periods closed so far */
+    uint32_t lookups; /* lookups in the current period */
+    uint64_t period_start_ns;
+    uint64_t seq;
+
+    uint64_t fixed_bytes; /* struct + ghost structures */
+    uint64_t entry_bytes; /* entry nodes */
+    uint64_t hits, misses, admissions, rejections, evictions, invalidations;
+};
+
+/* ---- accounting -------------------------------------------------------- */
+
+/* Bytes glibc reserves for a malloc(n): header + 16-byte rounding, 32 min. */
+static inline uint64_t alloc_bytes(uint64_t n) {
+    uint64_t c = (n + 8 + 15) & ~(uint64_t)15;
+    return c < 32 ? 32 : c;
+}
+
+static inline uint64_t entry_charge(size_t klen, size_t vlen) {
+    return alloc_bytes(sizeof(struct entry) + (uint64_t)klen + vlen);
+}
+
+static inline uint64_t bytes_used(const struct shard *h) {
+    uint64_t b = h->fixed_bytes + h->entry_bytes +
+                 alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
+    if (h->paper) b += alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
+    return b;
+}
+
+static inline struct entry **chain_link(const struct shard *h, uint64_t hash, const void *key,
+                                        size_t klen) {
+    struct entry **link = &h->buckets[hash & (h->nbuckets - 1)];
+    for (; *link; link = &(*link)->chain) {
+        struct entry *e = *link;
+        if (e->hash == hash && e->klen == klen && (klen == 0 || !memcmp(e->data, key, klen))) break;
+    }
+    return link;
+}
+
+/* An entry's size against the capacity: one with max_entries (the trace
+ * simulator's unit-size entries), else its bytes. */
+static inline uint64_t units_of(const struct shard *h, const struct entry *e) {
+    return h->cfg.max_entries ? 1 : entry_charge(e->klen, e->vlen);
+}
+
+static inline void list_unlink(struct shard *h, struct entry *e) {
+    struct list *l = &h->q[e->u.lru.queue];
+    if (e->u.lru.prev)
+        e->u.lru.prev->u.lru.next = e->u.lru.next;
+    else
+        l->mru = e->u.lru.next;
+    if (e->u.lru.next)
+        e->u.lru.next->u.lru.prev = e->u.lru.prev;
+    else
+        l->lru = e->u.lru.prev;
+    l->units -= units_of(h, e);
+}
+
+static inline void list_push_front(struct shard *h, struct entry *e, int queue) {
+    struct list *l = &h->q[queue];
+    e->u.lru.queue = (uint8_t)queue;
+    e->u.lru.prev = NULL;
+    e->u.lru.next = l->mru;
+    if (l->mru)
+        l->mru->u.lru.prev = e;
+    else
+        l->lru = e;
+    l->mru = e;
+    l->units += units_of(h, e);
+}
+
+static inline void list_move_front(struct shard *h, struct entry *e, int queue) {
+    list_unlink(h, e);
+    list_push_front(h, e, queue);
+}
+
+/* ---- entries.c --------------------------------------------------------- */
+
+/* Would an entry of `charge` bytes fit next to `n` entries once `freed`
+ * bytes of entries are gone? */
+int entries_fit(const struct shard *h, size_t n, uint64_t freed, uint64_t charge);
+/* Link a new entry: into the paper's heap with record r, or at the front of
+ * list `queue`. */
+int entries_link(struct shard *h, struct entry *e, const rec_t *r, int queue);
+/* Unlink from its chain and free; the caller has already taken it out of
+ * the heap or its list. */
+void entries_destroy(struct shard *h, struct entry *e);
+/* Remove a cached entry (its score history goes to the paper's ghosts). */
+void entries_drop(struct shard *h, struct entry *e);
+/* Free every entry and empty the table, the heap and the lists. */
+void entries_free_all(struct shard *h);
+int lru_put(struct shard *h, struct entry *old, struct entry *node, int hopeless, uint64_t charge,
+            int *admitted);
+
+/* ---- paper.c ----------------------------------------------------------- */
+
+uint64_t paper_now_ns(void);
+/* Bytes one ghost takes: arena record, heap slot, two index slots. */
+uint64_t paper_ghost_record_bytes(void);
+void paper_close_due_periods(struct shard *h, int lookup);
+/* A lookup's visit: to the entry's record, or to the key's ghost. */
+void paper_visit(struct shard *h, struct entry *e, uint64_t hash);
+int paper_put(struct shard *h, struct entry *old, struct entry *node, uint64_t hash, int hopeless,
+              uint64_t charge, int *admitted);
+/* Add a linked entry's record to the entry heap (room was made). */
+void paper_heap_add(struct shard *h, struct entry *e, const rec_t *r);
+/* Take an entry out of the heap and free it; its record becomes a ghost. */
+void paper_drop(struct shard *h, struct entry *e);
+/* The record of a key (entry e, else its ghost), or NULL. */
+const rec_t *paper_record(const struct shard *h, const struct entry *e, uint64_t hash);
+/* A record's score as of the start of the current period. */
+double paper_score(const struct shard *h, const rec_t *r);
+void paper_clear_ghosts(struct shard *h);
+
+/* ---- adaptive.c -------------------------------------------------------- */
+
+/* Keys the sketch and the shadow LRU are sized for. */
+uint64_t adaptive_expected_keys(const hotcache_config_t *c);
+void adaptive_reset(struct shard *h);
+/* A lookup: counted in the sketch, a hit promoted, the window tuned. */
+void adaptive_lookup(struct shard *h, uint64_t hash, struct entry *e);
+int adaptive_put(struct shard *h, struct entry *old, struct entry **nodep, int hopeless,
+                 uint64_t charge, int *admitted);
+
+#endif
