@@ -5,6 +5,7 @@ import io.scbf.hbase.client.MultiColumnQueries;
 import io.scbf.hbase.client.PointQueries;
 import io.scbf.hbase.client.QueryContext;
 import io.scbf.hbase.client.RangeQueries;
+import io.scbf.hbase.client.StreamedQueries;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.util.List;
@@ -37,12 +38,14 @@ public final class IndexedTable implements AutoCloseable {
   private final PointQueries points;
   private final RangeQueries ranges;
   private final MultiColumnQueries multiColumn;
+  private final StreamedQueries streams;
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
     this.context = QueryContext.open(connection, dataTable);
     this.ranges = new RangeQueries(context);
     this.points = new PointQueries(context, ranges);
     this.multiColumn = new MultiColumnQueries(context, points);
+    this.streams = new StreamedQueries(context);
   }
 
   /**
@@ -88,7 +91,7 @@ public final class IndexedTable implements AutoCloseable {
    * again: it then scans).
    */
   public ResultScanner stream(byte[] family, byte[] qualifier, byte[] value) throws IOException {
-    return points.stream(family, qualifier, value);
+    return streams.point(family, qualifier, value);
   }
 
   /**
@@ -97,7 +100,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value, int limit)
       throws IOException {
-    return points.rows(family, qualifier, value, limit);
+    return streams.first(family, qualifier, value, limit);
   }
 
   /**
@@ -110,7 +113,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public ResultScanner streamRange(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
-    return ranges.stream(family, qualifier, lo, hi);
+    return streams.range(family, qualifier, lo, hi);
   }
 
   /**
@@ -119,7 +122,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public ResultScanner streamRange(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
-    return ranges.stream(index, equal, lo, hi);
+    return streams.range(index, equal, lo, hi);
   }
 
   /**

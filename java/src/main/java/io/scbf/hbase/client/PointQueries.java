@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
@@ -84,47 +83,6 @@ public final class PointQueries {
       }
     }
     context.finishTrace(start, plan);
-    return rows;
-  }
-
-  /** The rows of {@link #rows(byte[], byte[], byte[])}, streamed page by page. */
-  public ResultScanner stream(byte[] family, byte[] qualifier, byte[] value) throws IOException {
-    IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    Routed routed = context.route(spec, value);
-    QueryPlan plan = context.plan(Answer.ROWS, spec, routed);
-    boolean scan = plan.kind() == QueryPlan.Kind.DATA_SCAN;
-    context.trace(
-        QueryTrace.builder(
-                (spec.isLocal() ? "local-" : "") + (scan ? "point-scan-stream" : "point-stream"))
-            .regions(
-                QueryContext.regionsOf(spec),
-                routed.route() == null ? -1 : routed.route().getTotalRegions(),
-                routed.route() == null ? -1 : routed.route().getCandidatesCount(),
-                routed.unsure())
-            .routing(routed.trace())
-            .totalMicros(routed.micros())
-            .plan(plan)
-            .build());
-    if (scan) return new QueryStream(context.scans.pointPages(spec, value, context.pageRows));
-    if (spec.isLocal()) {
-      return new QueryStream(context.local.pointPages(spec, value, routed, context.pageRows));
-    }
-    return new QueryStream(context.global.pointPages(spec, value, routed.route()));
-  }
-
-  /** At most {@code limit} of the rows of {@link #stream}, sorted by row key. */
-  public List<Result> rows(byte[] family, byte[] qualifier, byte[] value, int limit)
-      throws IOException {
-    if (limit < 0) throw new IllegalArgumentException("limit must be >= 0, not " + limit);
-    List<Result> rows = new ArrayList<>(Math.min(limit, context.pageRows));
-    try (ResultScanner s = stream(family, qualifier, value)) {
-      while (rows.size() < limit) {
-        Result r = s.next();
-        if (r == null) break;
-        rows.add(r);
-      }
-    }
-    rows.sort((a, b) -> Bytes.compareTo(a.getRow(), b.getRow()));
     return rows;
   }
 

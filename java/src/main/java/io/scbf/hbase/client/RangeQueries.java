@@ -7,7 +7,6 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import java.io.IOException;
 import java.util.List;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -71,32 +70,10 @@ public final class RangeQueries {
     return rows;
   }
 
-  /** The rows of {@link #rows(byte[], byte[], byte[], byte[])}, streamed page by page. */
-  public ResultScanner stream(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
-      throws IOException {
-    return stream(context.indexes.onColumn(family, qualifier), lo, hi);
-  }
-
-  /** The rows of {@link #rows(String, List, byte[], byte[])}, streamed page by page. */
-  public ResultScanner stream(String index, List<byte[]> equal, byte[] lo, byte[] hi)
-      throws IOException {
-    IndexSpec spec = context.indexes.named(index);
-    byte[][] bounds = compositeBounds(spec, equal, lo, hi);
-    return stream(spec, bounds[0], bounds[1]);
-  }
-
-  private ResultScanner stream(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
-    return new QueryStream(
-        spec.isLocal()
-            ? context.local.rangePages(spec, lo, hi, context.pageRows)
-            : context.global.rangePages(spec, lo, hi));
-  }
-
   /**
    * The bounds of the indexed values with the leading columns {@code equal}, the next in [lo, hi).
    */
-  private static byte[][] compositeBounds(
-      IndexSpec spec, List<byte[]> equal, byte[] lo, byte[] hi) {
+  static byte[][] compositeBounds(IndexSpec spec, List<byte[]> equal, byte[] lo, byte[] hi) {
     List<byte[]> leading = List.copyOf(equal); // rejects null values
     if (leading.size() >= spec.columns().size()) {
       throw new IllegalArgumentException(
