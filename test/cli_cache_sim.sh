@@ -15,7 +15,8 @@ awk 'BEGIN { srand(7); print "# header"; for (i = 0; i < 20000; i++) {
 
 ratio() { "$SCBF" cache-sim --policy "$1" --capacity "$2" "$tmp/trace" | tail -n 1 | sed 's/^hit_ratio=//'; }
 
-for p in hotscore paper lru opt; do
+REFERENCE="arc lirs s3fifo sieve wtinylfu wtinylfu-1pct"
+for p in hotscore paper lru opt $REFERENCE; do
     out=$("$SCBF" cache-sim --policy $p --capacity 50 "$tmp/trace"); rc=$?
     [ $rc -eq 0 ] || fail "$p: exit $rc"
     last=$(printf '%s\n' "$out" | tail -n 1)
@@ -43,7 +44,7 @@ b=$("$SCBF" cache-sim --policy lru --capacity 50 "$tmp/trace" | tail -n 1)
 
 # A trace whose answer is known: 1 2 1 2 ... with room for both keys.
 printf '1\n2\n1\n2\n1\n2\n' > "$tmp/tiny"
-for p in hotscore paper lru opt; do
+for p in hotscore paper lru opt $REFERENCE; do
     last=$("$SCBF" cache-sim --policy $p --capacity 2 "$tmp/tiny" | tail -n 1)
     [ "$last" = "hit_ratio=0.6667" ] || fail "$p on 1 2 1 2 1 2: $last"
 done

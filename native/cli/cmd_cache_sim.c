@@ -9,13 +9,16 @@
 #include "cache_sim.h"
 
 static const char USAGE[] =
-    "[--policy hotscore|paper|lru|opt] --capacity ENTRIES [--period LOOKUPS]\n"
+    "[--policy POLICY] --capacity ENTRIES [--period LOOKUPS]\n"
     "       [--decay A] [--ghosts N] TRACE_FILE\n"
     "  TRACE_FILE: one integer key per line (other lines are skipped); '-' reads\n"
     "  stdin, so a gzipped trace replays with: zcat t.gz | scbf cache-sim ... -\n"
     "  hotscore (the default) is the adaptive policy; paper is the HiBase\n"
     "  formula, which --period, --decay, --ghosts tune (defaults: 8 x ENTRIES,\n"
-    "  0.2, 2 x ENTRIES).";
+    "  0.2, 2 x ENTRIES).\n"
+    "  POLICY: hotcache's own, hotscore (default), paper or lru; Belady's opt;\n"
+    "  or a reference policy: arc, lirs, s3fifo, sieve, wtinylfu (Caffeine's\n"
+    "  hill climber) or wtinylfu-1pct (a fixed 1% window).";
 
 static int usage_error(const char *msg) { return cli_usage_error("cache-sim", USAGE, msg); }
 
@@ -63,6 +66,7 @@ int cmd_cache_sim(int argc, char **argv) {
     }
     if (!policy) policy = "hotscore";
     int opt = !strcmp(policy, "opt");
+    int reference = cache_sim_is_reference(policy);
     hotcache_policy kind = HOTCACHE_HOTSCORE;
     if (!strcmp(policy, "hotscore"))
         kind = HOTCACHE_HOTSCORE;
@@ -70,11 +74,13 @@ int cmd_cache_sim(int argc, char **argv) {
         kind = HOTCACHE_PAPER;
     else if (!strcmp(policy, "lru"))
         kind = HOTCACHE_LRU;
-    else if (!opt)
-        return usage_error("--policy must be hotscore, paper, lru or opt");
+    else if (!opt && !reference)
+        return usage_error(
+            "--policy must be hotscore, paper, lru, opt, arc, lirs, s3fifo, sieve, wtinylfu or"
+            " wtinylfu-1pct");
     if (!have_entries) return usage_error("--capacity is required");
     if (!path) return usage_error("a trace file is required");
-    if ((opt || kind != HOTCACHE_PAPER) && (have_period || have_decay || have_ghosts))
+    if ((opt || reference || kind != HOTCACHE_PAPER) && (have_period || have_decay || have_ghosts))
         return usage_error("--period, --decay and --ghosts apply to paper only");
 
     FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
@@ -100,6 +106,8 @@ int cmd_cache_sim(int argc, char **argv) {
     uint64_t hits = 0;
     if (opt) {
         rc = cache_sim_opt(keys, n, entries, &hits);
+    } else if (reference) {
+        rc = cache_sim_reference(policy, keys, n, entries, &hits);
     } else {
         hotcache_config_t c;
         cache_sim_config(&c, kind, entries);

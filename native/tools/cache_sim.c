@@ -12,6 +12,8 @@
 #define _POSIX_C_SOURCE 200809L /* getline */
 #include "cache_sim.h"
 
+#include "ref_policy.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -154,6 +156,24 @@ static int dense_ids(const uint64_t *keys, size_t n, uint32_t *ids, size_t *dist
     free(tv);
     *distinct = d;
     return SCBF_OK;
+}
+
+int cache_sim_is_reference(const char *policy) {
+    ref_policy p;
+    return ref_policy_parse(policy, &p) == 0;
+}
+
+int cache_sim_reference(const char *policy, const uint64_t *keys, size_t n, uint64_t entries,
+                        uint64_t *hits) {
+    ref_policy p;
+    if (ref_policy_parse(policy, &p) || (!keys && n) || !hits) return SCBF_E_INVALID_ARG;
+    if (n >= UINT32_MAX) return SCBF_E_TOO_LARGE;
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    size_t distinct = 0;
+    int rc = ids ? dense_ids(keys, n, ids, &distinct) : SCBF_E_NOMEM;
+    if (rc == SCBF_OK) rc = ref_replay(p, keys, ids, n, distinct, entries, hits);
+    free(ids);
+    return rc;
 }
 
 int cache_sim_opt(const uint64_t *keys, size_t n, uint64_t entries, uint64_t *hits) {

@@ -20,6 +20,14 @@ void cache_sim_config(hotcache_config_t *c, hotcache_policy policy, uint64_t ent
 /* Replays keys through a hotcache built from c: get, and put on a miss. */
 int cache_sim_replay(const hotcache_config_t *c, const uint64_t *keys, size_t n, uint64_t *hits);
 
+/* Replays keys through a reference policy (ref_policy.h) named `policy`:
+ * SCBF_E_INVALID_ARG if there is none by that name. */
+int cache_sim_reference(const char *policy, const uint64_t *keys, size_t n, uint64_t entries,
+                        uint64_t *hits);
+
+/* 1 if `policy` names a reference policy, else 0. */
+int cache_sim_is_reference(const char *policy);
+
 /* Belady's optimum for a cache of `entries` unit-size entries with demand
  * paging and bypass: the maximum number of hits any policy can achieve. */
 int cache_sim_opt(const uint64_t *keys, size_t n, uint64_t entries, uint64_t *hits);
