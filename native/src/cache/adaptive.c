@@ -76,7 +76,8 @@ static void adaptive_evict(struct shard *h, struct entry *e) {
 
 /* A candidate that just left the window for probation meets the entries it
  * would displace, least recently used first: it stays only if it is hotter
- * than each (ties keep the incumbent). Returns 0 if it was evicted. */
+ * than each, by more than ADAPTIVE_ADMIT_MARGIN (ties keep the incumbent).
+ * Returns 0 if it was evicted. */
 static int admit(struct shard *h, struct entry *cand) {
     unsigned f = sketch_frequency(&h->sketch, cand->hash);
     while (over_capacity(h)) {
@@ -84,7 +85,7 @@ static int admit(struct shard *h, struct entry *cand) {
         if (v == cand) v = NULL; /* cand, at the front, is all probation holds */
         if (!v) v = h->q[Q_PROTECTED].lru;
         if (!v) return 1; /* main holds nothing else: the window makes room */
-        if (f > sketch_frequency(&h->sketch, v->hash)) {
+        if (f > sketch_frequency(&h->sketch, v->hash) + ADAPTIVE_ADMIT_MARGIN) {
             adaptive_evict(h, v);
         } else {
             adaptive_evict(h, cand);
