@@ -11,9 +11,22 @@ import org.apache.yetus.audience.InterfaceAudience;
  * index); "point-scan (planned)" when the planner chose a scan of the data table for a popular
  * value; "point-scan (index building)" or "range-scan (index building)" when the index was being
  * built and the data table was scanned instead; "and ..." for a multi-column query.
+ *
+ * @param kind what the query did (above)
+ * @param regions the regions it asked
+ * @param routing how it chose them
+ * @param lookups what they answered
+ * @param totalMicros the whole query, including the data re-check if any
+ * @param plan the plan a point query chose, with its estimates (null for range queries)
  */
 @InterfaceAudience.Public
-public final class QueryTrace {
+public record QueryTrace(
+    String kind,
+    QueryTrace.Regions regions,
+    QueryTrace.Routing routing,
+    QueryTrace.Lookups lookups,
+    long totalMicros,
+    QueryPlan plan) {
 
   /** What the regions a query asks are. */
   public enum Target {
@@ -75,20 +88,12 @@ public final class QueryTrace {
     public static final Lookups NONE = new Lookups(0, 0, 0);
   }
 
-  private final String kind;
-  private final Regions regions;
-  private final Routing routing;
-  private final Lookups lookups;
-  private final long totalMicros;
-  private final QueryPlan plan;
-
-  private QueryTrace(Builder b) {
-    this.kind = Objects.requireNonNull(b.kind, "kind");
-    this.regions = b.regions;
-    this.routing = b.routing;
-    this.lookups = b.lookups;
-    this.totalMicros = b.totalMicros;
-    this.plan = b.plan;
+  /** Every part is counted or says it is not: none is null but the plan. */
+  public QueryTrace {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(regions, "regions");
+    Objects.requireNonNull(routing, "routing");
+    Objects.requireNonNull(lookups, "lookups");
   }
 
   /** A trace of a query of {@code kind}, its parts not counted until set. */
@@ -103,32 +108,6 @@ public final class QueryTrace {
         .lookups(lookups)
         .totalMicros(totalMicros)
         .plan(plan);
-  }
-
-  public String kind() {
-    return kind;
-  }
-
-  public Regions regions() {
-    return regions;
-  }
-
-  public Routing routing() {
-    return routing;
-  }
-
-  public Lookups lookups() {
-    return lookups;
-  }
-
-  /** The whole query, including the data re-check if any. */
-  public long totalMicros() {
-    return totalMicros;
-  }
-
-  /** The plan a point query chose, with its estimates (null for range queries). */
-  public QueryPlan plan() {
-    return plan;
   }
 
   /** Builds a {@link QueryTrace}; parts left unset are "not counted". */
@@ -174,7 +153,7 @@ public final class QueryTrace {
     }
 
     public QueryTrace build() {
-      return new QueryTrace(this);
+      return new QueryTrace(kind, regions, routing, lookups, totalMicros, plan);
     }
   }
 
@@ -198,12 +177,12 @@ public final class QueryTrace {
       int routingFailures,
       QueryPlan plan) {
     this(
-        builder(kind)
-            .regions(Target.INDEX_REGIONS, bucketsTotal, bucketsAsked, unsureBuckets)
-            .routing(new Routing(routed, routingFailures > 0, routeMicros))
-            .lookups(new Lookups(cacheHits, indexHits, lookupMicros))
-            .totalMicros(totalMicros)
-            .plan(plan));
+        kind,
+        new Regions(Target.INDEX_REGIONS, bucketsTotal, bucketsAsked, unsureBuckets),
+        new Routing(routed, routingFailures > 0, routeMicros),
+        new Lookups(cacheHits, indexHits, lookupMicros),
+        totalMicros,
+        plan);
   }
 
   /**
@@ -309,22 +288,6 @@ public final class QueryTrace {
   @Deprecated
   public int routingFailures() {
     return routing.failed() ? 1 : 0;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof QueryTrace t
-        && kind.equals(t.kind)
-        && regions.equals(t.regions)
-        && routing.equals(t.routing)
-        && lookups.equals(t.lookups)
-        && totalMicros == t.totalMicros
-        && Objects.equals(plan, t.plan);
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(kind, regions, routing, lookups, totalMicros, plan);
   }
 
   @Override
