@@ -16,6 +16,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -182,59 +183,48 @@ class ArchitectureTest {
     return t;
   }
 
-  /** Tarjan's algorithm, iterative: the graph's strongly connected components. */
+  /** Tarjan's algorithm: the graph's strongly connected components (the graph is small). */
   private static List<List<String>> stronglyConnected(Map<String, Set<String>> graph) {
-    Map<String, Integer> index = new HashMap<>();
-    Map<String, Integer> low = new HashMap<>();
-    Deque<String> stack = new ArrayDeque<>();
-    Set<String> onStack = new java.util.HashSet<>();
-    List<List<String>> out = new ArrayList<>();
-    int[] next = {0};
-    for (String root : graph.keySet()) {
-      if (index.containsKey(root)) continue;
-      Deque<Object[]> work = new ArrayDeque<>();
-      work.push(new Object[] {root, new ArrayList<>(graph.getOrDefault(root, Set.of())), 0});
-      index.put(root, next[0]);
-      low.put(root, next[0]++);
-      stack.push(root);
-      onStack.add(root);
-      while (!work.isEmpty()) {
-        Object[] frame = work.peek();
-        String v = (String) frame[0];
-        @SuppressWarnings("unchecked")
-        List<String> edges = (List<String>) frame[1];
-        int i = (int) frame[2];
-        if (i < edges.size()) {
-          frame[2] = i + 1;
-          String w = edges.get(i);
-          if (!index.containsKey(w)) {
-            index.put(w, next[0]);
-            low.put(w, next[0]++);
-            stack.push(w);
-            onStack.add(w);
-            work.push(new Object[] {w, new ArrayList<>(graph.getOrDefault(w, Set.of())), 0});
-          } else if (onStack.contains(w)) {
-            low.put(v, Math.min(low.get(v), index.get(w)));
-          }
-          continue;
-        }
-        work.pop();
-        if (!work.isEmpty()) {
-          String parent = (String) work.peek()[0];
-          low.put(parent, Math.min(low.get(parent), low.get(v)));
-        }
-        if (low.get(v).equals(index.get(v))) {
-          List<String> component = new ArrayList<>();
-          String w;
-          do {
-            w = stack.pop();
-            onStack.remove(w);
-            component.add(w);
-          } while (!w.equals(v));
-          out.add(component);
-        }
+    return new Tarjan(graph).components;
+  }
+
+  private static final class Tarjan {
+    private final Map<String, Set<String>> graph;
+    private final Map<String, Integer> index = new HashMap<>();
+    private final Map<String, Integer> low = new HashMap<>();
+    private final Deque<String> stack = new ArrayDeque<>();
+    private final Set<String> onStack = new HashSet<>();
+    private final List<List<String>> components = new ArrayList<>();
+
+    Tarjan(Map<String, Set<String>> graph) {
+      this.graph = graph;
+      for (String v : graph.keySet()) {
+        if (!index.containsKey(v)) visit(v);
       }
     }
-    return out;
+
+    private void visit(String v) {
+      index.put(v, index.size());
+      low.put(v, index.get(v));
+      stack.push(v);
+      onStack.add(v);
+      for (String w : graph.getOrDefault(v, Set.of())) {
+        if (!index.containsKey(w)) {
+          visit(w);
+          low.put(v, Math.min(low.get(v), low.get(w)));
+        } else if (onStack.contains(w)) {
+          low.put(v, Math.min(low.get(v), index.get(w)));
+        }
+      }
+      if (!low.get(v).equals(index.get(v))) return;
+      List<String> component = new ArrayList<>();
+      String w;
+      do {
+        w = stack.pop();
+        onStack.remove(w);
+        component.add(w);
+      } while (!w.equals(v));
+      components.add(component);
+    }
   }
 }

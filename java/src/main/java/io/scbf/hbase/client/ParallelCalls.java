@@ -48,9 +48,7 @@ final class ParallelCalls {
   }
 
   private static IOException failure(String what, Throwable cause) {
-    if (cause instanceof ServiceException se) {
-      return se.getCause() instanceof IOException io ? io : new IOException(se);
-    }
+    if (cause instanceof ServiceException se) return Rpcs.unwrap(se);
     if (cause instanceof IOException io) return io;
     return new IOException(what + " failed", cause);
   }

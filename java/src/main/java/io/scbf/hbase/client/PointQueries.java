@@ -141,7 +141,7 @@ public final class PointQueries {
     context.trace(
         QueryTrace.builder(spec.isLocal() ? "local-point-scan (planned)" : "point-scan (planned)")
             .regions(QueryContext.regionsOf(spec), plan.regionsTotal(), 0, routed.unsure())
-            .routing(new QueryTrace.Routing(true, routed.failed(), routed.micros()))
+            .routing(routed.trace()) // a scan plan needs a route with estimates
             .lookups(new QueryTrace.Lookups(0, rows.size(), QueryContext.micros(start)))
             .build());
     return rows;

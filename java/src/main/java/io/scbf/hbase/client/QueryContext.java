@@ -60,6 +60,8 @@ public final class QueryContext implements AutoCloseable {
         locator.getAllRegionLocations();
       }
     }
+    // Settings first: a malformed one fails before any thread is started.
+    Settings settings = Settings.from(connection.getConfiguration());
     int maxBuckets = indexes.all().stream().mapToInt(IndexSpec::buckets).max().orElse(1);
     this.pool =
         Executors.newFixedThreadPool(
@@ -69,7 +71,6 @@ public final class QueryContext implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    Settings settings = Settings.from(connection.getConfiguration());
     this.router =
         new MasterRouter(dataTable, new MasterRoutingCalls(admin, connection, dataTable), settings);
     this.pageRows = settings.clientPageRows();

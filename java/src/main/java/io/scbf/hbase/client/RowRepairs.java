@@ -63,7 +63,7 @@ final class RowRepairs {
                 LocalIndexService.newBlockingStub(data.coprocessorService(aRowOf.get(e.getKey())))
                     .repairRows(null, request.build());
           } catch (ServiceException se) {
-            throw se.getCause() instanceof IOException io ? io : new IOException(se);
+            throw Rpcs.unwrap(se);
           }
           removed += r.getRemoved();
           kept += r.getKept();

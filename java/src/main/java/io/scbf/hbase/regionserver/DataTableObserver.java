@@ -6,6 +6,7 @@ import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexWriteException;
+import io.scbf.hbase.regionserver.index.IndexRegionHost;
 import io.scbf.hbase.regionserver.local.LocalFamilies;
 import io.scbf.hbase.regionserver.local.LocalIndex;
 import io.scbf.hbase.regionserver.repair.IndexRowRepair;
@@ -197,19 +198,19 @@ public class DataTableObserver extends LocalIndexService
       if (localUnfit == null) {
         Map<String, LocalIndex> locals = new LinkedHashMap<>();
         String encoded = encodedName();
+        IndexRegionHost host = services.indexRegionHost();
         for (IndexSpec s : localSpecs) {
           locals.put(
               s.alias(),
               new LocalIndex(
                   region,
                   s,
-                  services.indexRegionHost(),
+                  host,
                   () -> renv.getOnlineRegions().getRegion(encoded) == region,
                   context.metrics()::addLocalEntriesBuilt));
         }
         localIndexes = locals;
       }
-      RegionServerMetrics metrics = context.metrics();
       indexer =
           new BatchIndexer(
               region,
@@ -220,17 +221,7 @@ public class DataTableObserver extends LocalIndexService
               writer,
               cleanups,
               watchedRows,
-              new BatchIndexer.Metrics() {
-                @Override
-                public void oldRowReadsSkipped(long rows) {
-                  metrics.addOldRowReadsSkipped(rows);
-                }
-
-                @Override
-                public void staleIndexRows(long rows) {
-                  metrics.addStaleIndexRows(rows);
-                }
-              },
+              context.metrics(),
               rowLockWaitMs,
               immutableRows);
     } catch (RuntimeException e) {

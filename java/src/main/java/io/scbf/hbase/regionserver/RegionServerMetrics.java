@@ -3,6 +3,7 @@ package io.scbf.hbase.regionserver;
 import io.scbf.CacheStats;
 import io.scbf.ScalableFilterStats;
 import io.scbf.hbase.regionserver.index.IndexRegion;
+import io.scbf.hbase.regionserver.write.BatchIndexer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,11 +24,12 @@ import org.apache.hadoop.hbase.metrics.MetricRegistry;
  * <p>The registry belongs to the JVM, not to one server: registering replaces the gauges of a
  * server that ran earlier in the same JVM (a test's earlier mini cluster).
  */
-final class RegionServerMetrics {
+final class RegionServerMetrics implements BatchIndexer.Metrics {
   /** Index rows left behind by failed post-write deletes (queries re-check them away). */
   private final LongAdder staleIndexRows = new LongAdder();
 
-  void addStaleIndexRows(long n) {
+  @Override
+  public void addStaleIndexRows(long n) {
     staleIndexRows.add(n);
   }
 
@@ -41,7 +43,8 @@ final class RegionServerMetrics {
   /** Indexed writes whose rows were proved new, so their old values were not read. */
   private final LongAdder oldRowReadsSkipped = new LongAdder();
 
-  void addOldRowReadsSkipped(long n) {
+  @Override
+  public void addOldRowReadsSkipped(long n) {
     oldRowReadsSkipped.add(n);
   }
 

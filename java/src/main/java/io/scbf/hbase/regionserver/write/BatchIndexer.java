@@ -64,10 +64,10 @@ public final class BatchIndexer {
   /** What the write path counts, in the region server's metrics. */
   public interface Metrics {
     /** Rows whose current values were not read (insert-only table, or proven new). */
-    void oldRowReadsSkipped(long rows);
+    void addOldRowReadsSkipped(long rows);
 
     /** Index rows left stale by index deletes that failed after a data write. */
-    void staleIndexRows(long rows);
+    void addStaleIndexRows(long rows);
   }
 
   private final Region region;
@@ -205,7 +205,8 @@ public final class BatchIndexer {
         immutableRows && putsOnly
             ? List.of()
             : indexed.stream().filter(m -> !watchedRows.provesAbsent(m.getRow())).toList();
-    if (toRead.size() < indexed.size()) metrics.oldRowReadsSkipped(indexed.size() - toRead.size());
+    if (toRead.size() < indexed.size())
+      metrics.addOldRowReadsSkipped(indexed.size() - toRead.size());
     Map<byte[], RowState> current = toRead.isEmpty() ? Map.of() : read(toRead);
     // Before the data is written, under the rows' locks: the next writer of a row must read it.
     watchedRows.add(indexed.stream().filter(m -> m instanceof Put).map(Mutation::getRow).toList());
@@ -305,7 +306,7 @@ public final class BatchIndexer {
           IndexWriter.Phase.AFTER_DATA);
     } catch (IndexWriteException | RuntimeException e) {
       // The data write stands; the old index rows stay as stale rows that queries re-check away.
-      metrics.staleIndexRows(deletes.values().stream().mapToLong(List::size).sum());
+      metrics.addStaleIndexRows(deletes.values().stream().mapToLong(List::size).sum());
       LOG.warn(
           "scbf: index deletes after a data write failed; stale index rows remain: {}",
           e.getMessage());
