@@ -66,8 +66,14 @@ static inline uint32_t ref_list_pop_tail(ref_links_t *l, ref_list_t *q) {
     return id;
 }
 
+/* Moves id from list `from` to the head of list `to` (the same list: to its head). */
+static inline void ref_list_transfer(ref_links_t *l, ref_list_t *from, ref_list_t *to,
+                                     uint32_t id) {
+    ref_list_remove(l, from, id);
+    ref_list_push_head(l, to, id);
+}
+
 static inline void ref_list_move_head(ref_links_t *l, ref_list_t *q, uint32_t id) {
-    ref_list_remove(l, q, id);
-    ref_list_push_head(l, q, id);
+    ref_list_transfer(l, q, q, id);
 }
 #endif

@@ -89,8 +89,7 @@ int ref_s3fifo(const uint32_t *ids, size_t n, size_t distinct, uint64_t capacity
         }
         c.freq[id] = 0;
         if (c.where[id] == IN_G) {
-            ref_list_remove(&c.l, &c.g, id);
-            ref_list_push_head(&c.l, &c.m, id);
+            ref_list_transfer(&c.l, &c.g, &c.m, id);
             c.where[id] = IN_M;
         } else {
             ref_list_push_head(&c.l, &c.s, id);

@@ -104,8 +104,7 @@ typedef struct {
 } wtlfu_t;
 
 static void move(wtlfu_t *c, ref_list_t *from, ref_list_t *to, int where, uint32_t id) {
-    ref_list_remove(&c->l, from, id);
-    ref_list_push_head(&c->l, to, id);
+    ref_list_transfer(&c->l, from, to, id);
     c->where[id] = (unsigned char)where;
 }
 
