@@ -60,6 +60,8 @@ expect_rc 2
 expect_rc 2 --policy lru "$tmp/trace"
 expect_rc 2 --policy hotscore --period 10 --capacity 10 "$tmp/trace"
 expect_rc 2 --policy fifo --capacity 10 "$tmp/trace"
+expect_rc 2 --policy lirs --capacity 1 "$tmp/trace"
+expect_rc 2 --policy arc --period 10 --capacity 10 "$tmp/trace"
 expect_rc 2 --policy lru --capacity 0 "$tmp/trace"
 expect_rc 2 --policy lru --capacity -5 "$tmp/trace"
 expect_rc 2 --policy lru --capacity ten "$tmp/trace"

@@ -4,6 +4,7 @@
  * ARC and SIEVE keep a hot set through a scan). Their hit ratios on the real
  * traces are checked against published figures by test/cli_reference_policies.sh. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cache_sim.h"
 #include "ref_policy.h"
@@ -154,11 +155,38 @@ START_TEST(s3fifo_ghost_readmits_to_main) {
 }
 END_TEST
 
+/* Two keys in turn with room for one: a policy that keeps at most one entry
+ * never hits. (LIRS needs room for two and says so.) */
+START_TEST(capacity_is_respected) {
+    uint64_t t[200];
+    for (size_t i = 0; i < 200; i++) t[i] = i % 2;
+    for (size_t p = 0; p < NPOLICIES; p++) {
+        uint64_t hits = 0;
+        int rc = cache_sim_reference(POLICIES[p], t, 200, 1, &hits);
+        if (!strcmp(POLICIES[p], "lirs")) {
+            ck_assert_int_eq(rc, SCBF_E_INVALID_ARG);
+            continue;
+        }
+        ck_assert_int_eq(rc, SCBF_OK);
+        ck_assert_msg(hits == 0, "%s hit %llu times with room for one key", POLICIES[p],
+                      (unsigned long long)hits);
+    }
+    /* Three keys in turn with room for two: only what two entries can hold. */
+    for (size_t i = 0; i < 200; i++) t[i] = i % 3;
+    uint64_t opt;
+    ck_assert_int_eq(cache_sim_opt(t, 200, 2, &opt), SCBF_OK);
+    for (size_t p = 0; p < NPOLICIES; p++) {
+        ck_assert_msg(hits_of(POLICIES[p], t, 200, 2) <= opt, "%s over OPT at 2", POLICIES[p]);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("ref_policies");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, names_parse);
+    tcase_add_test(tc, capacity_is_respected);
     tcase_add_test(tc, everything_fits);
     tcase_add_test(tc, opt_bounds_every_policy);
     tcase_add_test(tc, loop_larger_than_cache);

@@ -79,6 +79,7 @@ int cmd_cache_sim(int argc, char **argv) {
             "--policy must be hotscore, paper, lru, opt, arc, lirs, s3fifo, sieve, wtinylfu or"
             " wtinylfu-1pct");
     if (!have_entries) return usage_error("--capacity is required");
+    if (!strcmp(policy, "lirs") && entries < 2) return usage_error("lirs needs --capacity >= 2");
     if (!path) return usage_error("a trace file is required");
     if ((opt || reference || kind != HOTCACHE_PAPER) && (have_period || have_decay || have_ghosts))
         return usage_error("--period, --decay and --ghosts apply to paper only");

@@ -48,7 +48,8 @@ static void demote_bottom(lirs_t *c) {
 }
 
 int ref_lirs(const uint32_t *ids, size_t n, size_t distinct, uint64_t capacity, uint64_t *hits) {
-    if (!capacity || !hits) return SCBF_E_INVALID_ARG;
+    /* One LIR and one resident HIR entry at least: a single entry cannot hold both sets. */
+    if (capacity < 2 || !hits) return SCBF_E_INVALID_ARG;
     lirs_t c;
     size_t d = distinct ? distinct : 1;
     c.status = calloc(d, 1);
@@ -66,7 +67,7 @@ int ref_lirs(const uint32_t *ids, size_t n, size_t distinct, uint64_t capacity, 
     ref_list_init(&c.q);
     c.lir_count = 0;
     uint64_t hir_cap = capacity / 100 ? capacity / 100 : 1;
-    uint64_t lir_cap = capacity > hir_cap ? capacity - hir_cap : 1;
+    uint64_t lir_cap = capacity - hir_cap;
     uint64_t h = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t id = ids[i];

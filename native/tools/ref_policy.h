@@ -28,7 +28,8 @@ int ref_policy_parse(const char *name, ref_policy *out);
 const char *ref_policy_name(ref_policy p);
 
 /* Replays the trace (keys[i], and its dense id ids[i]) through policy p.
- * SCBF_OK, SCBF_E_NOMEM, SCBF_E_INVALID_ARG. */
+ * SCBF_OK, SCBF_E_NOMEM, SCBF_E_INVALID_ARG (also: LIRS with a capacity
+ * below 2, which cannot hold a LIR and a HIR entry). */
 int ref_replay(ref_policy p, const uint64_t *keys, const uint32_t *ids, size_t n, size_t distinct,
                uint64_t capacity, uint64_t *hits);
 
