@@ -68,12 +68,14 @@ public final class IndexSpec {
   private final long initialCapacity;
   private final List<Column> covered;
   private final boolean local;
+  private final Layout layout;
 
   /** {@link #encode()}, made once: specs key maps on every indexed write. */
   private final String encoded;
 
   private IndexSpec(Builder b, List<Column> indexed) {
     this.local = b.local;
+    this.layout = b.layout;
     this.columns = List.copyOf(indexed);
     this.alias = b.alias;
     this.buckets = b.buckets;
@@ -161,8 +163,40 @@ public final class IndexSpec {
     return alias;
   }
 
+  /**
+   * {@link Layout#BY_ROW}: the number of salt buckets (= index regions, fixed). {@link
+   * Layout#BY_VALUE}: the number of regions the index table starts with; it splits from there.
+   */
   public int buckets() {
     return buckets;
+  }
+
+  /** Where a global index's rows are placed; {@link Layout#BY_ROW} for a local index. */
+  public Layout layout() {
+    return layout;
+  }
+
+  /**
+   * Where the rows of a global index live. The layout is fixed when the index is created; {@code
+   * IndexAdmin.rebuild} keeps it, and moving an index to another layout means creating it again
+   * (under a new alias, then dropping the old one: see the README, "Migrating to BY_VALUE").
+   */
+  public enum Layout {
+    /**
+     * Fixed buckets salted by a hash of the data row (the 0.1 layout, and still the default): a
+     * value's rows spread over the buckets, the master's routing bitmaps tell a query which buckets
+     * may hold it, and the bucket regions never split. Routed queries see a write once its bucket
+     * has published (about a second).
+     */
+    BY_ROW,
+    /**
+     * Placed by a hash of the value: all rows of one value sit together in one index region (two
+     * only when a region boundary falls inside them), so a point query asks one region, which
+     * answers absent values from its own filter. The index table splits, merges and moves like a
+     * data table, so it grows with its data; no routing state is kept anywhere but in the regions,
+     * and a query sees every write acknowledged before it started. Range queries ask every region.
+     */
+    BY_VALUE
   }
 
   public double fpp() {
@@ -210,7 +244,9 @@ public final class IndexSpec {
   }
 
   private String encodeFields() {
-    StringBuilder sb = new StringBuilder("v1");
+    // A BY_VALUE spec is "v2" so that a jar that predates the layout (which would write and look
+    // up by row bucket, missing every row) refuses it instead of misreading it.
+    StringBuilder sb = new StringBuilder(layout == Layout.BY_VALUE ? "v2" : "v1");
     sb.append(";family=").append(HEX.formatHex(family()));
     sb.append(";qualifier=").append(HEX.formatHex(qualifier()));
     sb.append(";alias=").append(alias);
@@ -218,6 +254,7 @@ public final class IndexSpec {
     sb.append(";fpp=").append(fpp);
     sb.append(";capacity=").append(initialCapacity);
     if (local) sb.append(";local=true");
+    if (layout == Layout.BY_VALUE) sb.append(";layout=by-value");
     if (isComposite()) appendColumns(sb.append(";then="), columns.subList(1, columns.size()));
     appendColumns(sb.append(";covered="), covered);
     return sb.toString();
@@ -250,8 +287,9 @@ public final class IndexSpec {
   public static IndexSpec decode(String text) {
     Map<String, String> fields = new LinkedHashMap<>();
     String[] parts = text.split(";", -1);
-    if (parts.length == 0 || !parts[0].equals("v1")) {
-      throw new IllegalArgumentException("not an scbf index spec (expected 'v1;...'): " + text);
+    if (parts.length == 0 || !(parts[0].equals("v1") || parts[0].equals("v2"))) {
+      throw new IllegalArgumentException(
+          "not an scbf index spec (expected 'v1;...' or 'v2;...'): " + text);
     }
     for (int i = 1; i < parts.length; i++) {
       int eq = parts[i].indexOf('=');
@@ -274,6 +312,17 @@ public final class IndexSpec {
       } else if (!local.equals("false")) {
         throw new IllegalArgumentException(
             "index spec field local must be true or false: " + local);
+      }
+      String layout = fields.getOrDefault("layout", "by-row");
+      if (layout.equals("by-value")) {
+        b.layout(Layout.BY_VALUE);
+      } else if (!layout.equals("by-row")) {
+        throw new IllegalArgumentException(
+            "index spec field layout must be by-row or by-value: " + layout);
+      }
+      if ((b.layout == Layout.BY_VALUE) != parts[0].equals("v2")) {
+        throw new IllegalArgumentException(
+            "index spec version " + parts[0] + " does not match layout " + layout);
       }
       for (Column c : parseColumns("then", fields.getOrDefault("then", ""))) {
         b.thenColumn(c.family, c.qualifier);
@@ -317,6 +366,7 @@ public final class IndexSpec {
         + ", covered="
         + covered
         + (local ? ", local" : "")
+        + (layout == Layout.BY_VALUE ? ", by value" : "")
         + "}";
   }
 
@@ -376,6 +426,7 @@ public final class IndexSpec {
     private long initialCapacity = DEFAULT_INITIAL_CAPACITY;
     private final List<Column> covered = new ArrayList<>();
     private boolean local;
+    private Layout layout = Layout.BY_ROW;
 
     private Builder(byte[] family, byte[] qualifier) {
       this.family = family == null ? null : family.clone();
@@ -397,7 +448,21 @@ public final class IndexSpec {
       return this;
     }
 
-    /** Salt buckets = index regions, 1..256 (default 16). Global indexes only. */
+    /**
+     * Where a global index's rows live (default {@link Layout#BY_ROW}); {@link Layout#BY_VALUE} for
+     * an index that splits as it grows and asks one region per selective value.
+     */
+    public Builder layout(Layout layout) {
+      if (layout == null) throw new IllegalArgumentException("layout must not be null");
+      this.layout = layout;
+      return this;
+    }
+
+    /**
+     * {@link Layout#BY_ROW}: salt buckets = index regions, 1..256 (default 16). {@link
+     * Layout#BY_VALUE}: the regions the index table starts with, 1..256 (default 16). Global
+     * indexes only.
+     */
     public Builder buckets(int buckets) {
       this.buckets = buckets;
       this.bucketsSet = true;
@@ -458,6 +523,10 @@ public final class IndexSpec {
           throw new IllegalArgumentException(
               "a local index has no buckets (its entries live in the data regions), got buckets="
                   + buckets);
+        }
+        if (layout != Layout.BY_ROW) {
+          throw new IllegalArgumentException(
+              "a local index lives in the data regions; layout " + layout + " is for global ones");
         }
         buckets = 1;
       }

@@ -41,7 +41,7 @@ public final class ScbfAdmin {
           "usage: ScbfAdmin COMMAND TABLE [ARGS]",
           "  list TABLE                       indexes of the table",
           "  describe TABLE ALIAS             spec, state, and routing figures of one index",
-          "  create TABLE FAMILY:QUALIFIER [--alias A] [--buckets N] [--fpp P] [--local]",
+          "  create TABLE FAMILY:QUALIFIER [--alias A] [--buckets N] [--fpp P] [--local | --by-value]",
           "         [--then FAMILY:QUALIFIER]... [--covered FAMILY:QUALIFIER]...",
           "                                   create an index over the existing rows (--then:"
               + " the next column of a composite index)",
@@ -121,7 +121,11 @@ public final class ScbfAdmin {
         "%-16s %-24s %s%s",
         s.alias(),
         s.columnsText(),
-        s.isLocal() ? "local" : "global, " + s.buckets() + " buckets",
+        s.isLocal()
+            ? "local"
+            : s.layout() == IndexSpec.Layout.BY_VALUE
+                ? "global, by value (splits as it grows)"
+                : "global, " + s.buckets() + " buckets",
         admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
   }
 
@@ -185,6 +189,10 @@ public final class ScbfAdmin {
           String option = args.get(i);
           if (option.equals("--local")) {
             b.local();
+            continue;
+          }
+          if (option.equals("--by-value")) {
+            b.layout(IndexSpec.Layout.BY_VALUE);
             continue;
           }
           if (i + 1 >= args.size()) throw new UsageException(option + " needs a value");

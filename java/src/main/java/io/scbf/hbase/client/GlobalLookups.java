@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
@@ -40,16 +41,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lookups in a global index's buckets (its index regions): a point lookup asks the routed buckets,
- * a range lookup every bucket, in parallel; answers larger than one message come in pages. A bucket
- * that says its index is building makes the query scan the data table instead ({@link DataScan}),
- * so its answer is complete, only slower.
+ * Lookups in a global index's regions. {@code BY_ROW}: a point lookup asks the routed buckets, a
+ * range lookup every bucket, in parallel. {@code BY_VALUE}: a point lookup reads the value's key
+ * range, one region in all but the rare case of a region boundary inside it, a range lookup every
+ * region's part of the range in parallel ({@link RegionChain}). Answers larger than one message
+ * come in pages. A region that says its index is building makes the query scan the data table
+ * instead ({@link DataScan}), so its answer is complete, only slower.
  */
 final class GlobalLookups {
   private static final Logger LOG = LoggerFactory.getLogger(GlobalLookups.class);
 
+  /** How long a {@code BY_VALUE} index's region count (traces only) is reused. */
+  private static final long REGION_COUNT_MAX_AGE_MS = 10_000;
+
   private final QueryContext context;
   private final AtomicLong calls = new AtomicLong();
+  private final Map<TableName, long[]> regionCounts = new ConcurrentHashMap<>();
 
   GlobalLookups(QueryContext context) {
     this.context = context;
@@ -94,7 +101,6 @@ final class GlobalLookups {
   Answer point(IndexSpec spec, byte[] value, Routed routed) throws IOException {
     long start = System.nanoTime() - routed.micros() * 1000;
     TableName indexTable = indexTable(spec);
-    List<byte[]> buckets = bucketsOf(spec, routed.route());
     long lookupStart = System.nanoTime();
     // Paged by bytes only: an answer larger than one message comes in several.
     LookupRequest request =
@@ -102,26 +108,36 @@ final class GlobalLookups {
             .setLimit(Integer.MAX_VALUE)
             .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
             .build();
-    List<LookupResponse> responses = lookupAll(indexTable, buckets, request);
-    responses =
-        withRemainingPages(
-            indexTable,
-            buckets,
-            responses,
-            (bucket, resume) ->
-                bucket.lookup(null, request.toBuilder().setResumeAfter(resume).build()));
-    trace(
-        context.strict() ? "point-strict" : "point",
-        spec,
-        buckets.size(),
-        routed.unsure(),
-        responses,
-        routed.trace(),
-        lookupStart);
+    List<LookupResponse> responses;
+    int asked;
+    String kind;
+    if (byValue(spec)) {
+      try (Table index = context.connection.getTable(indexTable)) {
+        RegionChain chain = valueChain(index, spec, value, request);
+        responses = chain.all();
+        asked = chain.regions();
+      }
+      calls.addAndGet(asked);
+      kind = "point";
+    } else {
+      List<byte[]> buckets = bucketsOf(spec, routed.route());
+      responses = lookupAll(indexTable, buckets, request);
+      responses =
+          withRemainingPages(
+              indexTable,
+              buckets,
+              responses,
+              (bucket, resume) ->
+                  bucket.lookup(null, request.toBuilder().setResumeAfter(resume).build()));
+      asked = buckets.size();
+      kind = context.strict() ? "point-strict" : "point";
+    }
+    int total = regionsOf(spec, indexTable);
+    trace(kind, total, asked, routed.unsure(), responses, routed.trace(), lookupStart);
     Answer answer = new Answer(responses, null);
     if (!answer.building()) return answer;
     List<Result> scanned = context.scans.point(spec, value);
-    traceScan("point", spec, buckets.size(), start, scanned.size());
+    traceScan("point", total, asked, start, scanned.size());
     return new Answer(responses, scanned);
   }
 
@@ -135,25 +151,117 @@ final class GlobalLookups {
             .setLimit(Integer.MAX_VALUE)
             .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
             .build();
-    List<byte[]> buckets = allBuckets(spec);
-    List<LookupResponse> responses =
-        askAll(
-            indexTable,
-            buckets,
-            channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
-    responses =
-        withRemainingPages(
-            indexTable,
-            buckets,
-            responses,
-            (bucket, resume) ->
-                bucket.rangeLookup(null, built.toBuilder().setResumeAfter(resume).build()));
-    trace("range", spec, buckets.size(), 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
+    List<LookupResponse> responses;
+    int asked;
+    if (byValue(spec)) {
+      List<RegionChain> chains = new ArrayList<>();
+      try (Table index = context.connection.getTable(indexTable)) {
+        List<Callable<List<LookupResponse>>> perRegion = new ArrayList<>();
+        for (byte[][] part : regionParts(indexTable)) {
+          RegionChain chain = rangeChain(index, part[0], part[1], built);
+          chains.add(chain);
+          perRegion.add(chain::all);
+        }
+        responses = new ArrayList<>();
+        ParallelCalls.all(context.pool, perRegion, "index range lookup on " + indexTable)
+            .forEach(responses::addAll);
+      }
+      asked = chains.stream().mapToInt(RegionChain::regions).sum();
+    } else {
+      List<byte[]> buckets = allBuckets(spec);
+      responses =
+          askAll(
+              indexTable,
+              buckets,
+              channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
+      responses =
+          withRemainingPages(
+              indexTable,
+              buckets,
+              responses,
+              (bucket, resume) ->
+                  bucket.rangeLookup(null, built.toBuilder().setResumeAfter(resume).build()));
+      asked = buckets.size();
+    }
+    int total = regionsOf(spec, indexTable);
+    trace("range", total, asked, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
     Answer answer = new Answer(responses, null);
     if (!answer.building()) return answer;
     List<Result> scanned = context.scans.range(spec, lo, hi);
-    traceScan("range", spec, buckets.size(), start, scanned.size());
+    traceScan("range", total, asked, start, scanned.size());
     return new Answer(responses, scanned);
+  }
+
+  private static boolean byValue(IndexSpec spec) {
+    return spec.layout() == IndexSpec.Layout.BY_VALUE;
+  }
+
+  /** The chain reading {@code value}'s key range of a {@code BY_VALUE} index. */
+  private static RegionChain valueChain(
+      Table index, IndexSpec spec, byte[] value, LookupRequest request) {
+    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    byte[] filterKey = IndexKeyCodec.filterKey(alias, value);
+    byte[] prefix =
+        IndexKeyCodec.valuePrefix(IndexKeyCodec.slot(filterKey, 0, filterKey.length), alias, value);
+    return new RegionChain(
+        index,
+        prefix,
+        IndexKeyCodec.prefixSuccessor(prefix),
+        resume -> Bytes.add(prefix, resume.toByteArray(), new byte[1]),
+        (region, from, resume) -> {
+          LookupRequest.Builder b = request.toBuilder().setFromKey(ByteString.copyFrom(from));
+          if (resume != null) b.setResumeAfter(resume);
+          return region.lookup(null, b.build());
+        });
+  }
+
+  /** The chain reading a range request's entries in the key range [from, to). */
+  private static RegionChain rangeChain(
+      Table index, byte[] from, byte[] to, RangeLookupRequest request) {
+    return new RegionChain(
+        index,
+        from,
+        to,
+        ByteString::toByteArray,
+        (region, at, resume) -> {
+          RangeLookupRequest.Builder b =
+              request.toBuilder()
+                  .setFromKey(ByteString.copyFrom(at))
+                  .setToKey(ByteString.copyFrom(to));
+          if (resume != null) b.setResumeAfter(resume);
+          return region.rangeLookup(null, b.build());
+        });
+  }
+
+  /**
+   * The key ranges of a {@code BY_VALUE} index's regions as its table lists them now, [start, next
+   * start). A region split or merged since then is read correctly all the same (see {@link
+   * RegionChain}); the listing only decides what is read in parallel.
+   */
+  private List<byte[][]> regionParts(TableName indexTable) throws IOException {
+    byte[][] starts;
+    try (RegionLocator locator = context.connection.getRegionLocator(indexTable)) {
+      starts = locator.getStartKeys();
+    }
+    regionCounts.put(indexTable, new long[] {starts.length, System.currentTimeMillis()});
+    List<byte[][]> parts = new ArrayList<>(starts.length);
+    for (int i = 0; i < starts.length; i++) {
+      parts.add(new byte[][] {starts[i], i + 1 < starts.length ? starts[i + 1] : new byte[0]});
+    }
+    return parts;
+  }
+
+  /**
+   * The index's regions, for traces: its buckets, or the {@code BY_VALUE} table's regions as last
+   * listed (at most {@link #REGION_COUNT_MAX_AGE_MS} old).
+   */
+  private int regionsOf(IndexSpec spec, TableName indexTable) throws IOException {
+    if (!byValue(spec)) return spec.buckets();
+    long[] known = regionCounts.get(indexTable);
+    if (known == null || System.currentTimeMillis() - known[1] > REGION_COUNT_MAX_AGE_MS) {
+      return regionParts(indexTable).size();
+    }
+    return (int) known[0];
   }
 
   /** One page of one bucket: the first if {@code resume} is null, else the one after it. */
@@ -162,33 +270,91 @@ final class GlobalLookups {
         throws ServiceException;
   }
 
-  /** A global index's rows with {@code value}, in pages of the routed buckets. */
+  /** The answers of a stream, one page at a time. */
+  interface Cursor {
+    /** The next page, or null once every region answered. */
+    LookupResponse next() throws IOException;
+
+    /** True if no page was asked yet. */
+    boolean atStart();
+  }
+
+  /** A global index's rows with {@code value}, in pages of the routed buckets or its region. */
   QueryStream.Pages pointPages(IndexSpec spec, byte[] value, RouteResponse route)
       throws IOException {
     LookupRequest request = lookupRequest(spec, value).setLimit(context.pageRows).build();
     return pages(
         spec,
-        bucketsOf(spec, route),
-        (bucket, resume) ->
-            bucket.lookup(
-                null,
-                resume == null ? request : request.toBuilder().setResumeAfter(resume).build()),
+        index ->
+            byValue(spec)
+                ? valueChain(index, spec, value, request)
+                : bucketCursor(
+                    index,
+                    bucketsOf(spec, route),
+                    (bucket, resume) ->
+                        bucket.lookup(
+                            null,
+                            resume == null
+                                ? request
+                                : request.toBuilder().setResumeAfter(resume).build())),
         v -> Arrays.equals(v, value),
         () -> context.scans.pointPages(spec, value, context.pageRows));
   }
 
-  /** A global index's rows with {@code lo <= value < hi}, in pages of every bucket. */
+  /** A global index's rows with {@code lo <= value < hi}, in pages of every bucket or region. */
   QueryStream.Pages rangePages(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     RangeLookupRequest request = rangeRequest(spec, lo, hi).setLimit(context.pageRows).build();
     return pages(
         spec,
-        allBuckets(spec),
-        (bucket, resume) ->
-            bucket.rangeLookup(
-                null,
-                resume == null ? request : request.toBuilder().setResumeAfter(resume).build()),
+        index ->
+            byValue(spec)
+                ? rangeChain(index, new byte[0], new byte[0], request)
+                : bucketCursor(
+                    index,
+                    allBuckets(spec),
+                    (bucket, resume) ->
+                        bucket.rangeLookup(
+                            null,
+                            resume == null
+                                ? request
+                                : request.toBuilder().setResumeAfter(resume).build())),
         v -> IndexKeyCodec.inRange(v, lo, hi),
         () -> QueryStream.onePage(() -> context.scans.range(spec, lo, hi)));
+  }
+
+  /** The buckets' pages one bucket after the other. */
+  private static Cursor bucketCursor(Table index, List<byte[]> buckets, BucketPage ask) {
+    return new Cursor() {
+      int bucket;
+      ByteString resume;
+
+      @Override
+      public LookupResponse next() throws IOException {
+        if (bucket >= buckets.size()) return null;
+        LookupResponse r;
+        try {
+          r =
+              ask.ask(
+                  IndexLookupService.newBlockingStub(index.coprocessorService(buckets.get(bucket))),
+                  resume);
+        } catch (ServiceException e) {
+          throw Rpcs.unwrap(e);
+        }
+        resume = r.hasResumeAfter() ? r.getResumeAfter() : null;
+        if (resume == null) bucket++;
+        return r;
+      }
+
+      @Override
+      public boolean atStart() {
+        return bucket == 0 && resume == null;
+      }
+    };
+  }
+
+  /** How a stream opens its cursor on the index table. */
+  private interface CursorOpener {
+    Cursor open(Table index) throws IOException;
   }
 
   /** The scan a stream falls back to if the index is building when it starts. */
@@ -197,38 +363,32 @@ final class GlobalLookups {
   }
 
   /**
-   * A global index's rows in pages: each bucket of {@code buckets} asked for at most a page of
-   * entries at a time, each page re-checked by one multi-get against {@code matches}.
+   * A global index's rows in pages: each page of the cursor re-checked by one multi-get against
+   * {@code matches}.
    */
   private QueryStream.Pages pages(
-      IndexSpec spec,
-      List<byte[]> buckets,
-      BucketPage ask,
-      Predicate<byte[]> matches,
-      ScanPages whileBuilding)
+      IndexSpec spec, CursorOpener opener, Predicate<byte[]> matches, ScanPages whileBuilding)
       throws IOException {
     Table index = context.connection.getTable(indexTable(spec));
+    Cursor cursor;
+    try {
+      cursor = opener.open(index);
+    } catch (IOException | RuntimeException e) {
+      index.close();
+      throw e;
+    }
     return new QueryStream.Pages() {
-      int bucket;
-      ByteString resume;
       QueryStream.Pages scan; // the index said it is building before the first page
 
       @Override
       public List<Result> next() throws IOException {
         if (scan != null) return scan.next();
-        while (bucket < buckets.size()) {
-          LookupResponse r;
-          try {
-            r =
-                ask.ask(
-                    IndexLookupService.newBlockingStub(
-                        index.coprocessorService(buckets.get(bucket))),
-                    resume);
-          } catch (ServiceException e) {
-            throw Rpcs.unwrap(e);
-          }
+        while (true) {
+          boolean first = cursor.atStart();
+          LookupResponse r = cursor.next();
+          if (r == null) return null;
           if (r.getIndexBuilding()) {
-            if (bucket > 0 || resume != null) {
+            if (!first) {
               throw new IOException(
                   "index "
                       + spec.alias()
@@ -240,14 +400,11 @@ final class GlobalLookups {
             scan = whileBuilding.open();
             return scan.next();
           }
-          resume = r.hasResumeAfter() ? r.getResumeAfter() : null;
-          if (resume == null) bucket++;
           List<byte[]> keys = new ArrayList<>(r.getHitsCount());
           r.getHitsList().forEach(h -> keys.add(h.getRow().toByteArray()));
           List<Result> rows = context.rechecks.rows(keys, spec, matches);
           if (!rows.isEmpty()) return rows;
         }
-        return null;
       }
 
       @Override
@@ -276,7 +433,7 @@ final class GlobalLookups {
 
   private void trace(
       String kind,
-      IndexSpec spec,
+      int total,
       int asked,
       int unsure,
       List<LookupResponse> responses,
@@ -289,17 +446,17 @@ final class GlobalLookups {
     }
     context.trace(
         QueryTrace.builder(kind)
-            .regions(QueryTrace.Target.INDEX_REGIONS, spec.buckets(), asked, unsure)
+            .regions(QueryTrace.Target.INDEX_REGIONS, total, asked, unsure)
             .routing(routing)
             .lookups(new QueryTrace.Lookups(cacheHits, hits, QueryContext.micros(lookupStart)))
             .build());
   }
 
   /** Replaces the trace of a query whose index was building by one of its data scan. */
-  private void traceScan(String kind, IndexSpec spec, int asked, long startNanos, int rows) {
+  private void traceScan(String kind, int total, int asked, long startNanos, int rows) {
     context.trace(
         QueryTrace.builder(kind + "-scan (index building)")
-            .regions(QueryTrace.Target.INDEX_REGIONS, spec.buckets(), asked, 0)
+            .regions(QueryTrace.Target.INDEX_REGIONS, total, asked, 0)
             .lookups(new QueryTrace.Lookups(0, rows, QueryContext.micros(startNanos)))
             .build());
   }

@@ -66,7 +66,11 @@ final class MasterRouter implements QueryRouter {
         answer,
         spec.isLocal(),
         routed.route(),
-        routed.failed() ? "routing unavailable: no estimate" : "strict: not routed, no estimate");
+        routed.failed()
+            ? "routing unavailable: no estimate"
+            : spec.layout() == IndexSpec.Layout.BY_VALUE
+                ? "BY_VALUE index: one region per value, no estimate"
+                : "strict: not routed, no estimate");
   }
 
   @Override

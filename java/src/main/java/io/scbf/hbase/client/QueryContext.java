@@ -119,10 +119,14 @@ public final class QueryContext implements AutoCloseable {
     lastTrace.set(t.build());
   }
 
-  /** A point query's routing; a strict query is not routed (it asks every region). */
+  /**
+   * A point query's routing. A strict query is not routed (it asks every region); nor is one on a
+   * {@code BY_VALUE} index, whose value's key range names its region.
+   */
   Routed route(IndexSpec spec, byte[] value) {
     if (value == null) throw new IllegalArgumentException("value must not be null");
-    return strict ? Routed.STRICT : router.route(spec, value);
+    if (strict || spec.layout() == IndexSpec.Layout.BY_VALUE) return Routed.STRICT;
+    return router.route(spec, value);
   }
 
   QueryPlan plan(QueryPlan.Answer answer, IndexSpec spec, Routed routed) {

@@ -98,7 +98,7 @@ final class Rechecks {
     for (byte[] row : indexed) {
       if (!live.contains(row)) {
         stale.add(
-            IndexKeyCodec.rowKey(IndexKeyCodec.bucket(row, spec.buckets()), alias, value, row));
+            IndexKeyCodec.rowKey(IndexKeyCodec.salt(spec, alias, value, row), alias, value, row));
       }
     }
     staleRowsSent.addAndGet(stale.size());

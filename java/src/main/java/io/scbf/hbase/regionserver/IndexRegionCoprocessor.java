@@ -8,7 +8,6 @@ import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
 import io.scbf.hbase.regionserver.index.IndexRegion;
 import io.scbf.hbase.regionserver.region.HRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.ServerCalls;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
@@ -111,7 +110,8 @@ public class IndexRegionCoprocessor extends IndexLookupService
               spec.get(),
               info.getTable().getNameAsString(),
               info.getEncodedName(),
-              IndexKeyCodec.bucketOfRegion(info.getStartKey()),
+              info.getStartKey(),
+              info.getEndKey(),
               IndexCatalog.isBuilding(renv.getRegion().getTableDescriptor()),
               services.indexRegionHost());
     } catch (RuntimeException e) {
@@ -250,7 +250,9 @@ public class IndexRegionCoprocessor extends IndexLookupService
                   request.hasHi() ? request.getHi().toByteArray() : null,
                   request.getLimit(),
                   request.getMaxBytes(),
-                  request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null));
+                  request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null,
+                  request.hasFromKey() ? request.getFromKey().toByteArray() : null,
+                  request.hasToKey() ? request.getToKey().toByteArray() : null));
     } catch (IOException | RuntimeException e) {
       fail(controller, done, e);
     }
@@ -317,7 +319,8 @@ public class IndexRegionCoprocessor extends IndexLookupService
             request.getValue().toByteArray(),
             request.getLimit(),
             request.getMaxBytes(),
-            request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null);
+            request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null,
+            request.hasFromKey() ? request.getFromKey().toByteArray() : null);
   }
 
   /** Lookups answer data row keys and covered values: the caller needs READ on those columns. */

@@ -250,27 +250,30 @@ public final class IndexCatalog {
   }
 
   /**
-   * The index table: one region per bucket that never splits or merges (the bucket is the first key
-   * byte), one family whose deletes only mask earlier writes (NEW_VERSION_BEHAVIOR): an index row
-   * deleted and re-put within one millisecond stays visible. {@code building}: see {@link
-   * #INDEX_BUILDING_ATTR}.
+   * The index table: one family whose deletes only mask earlier writes (NEW_VERSION_BEHAVIOR): an
+   * index row deleted and re-put within one millisecond stays visible. A {@code BY_ROW} index has
+   * one region per bucket that never splits or merges (the bucket is the first key byte); a {@code
+   * BY_VALUE} index splits and merges under the cluster's policies like any table. {@code
+   * building}: see {@link #INDEX_BUILDING_ATTR}.
    */
   public static TableDescriptor indexTableDescriptor(
       TableName dataTable, IndexSpec spec, boolean building) {
     TableDescriptorBuilder b =
         TableDescriptorBuilder.newBuilder(indexTableName(dataTable, spec.alias()));
     if (building) b.setValue(INDEX_BUILDING_ATTR, "true");
-    return b.setColumnFamily(
-            ColumnFamilyDescriptorBuilder.newBuilder(INDEX_FAMILY)
-                .setMaxVersions(1)
-                .setNewVersionBehavior(true)
-                .build())
-        .setSplitEnabled(false)
-        .setMergeEnabled(false)
-        .setNormalizationEnabled(false)
-        .setRegionSplitPolicyClassName(
-            "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy")
-        .setValue(INDEX_SPEC_ATTR, spec.encode())
+    b.setColumnFamily(
+        ColumnFamilyDescriptorBuilder.newBuilder(INDEX_FAMILY)
+            .setMaxVersions(1)
+            .setNewVersionBehavior(true)
+            .build());
+    if (spec.layout() == IndexSpec.Layout.BY_ROW) {
+      b.setSplitEnabled(false)
+          .setMergeEnabled(false)
+          .setNormalizationEnabled(false)
+          .setRegionSplitPolicyClassName(
+              "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy");
+    }
+    return b.setValue(INDEX_SPEC_ATTR, spec.encode())
         .setValue(INDEX_DATA_TABLE_ATTR, dataTable.getNameAsString())
         .build();
   }

@@ -1,12 +1,13 @@
 package io.scbf.hbase.shared;
 
+import io.scbf.hbase.IndexSpec;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
- * Index row keys: {@code bucket | esc(alias) | esc(value) | userRowKey}.
+ * Index row keys: {@code salt | esc(alias) | esc(value) | userRowKey}.
  *
  * <p>{@code esc} is an order-preserving, self-delimiting byte escape: 0x00 becomes 0x00 0xFF and
  * the string ends with 0x00 0x00. So for byte strings compared unsigned-lexicographically, a &lt; b
@@ -18,8 +19,11 @@ import org.apache.yetus.audience.InterfaceAudience;
  *   <li>the rows of values in [lo, hi) form one contiguous key range per bucket.
  * </ul>
  *
- * The bucket is a stable hash of the user row key modulo the bucket count, so one data row's index
- * rows always live in the same bucket and the buckets fill evenly.
+ * The salt byte depends on the index's layout ({@link IndexSpec.Layout}). {@code BY_ROW}: the
+ * bucket, a stable hash of the user row key modulo the bucket count, so one data row's index rows
+ * always live in the same bucket and the buckets fill evenly. {@code BY_VALUE}: the slot, a hash of
+ * the filter key modulo 256, so all rows of one value are one contiguous key range and the values
+ * spread evenly over the key space (increasing values do not all land in the last region).
  *
  * <p>The filter key of an index row, {@code esc(alias)|esc(value)}, is the row key without the
  * bucket and the user row key: the same bytes at the index region (filter maintenance) and at the
@@ -29,23 +33,54 @@ import org.apache.yetus.audience.InterfaceAudience;
 public final class IndexKeyCodec {
   private IndexKeyCodec() {}
 
+  /** Slots of a {@code BY_VALUE} index: one salt byte. */
+  public static final int SLOTS = 256;
+
   /** Bucket of a user row: FNV-1a 64 with a final avalanche, modulo the bucket count. */
   public static int bucket(byte[] userRow, int buckets) {
+    return (int) Long.remainderUnsigned(hash(userRow, 0, userRow.length), buckets);
+  }
+
+  /** Slot of a value in a {@code BY_VALUE} index, from its filter key {@code key[from, to)}. */
+  public static int slot(byte[] key, int from, int to) {
+    return (int) (hash(key, from, to) & (SLOTS - 1));
+  }
+
+  /**
+   * The salt byte of the index row of ({@code userRow}, {@code value}) in {@code spec}'s layout.
+   */
+  public static int salt(IndexSpec spec, byte[] alias, byte[] value, byte[] userRow) {
+    if (spec.layout() == IndexSpec.Layout.BY_ROW) return bucket(userRow, spec.buckets());
+    byte[] filterKey = filterKey(alias, value);
+    return slot(filterKey, 0, filterKey.length);
+  }
+
+  private static long hash(byte[] bytes, int from, int to) {
     long h = 0xcbf29ce484222325L;
-    for (byte b : userRow) {
-      h ^= (b & 0xff);
+    for (int i = from; i < to; i++) {
+      h ^= (bytes[i] & 0xff);
       h *= 0x100000001b3L;
     }
     h ^= h >>> 33;
     h *= 0xff51afd7ed558ccdL;
     h ^= h >>> 33;
-    return (int) Long.remainderUnsigned(h, buckets);
+    return h;
   }
 
   /** Split keys pre-splitting an index table into one region per bucket: {1}, {2}, ... {B-1}. */
   public static byte[][] splitKeys(int buckets) {
     byte[][] keys = new byte[buckets - 1][];
     for (int b = 1; b < buckets; b++) keys[b - 1] = new byte[] {(byte) b};
+    return keys;
+  }
+
+  /**
+   * Split keys of a {@code BY_VALUE} index table starting with {@code regions} regions: the slots
+   * divided evenly, {S*1/R}, ..., {S*(R-1)/R}.
+   */
+  public static byte[][] slotSplitKeys(int regions) {
+    byte[][] keys = new byte[regions - 1][];
+    for (int r = 1; r < regions; r++) keys[r - 1] = new byte[] {(byte) (SLOTS * r / regions)};
     return keys;
   }
 

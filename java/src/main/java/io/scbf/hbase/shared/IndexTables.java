@@ -16,12 +16,17 @@ import org.apache.yetus.audience.InterfaceAudience;
 public final class IndexTables {
   private IndexTables() {}
 
-  /** Creates the index table of {@code spec}: one region per bucket. */
+  /**
+   * Creates the index table of {@code spec}: one region per bucket ({@code BY_ROW}), or its first
+   * {@code buckets()} regions over the slots ({@code BY_VALUE}).
+   */
   public static void create(Admin admin, TableName dataTable, IndexSpec spec, boolean building)
       throws IOException {
     TableDescriptor index = IndexCatalog.indexTableDescriptor(dataTable, spec, building);
     if (spec.buckets() == 1) {
       admin.createTable(index);
+    } else if (spec.layout() == IndexSpec.Layout.BY_VALUE) {
+      admin.createTable(index, IndexKeyCodec.slotSplitKeys(spec.buckets()));
     } else {
       admin.createTable(index, IndexKeyCodec.splitKeys(spec.buckets()));
     }
@@ -34,7 +39,10 @@ public final class IndexTables {
     admin.deleteTable(table);
   }
 
-  /** Removes every row, keeping the bucket regions; the table is enabled afterwards. */
+  /**
+   * Removes every row, keeping the region boundaries (the buckets, or a {@code BY_VALUE} index's
+   * split points); the table is enabled afterwards.
+   */
   public static void truncate(Admin admin, TableName table) throws IOException {
     if (!admin.isTableDisabled(table)) admin.disableTable(table);
     admin.truncateTable(table, true);

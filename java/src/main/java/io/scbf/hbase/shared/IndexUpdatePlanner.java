@@ -184,7 +184,6 @@ public final class IndexUpdatePlanner {
     List<IndexMutation> out = new ArrayList<>();
     for (IndexSpec spec : specs) {
       byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
-      int bucket = IndexKeyCodec.bucket(row, spec.buckets());
       byte[] oldValue = spec.valueOf(before::value);
       byte[] newValue = spec.valueOf(after::value);
       boolean valueChanged = !Arrays.equals(oldValue, newValue);
@@ -198,10 +197,17 @@ public final class IndexUpdatePlanner {
       if (oldValue != null && valueChanged) {
         out.add(
             new IndexMutation(
-                spec, new Delete(IndexKeyCodec.rowKey(bucket, alias, oldValue, row)), false));
+                spec,
+                new Delete(
+                    IndexKeyCodec.rowKey(
+                        IndexKeyCodec.salt(spec, alias, oldValue, row), alias, oldValue, row)),
+                false));
       }
       if (newValue != null && (valueChanged || coveredChanged(spec, before, after))) {
-        Put put = new Put(IndexKeyCodec.rowKey(bucket, alias, newValue, row));
+        Put put =
+            new Put(
+                IndexKeyCodec.rowKey(
+                    IndexKeyCodec.salt(spec, alias, newValue, row), alias, newValue, row));
         put.addColumn(
             IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, coveredValues(spec, after));
         out.add(new IndexMutation(spec, put, valueChanged));

@@ -86,6 +86,14 @@ public final class BucketFilter implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the region may hold an index row with this filter key. Only a ready filter's "no" is an
+   * answer: before {@link #build} completes it has not counted the existing rows.
+   */
+  public boolean mightContain(byte[] filterKey) {
+    return filter.mightContain(filterKey);
+  }
+
   public boolean needsCompaction() {
     return ready && filter.needsCompaction();
   }

@@ -96,6 +96,7 @@ public final class FilterPublisher {
 
   /** The region left {@link OpenIndexRegions}: tell the master to stop trusting its bitmap. */
   void publishClosed(IndexRegion region) {
+    if (!region.publishes()) return;
     RegionFilter closed = closedPublication(region);
     submit(
         () -> {
@@ -191,6 +192,7 @@ public final class FilterPublisher {
 
   /** The region's message if the master's copy is behind, else null. */
   private Outgoing publication(IndexRegion region) {
+    if (!region.publishes()) return null;
     BucketFilter f = region.filter(); // one filter for the whole publication, even across a rebuild
     long version = f.version(); // read before deriving: the bitmap holds at least this
     boolean ready = region.routable(f);

@@ -22,12 +22,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One open index region (one bucket of one index). Its jobs live in parts: {@link
- * FilterBookkeeping} keeps the bucket filter equal to the rows, {@link IndexLookups} answers
- * lookups through the hot cache, and the server's {@link FilterPublisher} and {@link
- * FilterCompactor} find it in {@link OpenIndexRegions}. This class ties them to the region's
- * lifecycle and checks what is written to it; {@link IndexRegionCoprocessor} translates HBase
- * events into calls on it.
+ * One open index region (one bucket of a {@code BY_ROW} index, or any region of a {@code BY_VALUE}
+ * one). Its jobs live in parts: {@link FilterBookkeeping} keeps the bucket filter equal to the
+ * rows, {@link IndexLookups} answers lookups through the hot cache, and the server's {@link
+ * FilterPublisher} and {@link FilterCompactor} find it in {@link OpenIndexRegions}. This class ties
+ * them to the region's lifecycle and checks what is written to it; {@link IndexRegionCoprocessor}
+ * translates HBase events into calls on it.
  */
 @InterfaceAudience.Private
 public final class IndexRegion {
@@ -50,19 +50,20 @@ public final class IndexRegion {
       IndexSpec spec,
       String indexTable,
       String encodedName,
-      int bucket,
+      byte[] startKey,
+      byte[] endKey,
       boolean building,
       IndexRegionHost host) {
     this.spec = spec;
     this.building = building;
     this.alias = spec.alias().getBytes(StandardCharsets.UTF_8);
-    this.bucket = bucket;
+    this.bucket = IndexKeyCodec.bucketOfRegion(startKey);
     this.indexTable = indexTable;
     this.encodedName = encodedName;
     this.host = host;
     this.bookkeeping =
         new FilterBookkeeping(spec, rows, encodedName + " (" + indexTable + ")", () -> closing);
-    this.lookups = new IndexLookups(rows, host.cache(), bucket, alias);
+    this.lookups = new IndexLookups(rows, host.cache(), spec, bucket, startKey, endKey);
   }
 
   public String encodedName() {
@@ -102,6 +103,14 @@ public final class IndexRegion {
    */
   public boolean routable(BucketFilter f) {
     return !building && f.isReady();
+  }
+
+  /**
+   * The master routes queries to this region by its filter: true for a {@code BY_ROW} bucket. A
+   * {@code BY_VALUE} region answers absent values from its own filter and publishes nothing.
+   */
+  public boolean publishes() {
+    return spec.layout() == IndexSpec.Layout.BY_ROW;
   }
 
   public FilterBookkeeping bookkeeping() {
@@ -205,18 +214,24 @@ public final class IndexRegion {
   private void checkIsIndexRow(byte[] row) throws DoNotRetryIOException {
     try {
       IndexKeyCodec.Parsed p = IndexKeyCodec.parse(row);
-      if (p.bucket() != bucket || !Arrays.equals(p.alias(), alias)) {
+      int salt =
+          spec.layout() == IndexSpec.Layout.BY_ROW
+              ? bucket
+              : IndexKeyCodec.slot(row, 1, p.filterKeyEnd());
+      if (p.bucket() != salt || !Arrays.equals(p.alias(), alias)) {
         throw new DoNotRetryIOException(
-            "index row of bucket "
+            "index row of salt "
                 + p.bucket()
                 + " / alias "
                 + new String(p.alias(), StandardCharsets.UTF_8)
                 + " written to "
                 + encodedName
-                + " (bucket "
-                + bucket
+                + " (salt "
+                + salt
                 + ", alias "
                 + spec.alias()
+                + ", layout "
+                + spec.layout()
                 + ")");
       }
     } catch (IllegalArgumentException e) {
@@ -232,35 +247,62 @@ public final class IndexRegion {
       LookupResponse.newBuilder().setIndexBuilding(true).build();
 
   public LookupResponse lookup(byte[] requestAlias, byte[] value) throws IOException {
-    return lookup(requestAlias, value, 0, 0, null);
+    return lookup(requestAlias, value, 0, 0, null, null);
   }
 
-  /** A point lookup, paged if {@code limit} > 0 (see {@link IndexLookups#lookup}). */
+  /**
+   * A point lookup, paged if {@code limit} > 0 (see {@link IndexLookups#lookup}). A {@code
+   * BY_VALUE} region whose filter is built answers a value it lacks without reading its store: the
+   * filter counts every row before the row becomes visible, so it never misses one.
+   */
   public LookupResponse lookup(
-      byte[] requestAlias, byte[] value, int limit, int maxBytes, byte[] resumeAfter)
+      byte[] requestAlias,
+      byte[] value,
+      int limit,
+      int maxBytes,
+      byte[] resumeAfter,
+      byte[] fromKey)
       throws IOException {
     checkAlias(requestAlias);
     if (limit < 0) throw new DoNotRetryIOException("lookup limit " + limit + " < 0");
-    return building
-        ? BUILDING
-        : lookups.lookup(
-            value, limit, IndexLookups.pageBytes(maxBytes), resumeAfter, filter().isReady());
+    if (building) return BUILDING;
+    BucketFilter f = filter();
+    boolean ready = f.isReady();
+    if (ready && !publishes() && !f.mightContain(IndexKeyCodec.filterKey(alias, value))) {
+      return lookups.absent(true);
+    }
+    return lookups.lookup(
+        value, limit, IndexLookups.pageBytes(maxBytes), resumeAfter, fromKey, ready);
   }
 
   public LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {
-    return rangeLookup(requestAlias, lo, hi, 0, 0, null);
+    return rangeLookup(requestAlias, lo, hi, 0, 0, null, null, null);
   }
 
   /** A range lookup, paged if {@code limit} > 0 (see {@link IndexLookups#rangeLookup}). */
   public LookupResponse rangeLookup(
-      byte[] requestAlias, byte[] lo, byte[] hi, int limit, int maxBytes, byte[] resumeAfter)
+      byte[] requestAlias,
+      byte[] lo,
+      byte[] hi,
+      int limit,
+      int maxBytes,
+      byte[] resumeAfter,
+      byte[] fromKey,
+      byte[] toKey)
       throws IOException {
     checkAlias(requestAlias);
     if (limit < 0) throw new DoNotRetryIOException("range lookup limit " + limit + " < 0");
     return building
         ? BUILDING
         : lookups.rangeLookup(
-            lo, hi, limit, IndexLookups.pageBytes(maxBytes), resumeAfter, filter().isReady());
+            lo,
+            hi,
+            limit,
+            IndexLookups.pageBytes(maxBytes),
+            resumeAfter,
+            fromKey,
+            toKey,
+            filter().isReady());
   }
 
   private void checkAlias(byte[] requestAlias) throws DoNotRetryIOException {

@@ -95,7 +95,7 @@ final class LocalAnswers {
     byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
     LookupResponse found =
         point
-            ? entries.lookup(alias, value, limit, request.getMaxBytes(), resume)
+            ? entries.lookup(alias, value, limit, request.getMaxBytes(), resume, null)
             : entries.rangeLookup(alias, lo, hi);
     out.setIndexed(true).setCacheHit(found.getCacheHit());
     // A page that ended on an entry a daughter kept of its sibling's rows has passed every row of
@@ -152,7 +152,8 @@ final class LocalAnswers {
           .setCacheHit(false)
           .build();
     }
-    LookupResponse found = entries.rangeLookup(alias, lo, hi, limit, request.getMaxBytes(), resume);
+    LookupResponse found =
+        entries.rangeLookup(alias, lo, hi, limit, request.getMaxBytes(), resume, null, null);
     out.setIndexed(true).setCacheHit(false);
     if (found.hasResumeAfter()) out.setResumeAfter(found.getResumeAfter());
     List<byte[]> rows = answerHits(request.getAnswer(), found, inBounds, out);

@@ -104,7 +104,9 @@ public final class LocalIndex {
             IndexCatalog.indexTableName(region.getRegionInfo().getTable(), spec.alias())
                 .getNameAsString(),
             region.getRegionInfo().getEncodedName(),
-            0,
+            // Entries sit under their bucket-0 keys (see HRegionRows.local).
+            new byte[0],
+            new byte[0],
             // Never routable while the bulk build owns the entries; otherwise a region without
             // complete entries answers by scanning its rows.
             bulkBuilding,

@@ -3,14 +3,17 @@ package io.scbf.hbase.regionserver.lookup;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.scbf.HotscoreCache;
+import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,9 +25,12 @@ import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The lookups one index region answers: a point lookup from the server's hot cache or, on a miss,
- * by a prefix scan of the bucket whose answer is then cached; a range lookup by a range scan.
- * Writes to the region invalidate the keys they touch ({@link #invalidate}); {@link
- * CacheGenerations} keeps a lookup that raced with a write from caching a stale answer.
+ * by a prefix scan whose answer is then cached; a range lookup by a range scan. In a {@code BY_ROW}
+ * index the region is one bucket, and the value's prefix is under the bucket's salt; in a {@code
+ * BY_VALUE} index the prefix is under the value's slot, a range is read in every slot the region
+ * holds, and each answer names the region's end key so the client can ask the next region for the
+ * rest of its key range. Writes to the region invalidate the keys they touch ({@link #invalidate});
+ * {@link CacheGenerations} keeps a lookup that raced with a write from caching a stale answer.
  */
 @InterfaceAudience.Private
 public final class IndexLookups {
@@ -47,8 +53,11 @@ public final class IndexLookups {
 
   private final IndexRegionRows rows;
   private final HotscoreCache cache;
+  private final IndexSpec spec;
   private final int bucket;
   private final byte[] alias;
+  private final byte[] regionStart;
+  private final byte[] regionEnd;
   private final CacheGenerations generations = new CacheGenerations();
 
   /**
@@ -60,16 +69,43 @@ public final class IndexLookups {
   private final AtomicLong count = new AtomicLong();
   private final AtomicLong cacheHits = new AtomicLong();
 
-  public IndexLookups(IndexRegionRows rows, HotscoreCache cache, int bucket, byte[] alias) {
+  /**
+   * Lookups of the index region holding [{@code regionStart}, {@code regionEnd}) (an empty end: the
+   * end of the table); {@code bucket} is its bucket in a {@code BY_ROW} index.
+   */
+  public IndexLookups(
+      IndexRegionRows rows,
+      HotscoreCache cache,
+      IndexSpec spec,
+      int bucket,
+      byte[] regionStart,
+      byte[] regionEnd) {
     this.rows = rows;
     this.cache = cache;
+    this.spec = spec;
     this.bucket = bucket;
-    this.alias = alias;
+    this.alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    this.regionStart = regionStart.clone();
+    this.regionEnd = regionEnd.clone();
   }
 
   /** Index entries of {@code value}; {@code regionReady} is copied into the answer. */
   public LookupResponse lookup(byte[] value, boolean regionReady) throws IOException {
-    return lookup(value, 0, PAGE_BYTES, null, regionReady);
+    return lookup(value, 0, PAGE_BYTES, null, null, regionReady);
+  }
+
+  private boolean byValue() {
+    return spec.layout() == IndexSpec.Layout.BY_VALUE;
+  }
+
+  /** The answer of a {@code BY_VALUE} region whose filter proves {@code value} absent. */
+  public LookupResponse absent(boolean regionReady) {
+    count.incrementAndGet();
+    return LookupResponse.newBuilder()
+        .setFilterAbsent(true)
+        .setRegionReady(regionReady)
+        .setRegionEnd(ByteString.copyFrom(regionEnd))
+        .build();
   }
 
   /**
@@ -77,16 +113,31 @@ public final class IndexLookups {
    * at most that many (fewer if their bytes reach {@code pageBytes}) after the user row {@code
    * resumeAfter} (exclusive; null for the first page), and {@code resume_after} set if more remain.
    * A first page comes from the hot cache when it holds the value; a complete answer is cached.
+   * {@code fromKey} ({@code BY_VALUE}, null: none) leaves out the index rows before it.
    */
   public LookupResponse lookup(
-      byte[] value, int limit, int pageBytes, byte[] resumeAfter, boolean regionReady)
+      byte[] value,
+      int limit,
+      int pageBytes,
+      byte[] resumeAfter,
+      byte[] fromKey,
+      boolean regionReady)
       throws IOException {
     count.incrementAndGet();
-    byte[] prefix = IndexKeyCodec.valuePrefix(bucket, alias, value);
+    byte[] filterKey = IndexKeyCodec.filterKey(alias, value);
+    int salt = byValue() ? IndexKeyCodec.slot(filterKey, 0, filterKey.length) : bucket;
+    byte[] prefix = IndexKeyCodec.valuePrefix(salt, alias, value);
     byte[] stop = IndexKeyCodec.prefixSuccessor(prefix);
-    if (resumeAfter != null) {
-      byte[] start = Bytes.add(prefix, resumeAfter, new byte[1]); // the first key after it
-      return scan(start, stop, limit, pageBytes, false).toBuilder()
+    byte[] start =
+        resumeAfter == null ? prefix : Bytes.add(prefix, resumeAfter, new byte[1]); // after it
+    // Rows before the region's start are not here anyway: from there on, the answer is whole.
+    boolean whole = resumeAfter == null;
+    if (fromKey != null && Bytes.compareTo(fromKey, start) > 0) {
+      start = fromKey;
+      whole &= Bytes.compareTo(fromKey, regionStart) <= 0;
+    }
+    if (!whole) {
+      return withRegion(scan(start, stop, limit, pageBytes, false).toBuilder())
           .setCacheHit(false)
           .setRegionReady(regionReady)
           .build();
@@ -95,7 +146,7 @@ public final class IndexLookups {
     byte[] cached = cache.get(key);
     if (cached != null) {
       cacheHits.incrementAndGet();
-      return firstPage(parse(cached), limit, pageBytes)
+      return withRegion(firstPage(parse(cached), limit, pageBytes))
           .setCacheHit(true)
           .setRegionReady(regionReady)
           .build();
@@ -106,40 +157,91 @@ public final class IndexLookups {
       cache.put(key, fresh.toByteArray());
       if (generations.changedSince(key, stamp)) cache.invalidate(key);
     }
-    return fresh.toBuilder().setCacheHit(false).setRegionReady(regionReady).build();
+    return withRegion(fresh.toBuilder()).setCacheHit(false).setRegionReady(regionReady).build();
+  }
+
+  /** A {@code BY_VALUE} answer names the region's end key (see the class comment). */
+  private LookupResponse.Builder withRegion(LookupResponse.Builder answer) {
+    return byValue() ? answer.setRegionEnd(ByteString.copyFrom(regionEnd)) : answer;
   }
 
   /** Index entries with {@code lo <= value < hi} (null: unbounded); never cached. */
   public LookupResponse rangeLookup(byte[] lo, byte[] hi, boolean regionReady) throws IOException {
-    return rangeLookup(lo, hi, 0, PAGE_BYTES, null, regionReady);
+    return rangeLookup(lo, hi, 0, PAGE_BYTES, null, null, null, regionReady);
   }
 
   /**
-   * Index entries with {@code lo <= value < hi}, in index-key (value, then row) order, or one page
-   * of them: with {@code limit} > 0, at most that many (fewer if their bytes reach {@code
-   * pageBytes}) after the index row key {@code resumeAfter} (exclusive; null for the first page),
-   * and {@code resume_after} set to the last entry's index row key if more remain.
+   * Index entries with {@code lo <= value < hi}, in index-key order, or one page of them: with
+   * {@code limit} > 0, at most that many (fewer if their bytes reach {@code pageBytes}) after the
+   * index row key {@code resumeAfter} (exclusive; null for the first page), and {@code
+   * resume_after} set to the last entry's index row key if more remain. A {@code BY_ROW} bucket
+   * reads its one key range (value, then row); a {@code BY_VALUE} region reads the range in each
+   * slot it holds within [{@code fromKey}, {@code toKey}) (null: unbounded), slot after slot.
    *
    * @throws DoNotRetryIOException if {@code resumeAfter} is not an index row key of the range
    */
   public LookupResponse rangeLookup(
-      byte[] lo, byte[] hi, int limit, int pageBytes, byte[] resumeAfter, boolean regionReady)
+      byte[] lo,
+      byte[] hi,
+      int limit,
+      int pageBytes,
+      byte[] resumeAfter,
+      byte[] fromKey,
+      byte[] toKey,
+      boolean regionReady)
       throws IOException {
-    byte[][] bounds = IndexKeyCodec.rangeBounds(bucket, alias, lo, hi);
-    byte[] start = bounds[0];
+    List<byte[][]> ranges = rangesOf(lo, hi, fromKey, toKey);
     if (resumeAfter != null) {
-      boolean inRange =
-          Bytes.compareTo(resumeAfter, bounds[0]) >= 0
-              && (bounds[1].length == 0 || Bytes.compareTo(resumeAfter, bounds[1]) < 0);
+      boolean inRange = false;
+      for (byte[][] r : ranges) inRange |= within(resumeAfter, r[0], r[1]);
       if (!inRange) {
         throw new DoNotRetryIOException("resume_after is not an index row key of this range");
       }
-      start = Bytes.add(resumeAfter, new byte[1]); // the first key after it
+      byte[] after = Bytes.add(resumeAfter, new byte[1]); // the first key after it
+      List<byte[][]> rest = new ArrayList<>(ranges.size());
+      for (byte[][] r : ranges) {
+        if (r[1].length != 0 && Bytes.compareTo(r[1], after) <= 0) continue;
+        rest.add(Bytes.compareTo(r[0], after) >= 0 ? r : new byte[][] {after, r[1]});
+      }
+      ranges = rest;
     }
-    return scan(start, bounds[1], limit, pageBytes, true).toBuilder()
+    return withRegion(scan(ranges, limit, pageBytes, true).toBuilder())
         .setCacheHit(false)
         .setRegionReady(regionReady)
         .build();
+  }
+
+  /** The key ranges a range lookup reads, in key order. */
+  private List<byte[][]> rangesOf(byte[] lo, byte[] hi, byte[] fromKey, byte[] toKey) {
+    if (!byValue())
+      return Collections.singletonList(IndexKeyCodec.rangeBounds(bucket, alias, lo, hi));
+    byte[] from = max(regionStart, fromKey == null ? new byte[0] : fromKey);
+    byte[] to = minEnd(regionEnd, toKey == null ? new byte[0] : toKey);
+    List<byte[][]> out = new ArrayList<>();
+    int first = from.length == 0 ? 0 : from[0] & 0xff;
+    int last = to.length == 0 ? IndexKeyCodec.SLOTS - 1 : to[0] & 0xff;
+    for (int slot = first; slot <= last; slot++) {
+      byte[][] b = IndexKeyCodec.rangeBounds(slot, alias, lo, hi);
+      byte[] start = max(b[0], from);
+      byte[] stop = minEnd(b[1], to);
+      if (stop.length == 0 || Bytes.compareTo(start, stop) < 0) out.add(new byte[][] {start, stop});
+    }
+    return out;
+  }
+
+  private static boolean within(byte[] key, byte[] start, byte[] stop) {
+    return Bytes.compareTo(key, start) >= 0 && (stop.length == 0 || Bytes.compareTo(key, stop) < 0);
+  }
+
+  private static byte[] max(byte[] a, byte[] b) {
+    return Bytes.compareTo(a, b) >= 0 ? a : b;
+  }
+
+  /** The smaller of two end keys, an empty one being the end of the table. */
+  private static byte[] minEnd(byte[] a, byte[] b) {
+    if (a.length == 0) return b;
+    if (b.length == 0) return a;
+    return Bytes.compareTo(a, b) <= 0 ? a : b;
   }
 
   /** After a write of these index rows became visible: no cached answer may still miss it. */
@@ -186,25 +288,36 @@ public final class IndexLookups {
     return out;
   }
 
-  /**
-   * Index entries in [start, stop): all (limit 0), or a page of them that resumes after its last
-   * entry's user row (one value), or after its index row key if {@code resumeAtKey} (a range, where
-   * the value varies).
-   */
+  /** {@link #scan(List, int, int, boolean)} of the one range [start, stop). */
   private LookupResponse scan(
       byte[] start, byte[] stop, int limit, int pageBytes, boolean resumeAtKey) throws IOException {
+    return scan(
+        Collections.singletonList(new byte[][] {start, stop}), limit, pageBytes, resumeAtKey);
+  }
+
+  /**
+   * Index entries in the key ranges {@code ranges} (in key order): all (limit 0), or a page of them
+   * that resumes after its last entry's user row (one value), or after its index row key if {@code
+   * resumeAtKey} (a range, where the value varies).
+   */
+  private LookupResponse scan(List<byte[][]> ranges, int limit, int pageBytes, boolean resumeAtKey)
+      throws IOException {
     List<IndexHit> hits = new ArrayList<>();
     List<byte[]> keys = new ArrayList<>();
     // One more than the page: whether more remain.
-    rows.scan(
-        start,
-        stop,
-        limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1,
-        c -> {
-          byte[] key = CellUtil.cloneRow(c);
-          keys.add(key);
-          hits.add(hit(key, c));
-        });
+    int wanted = limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1;
+    for (byte[][] range : ranges) {
+      if (keys.size() >= wanted) break;
+      rows.scan(
+          range[0],
+          range[1],
+          wanted - keys.size(),
+          c -> {
+            byte[] key = CellUtil.cloneRow(c);
+            keys.add(key);
+            hits.add(hit(key, c));
+          });
+    }
     if (limit <= 0) return LookupResponse.newBuilder().addAllHits(hits).build();
     LookupResponse.Builder page = page(hits, limit, pageBytes);
     if (resumeAtKey && page.hasResumeAfter()) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.HotscoreCache;
+import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.region.InMemoryIndexRows;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
@@ -18,10 +19,13 @@ import org.junit.jupiter.api.Test;
 class IndexLookupsTest {
   static final int BUCKET = 3;
   static final byte[] ALIAS = Bytes.toBytes("city");
+  static final IndexSpec SPEC =
+      IndexSpec.builder(Bytes.toBytes("f"), Bytes.toBytes("city")).alias("city").build();
 
   final InMemoryIndexRows rows = new InMemoryIndexRows();
   final HotscoreCache cache = HotscoreCache.builder().capacityBytes(1 << 20).build();
-  final IndexLookups lookups = new IndexLookups(rows, cache, BUCKET, ALIAS);
+  final IndexLookups lookups =
+      new IndexLookups(rows, cache, SPEC, BUCKET, new byte[] {BUCKET}, new byte[] {BUCKET + 1});
 
   @AfterEach
   void close() {
@@ -96,7 +100,8 @@ class IndexLookupsTest {
             }
           }
         };
-    racingLookups = new IndexLookups(racing, cache, BUCKET, ALIAS);
+    racingLookups =
+        new IndexLookups(racing, cache, SPEC, BUCKET, new byte[] {BUCKET}, new byte[] {BUCKET + 1});
     assertEquals(List.of(), users(racingLookups.lookup(Bytes.toBytes("v"), true)));
     LookupResponse next = racingLookups.lookup(Bytes.toBytes("v"), true);
     assertFalse(next.getCacheHit(), "the answer computed before the write was not kept");
@@ -132,7 +137,7 @@ class IndexLookupsTest {
     byte[] resume = null;
     do {
       LookupResponse page =
-          lookups.lookup(Bytes.toBytes(value), limit, IndexLookups.PAGE_BYTES, resume, true);
+          lookups.lookup(Bytes.toBytes(value), limit, IndexLookups.PAGE_BYTES, resume, null, true);
       out.add(users(page));
       resume = page.hasResumeAfter() ? page.getResumeAfter().toByteArray() : null;
     } while (resume != null);
@@ -147,7 +152,7 @@ class IndexLookupsTest {
     assertFalse(lookups.lookup(Bytes.toBytes("v"), true).getCacheHit(), "no page was cached");
     // The answer is cached now: a first page comes from the cache, sliced.
     LookupResponse first =
-        lookups.lookup(Bytes.toBytes("v"), 3, IndexLookups.PAGE_BYTES, null, true);
+        lookups.lookup(Bytes.toBytes("v"), 3, IndexLookups.PAGE_BYTES, null, null, true);
     assertTrue(first.getCacheHit());
     assertEquals(List.of("r0", "r1", "r2"), users(first));
     assertEquals("r2", Bytes.toString(first.getResumeAfter().toByteArray()));
@@ -169,7 +174,7 @@ class IndexLookupsTest {
     for (int i = 0; i < 3; i++) rows.put(indexRow("big", "r" + i), new byte[100 << 10]);
     int budget = IndexLookups.pageBytes(150 << 10);
     LookupResponse first =
-        lookups.lookup(Bytes.toBytes("big"), Integer.MAX_VALUE, budget, null, true);
+        lookups.lookup(Bytes.toBytes("big"), Integer.MAX_VALUE, budget, null, null, true);
     assertEquals(List.of("r0", "r1"), users(first), "stopped once 150 KiB were reached");
     LookupResponse rest =
         lookups.lookup(
@@ -177,6 +182,7 @@ class IndexLookupsTest {
             Integer.MAX_VALUE,
             budget,
             first.getResumeAfter().toByteArray(),
+            null,
             true);
     assertEquals(List.of("r2"), users(rest));
     assertFalse(rest.hasResumeAfter());
