@@ -342,4 +342,44 @@ class ByValueIndexClusterTest {
     }
     assertEquals(0, misses, "routed queries right after another client's acknowledged write");
   }
+
+  @Test
+  @Order(5)
+  void aBucketIndexMovesToTheValueLayoutOnlineUnderANewAlias() throws Exception {
+    IndexAdmin admin = new IndexAdmin(writerConnection);
+    admin.createIndex(TABLE, IndexSpec.builder(D, AMOUNT).alias("amount_v1").buckets(4).build());
+    Map<String, Set<String>> acked = new ConcurrentHashMap<>();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Future<?> writes =
+        pool.submit(
+            () -> {
+              writeRows(2000, acked);
+              return null;
+            });
+    // The new layout is built from the rows while writers write, beside the old index.
+    admin.createIndex(
+        TABLE,
+        IndexSpec.builder(D, AMOUNT).alias("amount").layout(IndexSpec.Layout.BY_VALUE).build());
+    writes.get(120, TimeUnit.SECONDS);
+    pool.shutdown();
+    Oracle oracle = new Oracle(writerConnection, TABLE, D, AMOUNT);
+    try (IndexedTable table = new IndexedTable(readerConnection, TABLE)) {
+      List<byte[]> values = oracle.values();
+      for (int i = 0; i < values.size(); i += 97) {
+        byte[] v = values.get(i);
+        assertEquals(
+            oracle.rows(v),
+            Oracle.strings(table.find("amount", v).stream().map(Result::getRow).toList()));
+        assertEquals(
+            oracle.rows(v),
+            Oracle.strings(table.find("amount_v1", v).stream().map(Result::getRow).toList()));
+      }
+      admin.dropIndex(TABLE, "amount_v1");
+      byte[] v = values.get(values.size() / 2);
+      assertEquals(
+          oracle.rows(v),
+          Oracle.strings(table.find("amount", v).stream().map(Result::getRow).toList()));
+    }
+    assertTrue(admin.verify(TABLE, "amount").isConsistent());
+  }
 }

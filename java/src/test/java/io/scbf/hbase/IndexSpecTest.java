@@ -198,4 +198,28 @@ class IndexSpecTest {
         IllegalArgumentException.class,
         () -> IndexSpec.decode(composite.encode().replace(";then=", ";then=zz")));
   }
+
+  @Test
+  void aByValueSpecIsVersion2SoThatOlderJarsRefuseItInsteadOfMisplacingRows() {
+    IndexSpec spec =
+        IndexSpec.builder(F, Q).alias("a").layout(IndexSpec.Layout.BY_VALUE).buckets(4).build();
+    assertTrue(spec.encode().startsWith("v2;"), spec.encode());
+    assertTrue(spec.encode().contains(";layout=by-value"));
+    assertEquals(spec, IndexSpec.decode(spec.encode()));
+    assertEquals(IndexSpec.Layout.BY_VALUE, IndexSpec.decode(spec.encode()).layout());
+    IndexSpec old = IndexSpec.builder(F, Q).alias("a").build();
+    assertEquals(IndexSpec.Layout.BY_ROW, old.layout(), "the default layout is unchanged");
+    assertTrue(old.encode().startsWith("v1;"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> IndexSpec.decode(spec.encode().replace("v2;", "v1;")),
+        "a version 1 spec naming the new layout is malformed");
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> IndexSpec.decode(spec.encode().replace("by-value", "by-moon")));
+    assertTrue(
+        failure(IndexSpec.builder(F, Q).alias("a").local().layout(IndexSpec.Layout.BY_VALUE))
+            .contains("for global ones"));
+    assertThrows(IllegalArgumentException.class, () -> IndexSpec.builder(F, Q).layout(null));
+  }
 }

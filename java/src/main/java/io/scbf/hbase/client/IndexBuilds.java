@@ -108,7 +108,7 @@ public final class IndexBuilds {
                 + existing.columns()
                 + ")");
       }
-      if (existing.columns().equals(spec.columns())) {
+      if (existing.columns().equals(spec.columns()) && !isMigration(existing, spec)) {
         throw new IllegalArgumentException(
             (spec.isComposite() ? "columns " : "column ")
                 + spec.columnsText()
@@ -119,6 +119,18 @@ public final class IndexBuilds {
                 + "'");
       }
     }
+  }
+
+  /**
+   * A {@code BY_VALUE} global index created beside a {@code BY_ROW} one on the same columns: the
+   * way to move an index to the new layout online (queries by column keep using the {@code BY_ROW}
+   * one until it is dropped).
+   */
+  private static boolean isMigration(IndexSpec existing, IndexSpec created) {
+    return !existing.isLocal()
+        && !created.isLocal()
+        && existing.layout() == IndexSpec.Layout.BY_ROW
+        && created.layout() == IndexSpec.Layout.BY_VALUE;
   }
 
   /** How long {@link #awaitLocalEntries} waits for the data regions to build a local index. */

@@ -2,6 +2,7 @@ package io.scbf.hbase.client;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexPlacement;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -98,7 +99,7 @@ final class Rechecks {
     for (byte[] row : indexed) {
       if (!live.contains(row)) {
         stale.add(
-            IndexKeyCodec.rowKey(IndexKeyCodec.salt(spec, alias, value, row), alias, value, row));
+            IndexKeyCodec.rowKey(IndexPlacement.salt(spec, alias, value, row), alias, value, row));
       }
     }
     staleRowsSent.addAndGet(stale.size());

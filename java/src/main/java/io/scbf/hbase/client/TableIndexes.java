@@ -89,9 +89,16 @@ final class TableIndexes {
       throw new IllegalArgumentException("family and qualifier must not be null");
     }
     IndexSpec.Column column = new IndexSpec.Column(family, qualifier);
+    IndexSpec found = null;
     for (IndexSpec s : specs) {
-      if (!s.isComposite() && s.column().equals(column)) return s;
+      // While a BY_VALUE index is built beside a BY_ROW one (a migration), the BY_ROW one answers.
+      if (!s.isComposite()
+          && s.column().equals(column)
+          && (found == null || s.layout() == IndexSpec.Layout.BY_ROW)) {
+        found = s;
+      }
     }
+    if (found != null) return found;
     throw new IllegalArgumentException(
         "column "
             + Bytes.toStringBinary(family)

@@ -1,6 +1,5 @@
 package io.scbf.hbase.shared;
 
-import io.scbf.hbase.IndexSpec;
 import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -19,10 +18,10 @@ import org.apache.yetus.audience.InterfaceAudience;
  *   <li>the rows of values in [lo, hi) form one contiguous key range per bucket.
  * </ul>
  *
- * The salt byte depends on the index's layout ({@link IndexSpec.Layout}). {@code BY_ROW}: the
- * bucket, a stable hash of the user row key modulo the bucket count, so one data row's index rows
- * always live in the same bucket and the buckets fill evenly. {@code BY_VALUE}: the slot, a hash of
- * the filter key modulo 256, so all rows of one value are one contiguous key range and the values
+ * The salt byte depends on the index's layout ({@link IndexPlacement}). {@code BY_ROW}: the bucket,
+ * a stable hash of the user row key modulo the bucket count, so one data row's index rows always
+ * live in the same bucket and the buckets fill evenly. {@code BY_VALUE}: the slot, a hash of the
+ * filter key modulo 256, so all rows of one value are one contiguous key range and the values
  * spread evenly over the key space (increasing values do not all land in the last region).
  *
  * <p>The filter key of an index row, {@code esc(alias)|esc(value)}, is the row key without the
@@ -44,15 +43,6 @@ public final class IndexKeyCodec {
   /** Slot of a value in a {@code BY_VALUE} index, from its filter key {@code key[from, to)}. */
   public static int slot(byte[] key, int from, int to) {
     return (int) (hash(key, from, to) & (SLOTS - 1));
-  }
-
-  /**
-   * The salt byte of the index row of ({@code userRow}, {@code value}) in {@code spec}'s layout.
-   */
-  public static int salt(IndexSpec spec, byte[] alias, byte[] value, byte[] userRow) {
-    if (spec.layout() == IndexSpec.Layout.BY_ROW) return bucket(userRow, spec.buckets());
-    byte[] filterKey = filterKey(alias, value);
-    return slot(filterKey, 0, filterKey.length);
   }
 
   private static long hash(byte[] bytes, int from, int to) {

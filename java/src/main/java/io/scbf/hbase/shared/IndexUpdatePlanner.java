@@ -200,14 +200,14 @@ public final class IndexUpdatePlanner {
                 spec,
                 new Delete(
                     IndexKeyCodec.rowKey(
-                        IndexKeyCodec.salt(spec, alias, oldValue, row), alias, oldValue, row)),
+                        IndexPlacement.salt(spec, alias, oldValue, row), alias, oldValue, row)),
                 false));
       }
       if (newValue != null && (valueChanged || coveredChanged(spec, before, after))) {
         Put put =
             new Put(
                 IndexKeyCodec.rowKey(
-                    IndexKeyCodec.salt(spec, alias, newValue, row), alias, newValue, row));
+                    IndexPlacement.salt(spec, alias, newValue, row), alias, newValue, row));
         put.addColumn(
             IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, coveredValues(spec, after));
         out.add(new IndexMutation(spec, put, valueChanged));

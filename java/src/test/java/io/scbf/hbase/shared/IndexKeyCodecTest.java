@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.scbf.hbase.IndexSpec;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Random;
+import java.util.Set;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
@@ -119,5 +122,40 @@ class IndexKeyCodecTest {
     assertArrayEquals(new byte[0], back.get(2));
     assertThrows(
         IllegalArgumentException.class, () -> CoveredValues.decode(new byte[] {1, 0, 0, 0, 9}));
+  }
+
+  @Test
+  void aByValueIndexPlacesEveryRowOfAValueUnderOneSlot() {
+    var byValue =
+        IndexSpec.builder(Bytes.toBytes("f"), Bytes.toBytes("q"))
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_VALUE)
+            .build();
+    var byRow =
+        IndexSpec.builder(Bytes.toBytes("f"), Bytes.toBytes("q")).alias("city").buckets(16).build();
+    byte[] value = Bytes.toBytes("Nanjing");
+    int slot = IndexPlacement.salt(byValue, ALIAS, value, Bytes.toBytes("r1"));
+    Set<Integer> buckets = new HashSet<>();
+    Set<Integer> slots = new HashSet<>();
+    for (int r = 0; r < 100; r++) {
+      byte[] row = Bytes.toBytes("r" + r);
+      slots.add(IndexPlacement.salt(byValue, ALIAS, value, row));
+      buckets.add(IndexPlacement.salt(byRow, ALIAS, value, row));
+    }
+    assertEquals(Set.of(slot), slots, "one slot whatever the row");
+    assertTrue(buckets.size() > 8, "BY_ROW spreads one value over the buckets: " + buckets);
+    byte[] filterKey = IndexKeyCodec.filterKey(ALIAS, value);
+    assertEquals(slot, IndexKeyCodec.slot(filterKey, 0, filterKey.length));
+    // Values spread over the slots.
+    Set<Integer> spread = new HashSet<>();
+    for (int v = 0; v < 2000; v++) {
+      spread.add(IndexPlacement.salt(byValue, ALIAS, Bytes.toBytes("v" + v), new byte[0]));
+    }
+    assertEquals(IndexKeyCodec.SLOTS, spread.size());
+    byte[][] splits = IndexKeyCodec.slotSplitKeys(4);
+    assertEquals(3, splits.length);
+    assertArrayEquals(new byte[] {64}, splits[0]);
+    assertArrayEquals(new byte[] {(byte) 128}, splits[1]);
+    assertArrayEquals(new byte[] {(byte) 192}, splits[2]);
   }
 }

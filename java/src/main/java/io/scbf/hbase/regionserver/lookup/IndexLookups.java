@@ -308,6 +308,7 @@ public final class IndexLookups {
     int wanted = limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1;
     for (byte[][] range : ranges) {
       if (keys.size() >= wanted) break;
+      if (range[1].length != 0 && Bytes.compareTo(range[0], range[1]) >= 0) continue; // empty
       rows.scan(
           range[0],
           range[1],

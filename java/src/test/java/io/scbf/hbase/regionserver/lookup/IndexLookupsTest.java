@@ -9,9 +9,13 @@ import io.scbf.HotscoreCache;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.region.InMemoryIndexRows;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexPlacement;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -133,7 +137,7 @@ class IndexLookupsTest {
 
   /** Every page of a paged lookup of {@code value}, in order. */
   List<List<String>> pages(String value, int limit) throws Exception {
-    List<List<String>> out = new java.util.ArrayList<>();
+    List<List<String>> out = new ArrayList<>();
     byte[] resume = null;
     do {
       LookupResponse page =
@@ -189,5 +193,51 @@ class IndexLookupsTest {
     assertEquals(IndexLookups.PAGE_BYTES, IndexLookups.pageBytes(0));
     assertEquals(IndexLookups.MIN_PAGE_BYTES, IndexLookups.pageBytes(1));
     assertEquals(IndexLookups.MAX_PAGE_BYTES, IndexLookups.pageBytes(Integer.MAX_VALUE));
+  }
+
+  @Test
+  void aByValueRegionReadsARangeInEachOfItsSlotsWithinTheAskedKeys() throws Exception {
+    IndexSpec spec =
+        IndexSpec.builder(Bytes.toBytes("f"), Bytes.toBytes("city"))
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_VALUE)
+            .build();
+    byte[] start = {64}, end = {(byte) 128};
+    IndexLookups region = new IndexLookups(rows, cache, spec, 0, start, end);
+    TreeMap<String, Integer> expected = new TreeMap<>();
+    for (int v = 0; v < 400; v++) {
+      byte[] value = Bytes.toBytes(String.format("v%03d", v));
+      int slot = IndexPlacement.salt(spec, ALIAS, value, new byte[0]);
+      if (slot < 64 || slot >= 128) continue; // another region's rows
+      rows.put(IndexKeyCodec.rowKey(slot, ALIAS, value, Bytes.toBytes("r" + v)), new byte[0]);
+      if (v >= 100 && v < 300) expected.put("r" + v, slot);
+    }
+    byte[] lo = Bytes.toBytes("v100"), hi = Bytes.toBytes("v300");
+    LookupResponse all = region.rangeLookup(lo, hi, true);
+    assertEquals(new TreeSet<>(expected.keySet()), new TreeSet<>(users(all)));
+    assertArrayEquals(end, all.getRegionEnd().toByteArray(), "the answer names the region's end");
+    // In pages of 7, then from a key inside the region: only the rows from there on.
+    List<String> paged = new ArrayList<>();
+    byte[] resume = null;
+    do {
+      LookupResponse page =
+          region.rangeLookup(lo, hi, 7, IndexLookups.PAGE_BYTES, resume, null, null, true);
+      paged.addAll(users(page));
+      resume = page.hasResumeAfter() ? page.getResumeAfter().toByteArray() : null;
+    } while (resume != null);
+    assertEquals(users(all), paged, "pages continue across slots in key order");
+    byte[] from = {96};
+    List<String> tail = users(region.rangeLookup(lo, hi, 0, 0, null, from, null, true));
+    List<String> head = users(region.rangeLookup(lo, hi, 0, 0, null, null, from, true));
+    assertEquals(expected.size(), tail.size() + head.size());
+    for (String r : tail) assertTrue(expected.get(r) >= 96, r);
+    for (String r : head) assertTrue(expected.get(r) < 96, r);
+    // A point lookup of a value of this region, from a key past its rows: nothing.
+    byte[] value = Bytes.toBytes("v" + expected.firstKey().substring(1));
+    assertEquals(1, users(region.lookup(value, true)).size());
+    assertEquals(
+        0,
+        users(region.lookup(value, 0, IndexLookups.PAGE_BYTES, null, end, true)).size(),
+        "rows before from_key were answered by the regions before");
   }
 }
