@@ -4,7 +4,9 @@
 # the README says), a writer of indexed rows, and `kill -9` of a region server or the master every
 # few seconds, each restarted after a pause. Then the checker (io.scbf.hbase.crash.CrashWorkload)
 # compares the table with the writer's log of acknowledged writes (none may be lost) and every
-# value's rows by a full scan with what routed queries of both indexes find (none may be missed).
+# value's rows by a full scan with what routed queries of the three indexes find (none may be
+# missed). Every other kill lands while a region of the BY_VALUE index is being split, and one of
+# its regions is moved once the kills are over.
 #
 #   scripts/crash-test.sh            # 4 kills (RS, master, RS, RS), 2-4 minutes; CI runs this
 #   KILLS=10 scripts/crash-test.sh   # a longer run
@@ -91,12 +93,22 @@ victims=(rs1 master rs2 rs1 master rs2)
 for ((k = 0; k < KILLS; k++)); do
   progress 300 # every kill lands in the middle of writes
   v=${victims[$((k % ${#victims[@]}))]}
+  splitter=
+  if ((k % 2 == 0)); then # and every other one in the middle of an index region split
+    workload split &
+    splitter=$!
+    sleep 0.5
+  fi
   kill -9 "${pid[$v]}"
-  echo "kill -9 $v after $(logged) logged writes"
+  echo "kill -9 $v after $(logged) logged writes${splitter:+, a split of the by-value index running}"
   sleep 4
   start "$v"
+  [ -z "$splitter" ] || wait "$splitter" || true
 done
-progress 300 # writes go on after the last recovery
+progress 300
+workload split
+workload move
+progress 300 # writes go on after the last recovery, split and move
 touch "$WORK/stop"
 wait "$writer"
 sleep 3 # the last restarted server's regions publish; routing asks the ones it is unsure of anyway

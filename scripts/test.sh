@@ -72,4 +72,4 @@ if ! bash scripts/crash-test.sh >target/crash-test.log 2>&1; then
   tail -n 40 target/crash-test.log
   exit 1
 fi
-grep -E 'setup:|kill -9|write:|check:|checker' target/crash-test.log
+grep -E 'setup:|kill -9|write:|check:|checker|split:|move:' target/crash-test.log

@@ -3,6 +3,7 @@ package io.scbf.hbase.crash;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.shared.IndexCatalog;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -15,14 +16,19 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -35,13 +41,17 @@ import org.apache.hadoop.hbase.util.Bytes;
  * configuration on the class path):
  *
  * <ul>
- *   <li>{@code setup}: a table with a global and a local index;
+ *   <li>{@code setup}: a table with a global index of each layout and a local index;
  *   <li>{@code write LOG STOP}: puts and value changes as fast as it can until the file STOP
  *       exists, appending every acknowledged write ({@code row value}) and every failed one ({@code
  *       ? row value}) to LOG;
  *   <li>{@code check LOG}: no acknowledged write lost (each row holds its last acknowledged value,
  *       or a later attempted one whose outcome is unknown), and no routed query misses a row: every
- *       value's rows by a full scan are found by both indexes. Exit status 1 on any loss or miss.
+ *       value's rows by a full scan are found by every index. Exit status 1 on any loss or miss;
+ *   <li>{@code split}: splits a region of the {@code BY_VALUE} index at the middle of its keys (the
+ *       script kills a server while it runs); {@code move}: moves one of its regions to another
+ *       server. Both report what happened and never fail the run: HBase may refuse a split (a
+ *       daughter not yet compacted) or lose it to the kill.
  * </ul>
  */
 public final class CrashWorkload {
@@ -49,6 +59,8 @@ public final class CrashWorkload {
   static final byte[] D = Bytes.toBytes("d");
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] AGE = Bytes.toBytes("age");
+  static final byte[] ZONE = Bytes.toBytes("zone");
+  static final TableName ZONE_INDEX = IndexCatalog.indexTableName(TABLE, "zone");
   static final int ROWS = 5000;
   static final int VALUES = 40;
 
@@ -62,7 +74,10 @@ public final class CrashWorkload {
         case "setup" -> setup(c);
         case "write" -> write(c, Path.of(args[1]), Path.of(args[2]));
         case "check" -> System.exit(check(c, Path.of(args[1])) ? 0 : 1);
-        default -> throw new IllegalArgumentException("setup | write LOG STOP | check LOG");
+        case "split" -> split(c);
+        case "move" -> move(c);
+        default ->
+            throw new IllegalArgumentException("setup | write LOG STOP | check LOG | split | move");
       }
     }
   }
@@ -84,7 +99,56 @@ public final class CrashWorkload {
     IndexAdmin indexes = new IndexAdmin(c);
     indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(8).build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").local().build());
-    System.out.println("setup: table " + TABLE + " with indexes city (global) and age (local)");
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, ZONE)
+            .alias("zone")
+            .layout(IndexSpec.Layout.BY_VALUE)
+            .buckets(2)
+            .build());
+    System.out.println(
+        "setup: table "
+            + TABLE
+            + " with indexes city (global, 8 buckets), age (local) and zone (global, by value)");
+  }
+
+  /** Splits the zone index's largest-keyed region in the middle of its key range. */
+  static void split(Connection c) throws IOException {
+    try (Admin admin = c.getAdmin()) {
+      List<RegionInfo> regions = admin.getRegions(ZONE_INDEX);
+      RegionInfo r = regions.get(new Random().nextInt(regions.size()));
+      byte[] start = r.getStartKey().length == 0 ? new byte[] {0} : r.getStartKey();
+      byte[] end = r.getEndKey().length == 0 ? new byte[] {(byte) 0xff} : r.getEndKey();
+      byte[][] points = Bytes.split(start, end, 1);
+      if (points == null || points.length < 3) return;
+      admin.splitRegionAsync(r.getRegionName(), points[1]).get(60, TimeUnit.SECONDS);
+      System.out.println(
+          "split: zone index region " + r.getEncodedName() + " split, now " + count(admin));
+    } catch (Exception e) {
+      System.out.println("split: not done (" + e.getClass().getSimpleName() + ")");
+    }
+  }
+
+  /** Moves one zone index region to another region server. */
+  static void move(Connection c) throws IOException {
+    try (Admin admin = c.getAdmin();
+        RegionLocator locator = c.getRegionLocator(ZONE_INDEX)) {
+      HRegionLocation l = locator.getAllRegionLocations().get(0);
+      for (ServerName s : admin.getRegionServers()) {
+        if (!s.equals(l.getServerName())) {
+          admin.move(l.getRegion().getEncodedNameAsBytes(), s);
+          System.out.println(
+              "move: zone index region " + l.getRegion().getEncodedName() + " moved");
+          return;
+        }
+      }
+    } catch (IOException e) {
+      System.out.println("move: not done (" + e.getClass().getSimpleName() + ")");
+    }
+  }
+
+  private static String count(Admin admin) throws IOException {
+    return admin.getRegions(ZONE_INDEX).size() + " regions";
   }
 
   static void write(Connection c, Path log, Path stop) throws IOException {
@@ -98,7 +162,8 @@ public final class CrashWorkload {
         Put p =
             new Put(row(i))
                 .addColumn(D, CITY, Bytes.toBytes("c" + v))
-                .addColumn(D, AGE, Bytes.toBytes("a" + v));
+                .addColumn(D, AGE, Bytes.toBytes("a" + v))
+                .addColumn(D, ZONE, Bytes.toBytes("z" + v));
         try {
           t.put(p);
           out.println(i + " " + v);
@@ -129,6 +194,7 @@ public final class CrashWorkload {
     }
     Map<String, TreeSet<String>> cityRows = new TreeMap<>();
     Map<String, TreeSet<String>> ageRows = new TreeMap<>();
+    Map<String, TreeSet<String>> zoneRows = new TreeMap<>();
     int lost = 0;
     Set<Integer> seen = new TreeSet<>();
     try (Table t = c.getTable(TABLE);
@@ -138,6 +204,9 @@ public final class CrashWorkload {
         String city = Bytes.toString(r.getValue(D, CITY));
         cityRows.computeIfAbsent(city, k -> new TreeSet<>()).add(row);
         ageRows.computeIfAbsent(Bytes.toString(r.getValue(D, AGE)), k -> new TreeSet<>()).add(row);
+        zoneRows
+            .computeIfAbsent(Bytes.toString(r.getValue(D, ZONE)), k -> new TreeSet<>())
+            .add(row);
         int i = Integer.parseInt(row.substring(1));
         seen.add(i);
         Set<Integer> ok = allowed.get(i);
@@ -164,10 +233,18 @@ public final class CrashWorkload {
       for (Map.Entry<String, TreeSet<String>> e : ageRows.entrySet()) {
         misses += missing(indexed.findRowKeys(D, AGE, Bytes.toBytes(e.getKey())), e, "age");
       }
+      for (Map.Entry<String, TreeSet<String>> e : zoneRows.entrySet()) {
+        misses += missing(indexed.findRowKeys(D, ZONE, Bytes.toBytes(e.getKey())), e, "zone");
+      }
+    }
+    int zoneRegions;
+    try (Admin admin = c.getAdmin()) {
+      zoneRegions = admin.getRegions(ZONE_INDEX).size();
     }
     System.out.printf(
-        "check: %d rows, %d acknowledged rows, %d lost, %d index misses (routed, both indexes)%n",
-        seen.size(), lastAcked.size(), lost, misses);
+        "check: %d rows, %d acknowledged rows, %d lost, %d index misses (routed, 3 indexes;"
+            + " the by-value one in %d regions)%n",
+        seen.size(), lastAcked.size(), lost, misses, zoneRegions);
     return lost == 0 && misses == 0;
   }
 
