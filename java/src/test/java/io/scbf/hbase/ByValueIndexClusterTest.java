@@ -382,4 +382,32 @@ class ByValueIndexClusterTest {
     }
     assertTrue(admin.verify(TABLE, "amount").isConsistent());
   }
+
+  @Test
+  @Order(6)
+  void aHeavyValueIsScannedOnItsRegionsEstimateAndASelectiveOneLookedUp() throws Exception {
+    byte[] popular = Bytes.toBytes("popular");
+    try (Table t = writerConnection.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < 3000; i++) {
+        puts.add(new Put(Bytes.toBytes(String.format("pop-%05d", i))).addColumn(D, CUST, popular));
+      }
+      t.put(puts);
+    }
+    Oracle oracle = new Oracle(writerConnection, TABLE, D, CUST);
+    try (IndexedTable table = new IndexedTable(readerConnection, TABLE)) {
+      table.findRowKeys(D, CUST, cust(3)); // the first answer tells the regions' size
+      QueryPlan plan = table.explain(D, CUST, popular);
+      assertEquals(QueryPlan.Kind.DATA_SCAN, plan.kind(), plan.toString());
+      assertTrue(plan.estimatedRows() >= 3000, plan.toString());
+      assertEquals(3000, table.find(D, CUST, popular).size());
+      assertEquals(QueryPlan.Kind.DATA_SCAN, table.lastTrace().plan().kind());
+      assertEquals(QueryPlan.Kind.INDEX_LOOKUP, table.explain(D, CUST, cust(3)).kind());
+      assertEquals(
+          oracle.rows(cust(3)),
+          Oracle.resultRows(table.find(D, CUST, cust(3))),
+          "a selective value is still looked up");
+      assertEquals(QueryPlan.Kind.INDEX_LOOKUP, table.lastTrace().plan().kind());
+    }
+  }
 }

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
@@ -58,6 +59,12 @@ final class GlobalLookups {
   private final AtomicLong calls = new AtomicLong();
   private final Map<TableName, long[]> regionCounts = new ConcurrentHashMap<>();
 
+  /**
+   * Entries of a {@code BY_VALUE} index region as last answered: regions split by size, so this
+   * times the regions estimates the table's rows for the planner.
+   */
+  private final Map<TableName, long[]> entriesPerRegion = new ConcurrentHashMap<>();
+
   GlobalLookups(QueryContext context) {
     this.context = context;
   }
@@ -66,7 +73,16 @@ final class GlobalLookups {
    * A global index's answer: the buckets' lookups, or, if the index said it is being built, the
    * matching data rows found by a scan instead ({@code scanned}, current values: no re-check).
    */
-  record Answer(List<LookupResponse> lookups, List<Result> scanned) {
+  record Answer(List<LookupResponse> lookups, List<Result> scanned, QueryPlan plan) {
+    Answer(List<LookupResponse> lookups, List<Result> scanned) {
+      this(lookups, scanned, null);
+    }
+
+    /** The plan this answer ran: {@code planned}, unless a region's estimate changed it. */
+    QueryPlan planOr(QueryPlan planned) {
+      return plan == null ? planned : plan;
+    }
+
     /** Row keys of the answer, sorted, deduplicated. */
     List<byte[]> rowKeys() {
       if (scanned != null) return new ArrayList<>(scanned.stream().map(Result::getRow).toList());
@@ -97,8 +113,13 @@ final class GlobalLookups {
     }
   }
 
-  /** The routed buckets' entries of {@code value}. */
-  Answer point(IndexSpec spec, byte[] value, Routed routed) throws IOException {
+  /**
+   * The entries of {@code value}: the routed buckets', or its {@code BY_VALUE} region's. A region
+   * that estimates more rows than a scan would cost ({@code kind}'s costs) answers only its
+   * estimate, and the table is scanned instead (the answer's plan says so).
+   */
+  Answer point(IndexSpec spec, byte[] value, Routed routed, QueryPlan.Answer kind)
+      throws IOException {
     long start = System.nanoTime() - routed.micros() * 1000;
     TableName indexTable = indexTable(spec);
     long lookupStart = System.nanoTime();
@@ -110,15 +131,33 @@ final class GlobalLookups {
             .build();
     List<LookupResponse> responses;
     int asked;
-    String kind;
+    String traced;
     if (byValue(spec)) {
+      long tableRows = tableRows(indexTable);
+      long scanAbove = context.router.scanAboveRows(kind, tableRows);
       try (Table index = context.connection.getTable(indexTable)) {
-        RegionChain chain = valueChain(index, spec, value, request);
+        RegionChain chain =
+            valueChain(index, spec, value, request.toBuilder().setScanAbove(scanAbove).build());
         responses = chain.all();
         asked = chain.regions();
       }
       calls.addAndGet(asked);
-      kind = "point";
+      noteEntries(indexTable, responses);
+      LookupResponse first = responses.get(0);
+      if (first.getOverLimit()) {
+        QueryPlan plan =
+            context.router.planByValue(
+                kind, first.getValueEstimate(), tableRows, regionsOf(spec, indexTable));
+        List<Result> scanned = context.scans.point(spec, value);
+        context.trace(
+            QueryTrace.builder("point-scan (planned)")
+                .regions(QueryTrace.Target.INDEX_REGIONS, plan.regionsTotal(), asked, 0)
+                .routing(routed.trace())
+                .lookups(new QueryTrace.Lookups(0, scanned.size(), QueryContext.micros(start)))
+                .build());
+        return new Answer(responses, scanned, plan);
+      }
+      traced = "point";
     } else {
       List<byte[]> buckets = bucketsOf(spec, routed.route());
       responses = lookupAll(indexTable, buckets, request);
@@ -130,10 +169,10 @@ final class GlobalLookups {
               (bucket, resume) ->
                   bucket.lookup(null, request.toBuilder().setResumeAfter(resume).build()));
       asked = buckets.size();
-      kind = context.strict() ? "point-strict" : "point";
+      traced = context.strict() ? "point-strict" : "point";
     }
     int total = regionsOf(spec, indexTable);
-    trace(kind, total, asked, routed.unsure(), responses, routed.trace(), lookupStart);
+    trace(traced, total, asked, routed.unsure(), responses, routed.trace(), lookupStart);
     Answer answer = new Answer(responses, null);
     if (!answer.building()) return answer;
     List<Result> scanned = context.scans.point(spec, value);
@@ -249,6 +288,39 @@ final class GlobalLookups {
       parts.add(new byte[][] {starts[i], i + 1 < starts.length ? starts[i + 1] : new byte[0]});
     }
     return parts;
+  }
+
+  /**
+   * The plan a point query on a {@code BY_VALUE} index would run now: its region's estimate of the
+   * value's rows, asked with {@code estimate_only} (one call, no entries read).
+   */
+  QueryPlan explainByValue(IndexSpec spec, byte[] value, QueryPlan.Answer kind) throws IOException {
+    TableName indexTable = indexTable(spec);
+    LookupRequest request = lookupRequest(spec, value).setEstimateOnly(true).build();
+    LookupResponse first;
+    try (Table index = context.connection.getTable(indexTable)) {
+      first = valueChain(index, spec, value, request).next();
+    }
+    noteEntries(indexTable, List.of(first));
+    return context.router.planByValue(
+        kind,
+        first.getFilterAbsent() ? 0 : first.getValueEstimate(),
+        tableRows(indexTable),
+        regionsOf(spec, indexTable));
+  }
+
+  /** The table's rows as the {@code BY_VALUE} index's regions last told (0: not known yet). */
+  private long tableRows(TableName indexTable) {
+    long[] known = entriesPerRegion.get(indexTable);
+    long[] regions = regionCounts.get(indexTable);
+    return known == null || regions == null ? 0 : known[0] * regions[0];
+  }
+
+  /** Remembers a region's entries from answers that carry them. */
+  private void noteEntries(TableName indexTable, List<LookupResponse> responses) {
+    for (LookupResponse r : responses) {
+      if (r.hasRegionEntries()) entriesPerRegion.put(indexTable, new long[] {r.getRegionEntries()});
+    }
   }
 
   /**

@@ -74,6 +74,17 @@ final class MasterRouter implements QueryRouter {
   }
 
   @Override
+  public long scanAboveRows(QueryPlan.Answer answer, long tableRows) {
+    return planner.scanAboveRows(answer, tableRows);
+  }
+
+  @Override
+  public QueryPlan planByValue(
+      QueryPlan.Answer answer, long valueRows, long tableRows, int regions) {
+    return planner.planByValue(answer, valueRows, tableRows, regions);
+  }
+
+  @Override
   public QueryPlan planAnd(long driverRows, long tableRows, int conditions) {
     return planner.planAnd(driverRows, tableRows, conditions);
   }

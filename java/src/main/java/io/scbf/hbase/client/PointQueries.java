@@ -36,6 +36,11 @@ public final class PointQueries {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
     Routed routed = context.route(spec, value);
     QueryPlan plan = context.plan(Answer.ROW_KEYS, spec, routed);
+    if (plan.kind() != QueryPlan.Kind.DATA_SCAN && !spec.isLocal()) {
+      GlobalLookups.Answer answer = context.global.point(spec, value, routed, Answer.ROW_KEYS);
+      context.finishTrace(start, answer.planOr(plan));
+      return answer.rowKeys();
+    }
     List<byte[]> rows = rowKeys(spec, value, routed, plan);
     context.finishTrace(start, plan);
     return rows;
@@ -48,7 +53,7 @@ public final class PointQueries {
       return spec.isLocal()
           ? context.local.rowKeys(
               context.local.point(spec, value, LocalQueryRequest.Answer.KEYS, routed))
-          : context.global.point(spec, value, routed).rowKeys();
+          : context.global.point(spec, value, routed, Answer.ROW_KEYS).rowKeys();
     }
     List<byte[]> rows = new ArrayList<>();
     for (Result r : scan(spec, value, plan, routed)) rows.add(r.getRow());
@@ -73,7 +78,8 @@ public final class PointQueries {
           context.local.rows(
               context.local.point(spec, value, LocalQueryRequest.Answer.ROWS, routed));
     } else {
-      GlobalLookups.Answer answer = context.global.point(spec, value, routed);
+      GlobalLookups.Answer answer = context.global.point(spec, value, routed, Answer.ROWS);
+      plan = answer.planOr(plan);
       if (answer.scanned() != null) {
         rows = answer.scanned();
       } else {
@@ -102,7 +108,9 @@ public final class PointQueries {
         r.getHitsList().forEach(h -> entries.add(IndexEntries.of(spec, h)));
       }
     } else {
-      entries.addAll(context.global.point(spec, value, routed).entries(spec));
+      GlobalLookups.Answer found = context.global.point(spec, value, routed, Answer.ENTRIES);
+      plan = found.planOr(plan);
+      entries.addAll(found.entries(spec));
     }
     entries.sort((a, b) -> Bytes.compareTo(a.row(), b.row()));
     context.finishTrace(start, plan);
@@ -111,8 +119,34 @@ public final class PointQueries {
 
   /** The plan a point query returning {@code answer} would run now, with its estimates. */
   public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value, Answer answer) {
-    IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    return context.plan(answer, spec, context.route(spec, value));
+    return explain(context.indexes.onColumn(family, qualifier), value, answer);
+  }
+
+  /**
+   * A {@code BY_VALUE} index's plan comes from its value's region; if that region cannot be asked,
+   * the plan is the one a query would start with (the index), and says why.
+   */
+  private QueryPlan explain(IndexSpec spec, byte[] value, Answer answer) {
+    Routed routed = context.route(spec, value);
+    if (spec.layout() == IndexSpec.Layout.BY_VALUE && !context.strict()) {
+      try {
+        return context.global.explainByValue(spec, value, answer);
+      } catch (IOException e) {
+        QueryPlan start = context.plan(answer, spec, routed);
+        return new QueryPlan(
+            start.kind(),
+            answer,
+            -1,
+            -1,
+            -1,
+            1,
+            -1,
+            Double.NaN,
+            Double.NaN,
+            "the value's region gave no estimate (" + e.getMessage() + "): the index");
+      }
+    }
+    return context.plan(answer, spec, routed);
   }
 
   /**
@@ -130,7 +164,7 @@ public final class PointQueries {
   /** The plan {@link #rows(String, byte[]...)} would run for a point query on {@code index}. */
   public QueryPlan explain(String index, byte[]... values) {
     IndexSpec spec = context.indexes.named(index);
-    return context.plan(Answer.ROWS, spec, context.route(spec, spec.valueOf(List.of(values))));
+    return explain(spec, spec.valueOf(List.of(values)), Answer.ROWS);
   }
 
   /** Runs a DATA_SCAN plan and traces it. */

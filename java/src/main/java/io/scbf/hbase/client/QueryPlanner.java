@@ -71,6 +71,43 @@ final class QueryPlanner {
   }
 
   /**
+   * The rows of one value above which scanning a table of {@code tableRows} costs less than the
+   * index plan: a {@code BY_VALUE} region that estimates more answers only its estimate. 0 (no
+   * limit) when the table's size is unknown or the planner is not cost-based.
+   */
+  long scanAboveRows(Answer answer, long tableRows) {
+    if (!costBased || tableRows <= 0) return 0;
+    double perRow = entryUs + (answer == Answer.ROWS ? fetchRowUs : 0);
+    return Math.max(1, (long) (tableRows * scanRowUs / perRow));
+  }
+
+  /**
+   * The plan of a point query on a {@code BY_VALUE} index from its region's estimate of the value's
+   * rows ({@code valueRows}) and the table's rows (the region's entries times the index's regions).
+   */
+  QueryPlan planByValue(Answer answer, long valueRows, long tableRows, int regions) {
+    Kind index = answer == Answer.ROWS ? Kind.INDEX_LOOKUP : Kind.INDEX_ONLY;
+    if (!costBased) {
+      return unestimated(index, answer, 1, regions, Settings.PLANNER + " = index");
+    }
+    double indexMs = valueRows * (entryUs + (answer == Answer.ROWS ? fetchRowUs : 0)) / 1000;
+    double scanMs = tableRows * scanRowUs / 1000;
+    boolean scan = scanMs < indexMs;
+    return new QueryPlan(
+        scan ? Kind.DATA_SCAN : index,
+        answer,
+        valueRows,
+        valueRows,
+        tableRows,
+        scan ? 0 : 1,
+        regions,
+        indexMs,
+        scanMs,
+        (scan ? "a scan is cheaper" : "the index is cheaper")
+            + " (the value's region estimated its rows)");
+  }
+
+  /**
    * The plan of an AND of {@code conditions} conditions whose most selective one is estimated at
    * {@code driverRows} rows (-1: unknown): the index plan reads its keys and re-checks its rows by
    * client reads, the scan plan reads the table ({@code tableRows}, -1: unknown).

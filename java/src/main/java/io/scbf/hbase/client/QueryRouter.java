@@ -14,6 +14,12 @@ interface QueryRouter extends AutoCloseable {
   /** The plan of a point query returning {@code answer}, from its routing's estimates. */
   QueryPlan plan(QueryPlan.Answer answer, IndexSpec spec, Routed routed);
 
+  /** See {@link QueryPlanner#scanAboveRows}. */
+  long scanAboveRows(QueryPlan.Answer answer, long tableRows);
+
+  /** See {@link QueryPlanner#planByValue}. */
+  QueryPlan planByValue(QueryPlan.Answer answer, long valueRows, long tableRows, int regions);
+
   /**
    * The plan of a multi-column query whose most selective condition is estimated at {@code
    * driverRows} (-1: unknown) of {@code tableRows}.

@@ -320,7 +320,9 @@ public class IndexRegionCoprocessor extends IndexLookupService
             request.getLimit(),
             request.getMaxBytes(),
             request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null,
-            request.hasFromKey() ? request.getFromKey().toByteArray() : null);
+            request.hasFromKey() ? request.getFromKey().toByteArray() : null,
+            request.getScanAbove(),
+            request.getEstimateOnly());
   }
 
   /** Lookups answer data row keys and covered values: the caller needs READ on those columns. */

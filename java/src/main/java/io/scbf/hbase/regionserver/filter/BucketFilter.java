@@ -5,6 +5,7 @@ import io.scbf.ScalableFilterStats;
 import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.RowEstimates;
 import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.Iterator;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -92,6 +93,16 @@ public final class BucketFilter implements AutoCloseable {
    */
   public boolean mightContain(byte[] filterKey) {
     return filter.mightContain(filterKey);
+  }
+
+  /** The estimated rows of a filter key (never below the truth once the filter is ready). */
+  public long estimate(byte[] filterKey) {
+    return frequencies.estimate(RowEstimates.hash(filterKey, 0, filterKey.length));
+  }
+
+  /** The index rows counted. */
+  public long entries() {
+    return frequencies.entries();
   }
 
   public boolean needsCompaction() {

@@ -247,13 +247,15 @@ public final class IndexRegion {
       LookupResponse.newBuilder().setIndexBuilding(true).build();
 
   public LookupResponse lookup(byte[] requestAlias, byte[] value) throws IOException {
-    return lookup(requestAlias, value, 0, 0, null, null);
+    return lookup(requestAlias, value, 0, 0, null, null, 0, false);
   }
 
   /**
    * A point lookup, paged if {@code limit} > 0 (see {@link IndexLookups#lookup}). A {@code
-   * BY_VALUE} region whose filter is built answers a value it lacks without reading its store: the
-   * filter counts every row before the row becomes visible, so it never misses one.
+   * BY_VALUE} region whose filter is built answers a value it lacks without reading its store (the
+   * filter counts every row before the row becomes visible, so it never misses one), adds its
+   * estimate of the value's rows and its entries for the client's planner, and answers only the
+   * estimate when it exceeds {@code scanAbove} (> 0) or {@code estimateOnly}.
    */
   public LookupResponse lookup(
       byte[] requestAlias,
@@ -261,18 +263,34 @@ public final class IndexRegion {
       int limit,
       int maxBytes,
       byte[] resumeAfter,
-      byte[] fromKey)
+      byte[] fromKey,
+      long scanAbove,
+      boolean estimateOnly)
       throws IOException {
     checkAlias(requestAlias);
     if (limit < 0) throw new DoNotRetryIOException("lookup limit " + limit + " < 0");
     if (building) return BUILDING;
     BucketFilter f = filter();
     boolean ready = f.isReady();
-    if (ready && !publishes() && !f.mightContain(IndexKeyCodec.filterKey(alias, value))) {
-      return lookups.absent(true);
+    if (!ready || publishes()) {
+      return lookups.lookup(
+          value, limit, IndexLookups.pageBytes(maxBytes), resumeAfter, fromKey, ready);
+    }
+    byte[] filterKey = IndexKeyCodec.filterKey(alias, value);
+    if (!f.mightContain(filterKey)) return lookups.absent(true);
+    long estimate = f.estimate(filterKey);
+    if (estimateOnly || (scanAbove > 0 && estimate > scanAbove)) {
+      return lookups.estimateOnly(estimate, f.entries(), !estimateOnly);
     }
     return lookups.lookup(
-        value, limit, IndexLookups.pageBytes(maxBytes), resumeAfter, fromKey, ready);
+        value,
+        limit,
+        IndexLookups.pageBytes(maxBytes),
+        resumeAfter,
+        fromKey,
+        ready,
+        estimate,
+        f.entries());
   }
 
   public LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {

@@ -95,7 +95,7 @@ final class LocalAnswers {
     byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
     LookupResponse found =
         point
-            ? entries.lookup(alias, value, limit, request.getMaxBytes(), resume, null)
+            ? entries.lookup(alias, value, limit, request.getMaxBytes(), resume, null, 0, false)
             : entries.rangeLookup(alias, lo, hi);
     out.setIndexed(true).setCacheHit(found.getCacheHit());
     // A page that ended on an entry a daughter kept of its sibling's rows has passed every row of

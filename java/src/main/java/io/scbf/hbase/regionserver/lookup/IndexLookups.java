@@ -109,6 +109,21 @@ public final class IndexLookups {
   }
 
   /**
+   * The answer of a {@code BY_VALUE} region that sends only its estimate of the value's rows and
+   * its entries: for explain, or ({@code overLimit}) because a scan would cost less.
+   */
+  public LookupResponse estimateOnly(long valueEstimate, long regionEntries, boolean overLimit) {
+    count.incrementAndGet();
+    return LookupResponse.newBuilder()
+        .setOverLimit(overLimit)
+        .setValueEstimate(valueEstimate)
+        .setRegionEntries(regionEntries)
+        .setRegionReady(true)
+        .setRegionEnd(ByteString.copyFrom(regionEnd))
+        .build();
+  }
+
+  /**
    * Index entries of {@code value}, in user-row order, or one page of them: with {@code limit} > 0,
    * at most that many (fewer if their bytes reach {@code pageBytes}) after the user row {@code
    * resumeAfter} (exclusive; null for the first page), and {@code resume_after} set if more remain.
@@ -122,6 +137,23 @@ public final class IndexLookups {
       byte[] resumeAfter,
       byte[] fromKey,
       boolean regionReady)
+      throws IOException {
+    return lookup(value, limit, pageBytes, resumeAfter, fromKey, regionReady, -1, -1);
+  }
+
+  /**
+   * {@link #lookup(byte[], int, int, byte[], byte[], boolean)} with a {@code BY_VALUE} region's
+   * estimate of the value's rows and its entries (-1: none) for the client's planner.
+   */
+  public LookupResponse lookup(
+      byte[] value,
+      int limit,
+      int pageBytes,
+      byte[] resumeAfter,
+      byte[] fromKey,
+      boolean regionReady,
+      long valueEstimate,
+      long regionEntries)
       throws IOException {
     count.incrementAndGet();
     byte[] filterKey = IndexKeyCodec.filterKey(alias, value);
@@ -137,7 +169,10 @@ public final class IndexLookups {
       whole &= Bytes.compareTo(fromKey, regionStart) <= 0;
     }
     if (!whole) {
-      return withRegion(scan(start, stop, limit, pageBytes, false).toBuilder())
+      return withEstimate(
+              withRegion(scan(start, stop, limit, pageBytes, false).toBuilder()),
+              valueEstimate,
+              regionEntries)
           .setCacheHit(false)
           .setRegionReady(regionReady)
           .build();
@@ -146,7 +181,8 @@ public final class IndexLookups {
     byte[] cached = cache.get(key);
     if (cached != null) {
       cacheHits.incrementAndGet();
-      return withRegion(firstPage(parse(cached), limit, pageBytes))
+      return withEstimate(
+              withRegion(firstPage(parse(cached), limit, pageBytes)), valueEstimate, regionEntries)
           .setCacheHit(true)
           .setRegionReady(regionReady)
           .build();
@@ -157,12 +193,22 @@ public final class IndexLookups {
       cache.put(key, fresh.toByteArray());
       if (generations.changedSince(key, stamp)) cache.invalidate(key);
     }
-    return withRegion(fresh.toBuilder()).setCacheHit(false).setRegionReady(regionReady).build();
+    return withEstimate(withRegion(fresh.toBuilder()), valueEstimate, regionEntries)
+        .setCacheHit(false)
+        .setRegionReady(regionReady)
+        .build();
   }
 
   /** A {@code BY_VALUE} answer names the region's end key (see the class comment). */
   private LookupResponse.Builder withRegion(LookupResponse.Builder answer) {
     return byValue() ? answer.setRegionEnd(ByteString.copyFrom(regionEnd)) : answer;
+  }
+
+  private static LookupResponse.Builder withEstimate(
+      LookupResponse.Builder answer, long valueEstimate, long regionEntries) {
+    if (valueEstimate >= 0) answer.setValueEstimate(valueEstimate);
+    if (regionEntries >= 0) answer.setRegionEntries(regionEntries);
+    return answer;
   }
 
   /** Index entries with {@code lo <= value < hi} (null: unbounded); never cached. */
