@@ -446,6 +446,29 @@ class BuildIndexToolTest {
     return expected;
   }
 
+  @Test
+  @Order(8)
+  void hfileBuildIntoAByValueIndexAnswersLikeAScan() throws Exception {
+    // Beside the bucket index on the same column (the online migration to the value layout).
+    IndexSpec byValue =
+        IndexSpec.builder(D, CITY)
+            .alias("city_v")
+            .layout(IndexSpec.Layout.BY_VALUE)
+            .buckets(2)
+            .covered(D, NAME)
+            .build();
+    new IndexAdmin(connection).defineIndex(BULK, byValue);
+    Run r = run("bulk", "--index", "city_v");
+    assertEquals(0, r.status(), r.err());
+    Answers expected = new Answers(connection, BULK, D, CITY);
+    try (IndexedTable t = new IndexedTable(connection, BULK)) {
+      for (byte[] v : expected.values()) {
+        assertEquals(expected.rows(v), IndexProbe.resultRows(t.find("city_v", v)));
+        assertTrue(t.lastTrace().regions().asked() <= 2, t.lastTrace().toString());
+      }
+    }
+  }
+
   private void assertQueriesMatchOracle(byte[] qualifier, IndexSpec spec) throws Exception {
     Answers oracle = new Answers(connection, BULK, D, qualifier);
     List<byte[]> probes = new ArrayList<>(oracle.values());

@@ -5,6 +5,9 @@ import io.scbf.KeyBatch;
 import io.scbf.MembershipFilter;
 import io.scbf.ScalableSplitCountingBloomFilter;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexPlacement;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionFilter;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
@@ -13,6 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -30,7 +35,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  *
  * <p>Arguments (all optional): --servers 20 --regions 100 (per server) --entries 10000 (per region)
  * --fpp 0.001 --updates 100000 (changed entries per second, cluster-wide) --target-servers 1000
- * --target-regions 100 --routes 2000.
+ * --target-regions 100 --routes 2000; for the {@code BY_VALUE} section: --target-entries
+ * 10000000000 (index entries cluster-wide) --split-gb 10 (the index table's region size, HBase's
+ * default) --rows-per-value 10.
  */
 public final class ScaleModel {
   private ScaleModel() {}
@@ -250,6 +257,103 @@ public final class ScaleModel {
       for (ScalableSplitCountingBloomFilter f : filters) if (f != null) f.close();
       for (MembershipFilter m : published) if (m != null) m.close();
     }
+    byValue(
+        targetServers,
+        targetRegions,
+        Long.parseLong(a.getOrDefault("--target-entries", "10000000000")),
+        Long.parseLong(a.getOrDefault("--split-gb", "10")) << 30,
+        Integer.parseInt(a.getOrDefault("--rows-per-value", "10")),
+        fpp,
+        routes);
+  }
+
+  /**
+   * A {@code BY_VALUE} global index at the target size, from the real code where it runs: the real
+   * index row of a typical value (its bytes in a store file), a region's real filter after its
+   * build from its rows (bytes per entry), and a lookup in the structure HBase's client keeps its
+   * region locations in (a sorted map of start keys, as its MetaCache) at the index's region count.
+   */
+  static void byValue(
+      int targetServers,
+      int regionsPerServer,
+      long entries,
+      long splitBytes,
+      int rowsPerValue,
+      double fpp,
+      int routes) {
+    IndexSpec spec =
+        IndexSpec.builder(Bytes.toBytes("d"), Bytes.toBytes("city"))
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_VALUE)
+            .fpp(fpp)
+            .build();
+    byte[] alias = Bytes.toBytes("city");
+    byte[] value = Bytes.toBytes("city-1234567");
+    byte[] user = Bytes.toBytes("u0123abcd");
+    byte[] key =
+        IndexKeyCodec.rowKey(IndexPlacement.salt(spec, alias, value, user), alias, value, user);
+    long rowBytes =
+        new KeyValue(key, IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, 1L, new byte[0])
+            .getSerializedSize();
+    // A region's share of the entries when the index splits at splitBytes (HBase splits at about
+    // the size limit; daughters start at half of it: on average 3/4 full).
+    long regions = Math.max(1, (long) Math.ceil(entries * rowBytes / (0.75 * splitBytes)));
+    long perRegion = entries / regions;
+    // The filter a region builds when it opens: the default first sub-filter, grown by the
+    // region's keys (scaled down to 1M keys; its bytes per entry stay those of a grown filter).
+    int sample = (int) Math.min(perRegion, 1_000_000);
+    double filterBitsPerEntry;
+    Random rnd = new Random(7);
+    try (ScalableSplitCountingBloomFilter f =
+        ScalableSplitCountingBloomFilter.create(spec.initialCapacity(), fpp)) {
+      KeyBatch keys = new KeyBatch(10_000, 10_000 * 16);
+      for (int i = 0; i < sample; i++) {
+        keys.add(key(rnd));
+        if (keys.size() == 10_000) {
+          f.addAll(keys);
+          keys.clear();
+        }
+      }
+      if (keys.size() > 0) f.addAll(keys);
+      filterBitsPerEntry = f.stats().bytes() * 8.0 / sample;
+    }
+    // The client's region cache: a sorted map of start keys (HBase's MetaCache is one per table).
+    ConcurrentSkipListMap<byte[], Long> cache = new ConcurrentSkipListMap<>(Bytes.BYTES_COMPARATOR);
+    for (long r = 0; r < regions; r++) {
+      cache.put(Bytes.toBytes(r * (Long.MAX_VALUE / regions)), r);
+    }
+    long found = 0;
+    long t0 = System.nanoTime();
+    int lookups = routes * 100;
+    for (int i = 0; i < lookups; i++) {
+      found += cache.floorEntry(Bytes.toBytes(rnd.nextLong() & Long.MAX_VALUE)).getValue();
+    }
+    double routeNs = (System.nanoTime() - t0) / (double) lookups;
+    long servers = targetServers;
+    double boundary = (double) rowsPerValue * rowBytes / (0.75 * splitBytes);
+    System.out.printf(
+        "%nBY_VALUE global index at %,d entries on %,d servers (index row %d B in a store file,"
+            + " regions split at %d GiB; %,d data regions for comparison):%n",
+        entries, servers, rowBytes, splitBytes >> 30, servers * regionsPerServer);
+    System.out.printf(
+        "  index regions: %,d (%.1f per server), %,d entries each; no cap: a smaller split size"
+            + " gives more%n",
+        regions, (double) regions / servers, perRegion);
+    System.out.printf(
+        "  memory per region server: its regions' counting filters, %.1f bits per entry = %,.0f"
+            + " MiB; routing state at the master: 0%n",
+        filterBitsPerEntry, entries * filterBitsPerEntry / 8 / servers / (1 << 20));
+    System.out.printf(
+        "  memory per client: its cached locations of the index's %,d regions (no state per"
+            + " entry)%n",
+        regions);
+    System.out.printf(
+        "  RPCs per point query: 1 + P(a region boundary cuts the value's %d rows) = %.6f%n",
+        rowsPerValue, 1 + boundary);
+    System.out.printf(
+        "  route: the value's key hashed, then its region looked up among %,d cached locations:"
+            + " %.0f ns (%d)%n",
+        regions, routeNs, found % 10);
   }
 
   /** A region's publication, as FilterPublisher builds it (its server named by the request). */
