@@ -46,7 +46,7 @@ public final class Settings {
   public static final String PLANNER_FETCH_ROW_US = "scbf.planner.fetch.row.us";
   public static final String PLANNER_LOCAL_ROW_US = "scbf.planner.local.row.us";
 
-  public static final long DEFAULT_PUBLISH_INTERVAL_MS = 1000;
+  public static final long DEFAULT_PUBLISH_INTERVAL_MS = 500;
   public static final long DEFAULT_CACHE_CAPACITY_BYTES = 64L << 20;
   public static final int DEFAULT_CACHE_PERIOD = 1000;
   public static final double DEFAULT_CACHE_DECAY = 0.5;

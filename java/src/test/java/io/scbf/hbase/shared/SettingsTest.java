@@ -16,8 +16,8 @@ class SettingsTest {
   @Test
   void defaultsWithoutConfiguration() {
     Settings s = Settings.from(new Configuration(false));
-    assertEquals(1000, s.publishIntervalMs());
-    assertEquals(3 * 1000 + 2000, s.routeStaleMs(), "derived from the publish interval");
+    assertEquals(500, s.publishIntervalMs());
+    assertEquals(3 * 500 + 2000, s.routeStaleMs(), "derived from the publish interval");
     assertEquals(64L << 20, s.cacheCapacityBytes());
     assertEquals("hotscore", s.cachePolicy());
     assertEquals(1000, s.cachePeriod());
@@ -33,14 +33,14 @@ class SettingsTest {
   @Test
   void validValuesAreRead() {
     Configuration conf = new Configuration(false);
-    conf.set(Settings.PUBLISH_INTERVAL_MS, " 500 ");
+    conf.set(Settings.PUBLISH_INTERVAL_MS, " 700 ");
     conf.set(Settings.CACHE_DECAY, "0.25");
     conf.set(Settings.INDEX_WRITE_THREADS, "4");
     conf.set(Settings.CACHE_POLICY, "Paper");
     Settings s = Settings.from(conf);
     assertEquals("paper", s.cachePolicy());
-    assertEquals(500, s.publishIntervalMs());
-    assertEquals(3 * 500 + 2000, s.routeStaleMs());
+    assertEquals(700, s.publishIntervalMs());
+    assertEquals(3 * 700 + 2000, s.routeStaleMs());
     assertEquals(0.25, s.cacheDecay());
     assertEquals(4, s.indexWriteThreads());
     assertTrue(s.problems().isEmpty());
