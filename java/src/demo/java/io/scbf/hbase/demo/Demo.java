@@ -106,12 +106,25 @@ public final class Demo {
     t0 = System.nanoTime();
     indexAdmin.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").buckets(8).build());
     say("created index 'age' on d:age (8 buckets) over the existing rows: %.1f s", seconds(t0));
-    Thread.sleep(2500); // let every bucket publish its filter to the master (interval 1 s)
+    t0 = System.nanoTime();
+    indexAdmin.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city_v")
+            .layout(IndexSpec.Layout.BY_VALUE)
+            .buckets(4)
+            .covered(D, NAME)
+            .build());
+    say(
+        "created index 'city_v' on d:city laid out by value (4 regions to start, they split as"
+            + " they grow) over the existing rows: %.1f s",
+        seconds(t0));
+    Thread.sleep(1500); // let every bucket publish its filter to the master (interval 500 ms)
 
     try (IndexedTable people = new IndexedTable(connection, TABLE)) {
       say(
           "%n%-36s %8s %14s %10s %12s %12s   %-8s %s",
-          "query", "rows", "buckets asked", "cache hits", "query (ms)", "scan (ms)", "", "plan");
+          "query", "rows", "regions asked", "cache hits", "query (ms)", "scan (ms)", "", "plan");
       String selective = "city-" + 4242;
       point(connection, people, "selective city = " + selective, selective);
       point(connection, people, "selective again (hot cache)", selective);
@@ -124,6 +137,14 @@ public final class Demo {
       people.setStrict(true);
       point(connection, people, "strict selective (no routing)", selective);
       people.setStrict(false);
+      byValue(connection, people, "by value: selective city", selective);
+      byValue(connection, people, "by value: selective again (hot cache)", selective);
+      byValue(connection, people, "by value: absent (region's filter)", "Atlantis");
+      byValue(connection, people, "by value: popular, find", "Beijing");
+      try (Table table = connection.getTable(TABLE)) {
+        table.put(new Put(Bytes.toBytes("new-row")).addColumn(D, CITY, Bytes.toBytes("Newtown")));
+      }
+      byValue(connection, people, "by value: just written (read-after-ack)", "Newtown");
       say("%nexplain find(city = Beijing): %s", people.explain(D, CITY, Bytes.toBytes("Beijing")));
       say(
           "explain find(city = %s): %s",
@@ -135,6 +156,23 @@ public final class Demo {
       throws Exception {
     long t0 = System.nanoTime();
     List<Result> found = people.find(D, CITY, Bytes.toBytes(city));
+    double indexMs = millis(t0);
+    QueryTrace trace = people.lastTrace();
+    t0 = System.nanoTime();
+    long scanned =
+        scan(
+            connection,
+            new SingleColumnValueFilter(D, CITY, CompareOperator.EQUAL, Bytes.toBytes(city)));
+    double scanMs = millis(t0);
+    check(found.size(), scanned, label);
+    row(label, found.size(), trace, indexMs, scanMs);
+  }
+
+  /** A point query through the BY_VALUE index {@code city_v}. */
+  static void byValue(Connection connection, IndexedTable people, String label, String city)
+      throws Exception {
+    long t0 = System.nanoTime();
+    List<Result> found = people.find("city_v", Bytes.toBytes(city));
     double indexMs = millis(t0);
     QueryTrace trace = people.lastTrace();
     t0 = System.nanoTime();

@@ -5,6 +5,8 @@ import static io.scbf.hbase.bench.BenchData.D;
 import static io.scbf.hbase.bench.HBaseBenchmark.say;
 
 import io.scbf.hbase.Coprocessors;
+import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -22,13 +24,18 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -43,6 +50,11 @@ import org.apache.hadoop.hbase.util.Bytes;
 public final class PhoenixBenchmark {
   static final int BATCH = 500;
   static final int WRITERS = 2;
+
+  /** scbf global indexes covering name and age, as P_COVERED does: one per layout. */
+  static final TableName COVERED_BY_ROW = TableName.valueOf("bench_covered_by_row");
+
+  static final TableName COVERED_BY_VALUE = TableName.valueOf("bench_covered_by_value");
 
   /** One way of writing the rows: an scbf/HBase table or a Phoenix table. */
   interface Target {
@@ -75,6 +87,7 @@ public final class PhoenixBenchmark {
       org.apache.hadoop.hbase.client.Connection hbase = util.getConnection();
       HBaseBenchmark.createTables(
           hbase, HBaseBenchmark.PLAIN, HBaseBenchmark.INDEXED, HBaseBenchmark.LOCAL);
+      createCoveredTables(hbase);
       long t0 = System.nanoTime();
       try (Connection c = DriverManager.getConnection(url)) {
         say("Phoenix connected (system tables created) in %.1f s", HBaseBenchmark.seconds(t0));
@@ -82,8 +95,12 @@ public final class PhoenixBenchmark {
       }
       List<Target> targets = new ArrayList<>();
       for (TableName t :
-          List.of(HBaseBenchmark.PLAIN, HBaseBenchmark.INDEXED, HBaseBenchmark.LOCAL))
-        targets.add(hbaseTarget(hbase, t, pool));
+          List.of(
+              HBaseBenchmark.PLAIN,
+              HBaseBenchmark.INDEXED,
+              HBaseBenchmark.LOCAL,
+              COVERED_BY_ROW,
+              COVERED_BY_VALUE)) targets.add(hbaseTarget(hbase, t, pool));
       for (String t : List.of("P_PLAIN", "P_GLOBAL", "P_COVERED", "P_LOCAL"))
         targets.add(phoenixTarget(url, t, pool));
       Map<String, double[]> rates = new LinkedHashMap<>(); // name -> {load, update} rows/s
@@ -125,12 +142,136 @@ public final class PhoenixBenchmark {
           out.printf("write,%s,update_ratio,%.3f%n", e.getKey(), e.getValue()[1] / base[1]);
         }
         queries(util, url, data, samples, out);
+        coveredThroughput(util, url, data, out);
       }
       say("%nCSV: %s", csv.toAbsolutePath());
     } finally {
       pool.shutdown();
       util.shutdownMiniCluster();
     }
+  }
+
+  private static void createCoveredTables(org.apache.hadoop.hbase.client.Connection hbase)
+      throws Exception {
+    try (Admin admin = hbase.getAdmin()) {
+      for (TableName t : List.of(COVERED_BY_ROW, COVERED_BY_VALUE)) {
+        admin.createTable(
+            TableDescriptorBuilder.newBuilder(t)
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+                .build(),
+            BenchData.splits(HBaseBenchmark.REGIONS));
+      }
+    }
+    IndexAdmin indexes = new IndexAdmin(hbase);
+    indexes.createIndex(
+        COVERED_BY_ROW,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .buckets(HBaseBenchmark.BUCKETS)
+            .covered(D, BenchData.NAME)
+            .covered(D, BenchData.AGE)
+            .build());
+    indexes.createIndex(
+        COVERED_BY_VALUE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_VALUE)
+            .buckets(HBaseBenchmark.REGIONS)
+            .covered(D, BenchData.NAME)
+            .covered(D, BenchData.AGE)
+            .build());
+    say(
+        "scbf tables %s (%d buckets) and %s (by value, %d regions to start): index 'city'"
+            + " covering name and age",
+        COVERED_BY_ROW, HBaseBenchmark.BUCKETS, COVERED_BY_VALUE, HBaseBenchmark.REGIONS);
+  }
+
+  /**
+   * Covered selective queries per second, {@code bench.threads} threads (16) for {@code
+   * bench.query.ms} (10 s) per system: Phoenix's covered index (each thread its own connection and
+   * statement) against scbf's covered global index in each layout ({@code findEntries}).
+   */
+  private static void coveredThroughput(
+      HBaseTestingUtility util, String url, BenchData data, PrintWriter out) throws Exception {
+    int threads = Integer.getInteger("bench.threads", 16);
+    long ms = Long.getLong("bench.query.ms", 10_000);
+    List<String> values = data.citiesWithRows(5, 15, 2000, 11);
+    say(
+        "%ncovered selective queries per second (%d values of 5-15 rows), %d threads, %d s each",
+        values.size(), threads, ms / 1000);
+    Map<String, Double> qps = new LinkedHashMap<>();
+    qps.put(
+        "phoenix P_COVERED",
+        rate(
+            threads,
+            ms,
+            () -> {
+              Connection c = DriverManager.getConnection(url);
+              PreparedStatement ps =
+                  c.prepareStatement("SELECT K, NAME, AGE FROM P_COVERED WHERE CITY = ?");
+              return v -> {
+                ps.setString(1, v);
+                int n = 0;
+                try (ResultSet rs = ps.executeQuery()) {
+                  while (rs.next()) n++;
+                }
+                return n;
+              };
+            },
+            values));
+    for (TableName t : List.of(COVERED_BY_ROW, COVERED_BY_VALUE)) {
+      try (IndexedTable table = new IndexedTable(util.getConnection(), t)) {
+        qps.put(
+            "scbf " + t.getNameAsString(),
+            rate(
+                threads,
+                ms,
+                () -> v -> table.findEntries(D, CITY, Bytes.toBytes(v)).size(),
+                values));
+      }
+    }
+    double phoenix = qps.get("phoenix P_COVERED");
+    for (Map.Entry<String, Double> e : qps.entrySet()) {
+      say(
+          "  %-30s %,10.0f queries/s  %6.1fx Phoenix covered",
+          e.getKey(), e.getValue(), e.getValue() / phoenix);
+      out.printf("covered_qps,%s,queries_per_s,%.0f%n", e.getKey(), e.getValue());
+    }
+  }
+
+  /** A query runner per thread (a JDBC statement is not shared between threads). */
+  interface QueryFactory {
+    Query open() throws Exception;
+  }
+
+  private static double rate(int threads, long ms, QueryFactory factory, List<String> values)
+      throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong done = new AtomicLong();
+    List<Future<?>> work = new ArrayList<>();
+    List<Query> queries = new ArrayList<>();
+    for (int w = 0; w < threads; w++) queries.add(factory.open());
+    for (Query q : queries) q.run(values.get(0)); // warm: connections, locations, routing
+    long start = System.nanoTime();
+    for (int w = 0; w < threads; w++) {
+      int first = w;
+      Query q = queries.get(w);
+      work.add(
+          pool.submit(
+              () -> {
+                for (int i = first; !stop.get(); i += threads) {
+                  q.run(values.get(i % values.size()));
+                  done.incrementAndGet();
+                }
+                return null;
+              }));
+    }
+    Thread.sleep(ms);
+    stop.set(true);
+    for (Future<?> f : work) f.get();
+    pool.shutdown();
+    return done.get() / ((System.nanoTime() - start) / 1e9);
   }
 
   private static void createPhoenixTables(Connection c) throws Exception {
