@@ -52,32 +52,38 @@ public final class IndexedTable implements AutoCloseable {
    * Strict queries skip routing and ask every bucket: they see every acknowledged write at once.
    */
   public IndexedTable setStrict(boolean strict) {
+    context.checkOpen();
     context.setStrict(strict);
     return this;
   }
 
   public List<IndexSpec> indexes() {
+    context.checkOpen();
     return context.indexes();
   }
 
   /** What the calling thread's last query did, or null before its first query. */
   public QueryTrace lastTrace() {
+    context.checkOpen();
     return context.lastTrace();
   }
 
   /** Queries of this table whose routing call failed (they asked every bucket). */
   public long routingFailures() {
+    context.checkOpen();
     return context.routingFailures();
   }
 
   /** Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check. */
   public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
+    context.checkOpen();
     return points.rowKeys(family, qualifier, value);
   }
 
   /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    context.checkOpen();
     return points.rows(family, qualifier, value);
   }
 
@@ -91,6 +97,7 @@ public final class IndexedTable implements AutoCloseable {
    * again: it then scans).
    */
   public ResultScanner stream(byte[] family, byte[] qualifier, byte[] value) throws IOException {
+    context.checkOpen();
     return streams.point(family, qualifier, value);
   }
 
@@ -100,6 +107,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value, int limit)
       throws IOException {
+    context.checkOpen();
     return streams.first(family, qualifier, value, limit);
   }
 
@@ -113,6 +121,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public ResultScanner streamRange(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
+    context.checkOpen();
     return streams.range(family, qualifier, lo, hi);
   }
 
@@ -122,6 +131,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public ResultScanner streamRange(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
+    context.checkOpen();
     return streams.range(index, equal, lo, hi);
   }
 
@@ -130,6 +140,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public List<IndexEntry> findEntries(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
+    context.checkOpen();
     return points.entries(family, qualifier, value);
   }
 
@@ -144,6 +155,7 @@ public final class IndexedTable implements AutoCloseable {
    * condition's keys are read).
    */
   public List<Result> find(Condition... conditions) throws IOException {
+    context.checkOpen();
     return multiColumn.rows(conditions);
   }
 
@@ -152,6 +164,7 @@ public final class IndexedTable implements AutoCloseable {
    * (nothing is read but the routing state).
    */
   public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value) {
+    context.checkOpen();
     return explain(family, qualifier, value, Answer.ROWS);
   }
 
@@ -160,6 +173,7 @@ public final class IndexedTable implements AutoCloseable {
    * #findEntries}) would run for {@code family:qualifier = value} now, with its estimates.
    */
   public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value, Answer answer) {
+    context.checkOpen();
     return points.explain(family, qualifier, value, answer);
   }
 
@@ -170,6 +184,7 @@ public final class IndexedTable implements AutoCloseable {
    * values (equality on the leading columns) is a range query over the rest.
    */
   public List<Result> find(String index, byte[]... values) throws IOException {
+    context.checkOpen();
     return points.rows(index, values);
   }
 
@@ -180,11 +195,13 @@ public final class IndexedTable implements AutoCloseable {
    */
   public List<Result> range(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
+    context.checkOpen();
     return ranges.rows(index, equal, lo, hi);
   }
 
   /** The plan {@link #find(String, byte[]...)} would run for a point query on {@code index}. */
   public QueryPlan explain(String index, byte[]... values) {
+    context.checkOpen();
     return points.explain(index, values);
   }
 
@@ -194,12 +211,14 @@ public final class IndexedTable implements AutoCloseable {
    */
   public List<byte[]> rangeRowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
+    context.checkOpen();
     return ranges.rowKeys(family, qualifier, lo, hi);
   }
 
   /** The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), re-checked. */
   public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
+    context.checkOpen();
     return ranges.rows(family, qualifier, lo, hi);
   }
 
@@ -208,21 +227,25 @@ public final class IndexedTable implements AutoCloseable {
    * server holding several candidate buckets, plus one per other bucket.
    */
   public long lookupCalls() {
+    context.checkOpen();
     return context.lookupCalls();
   }
 
   /** Stale index rows this table's queries met and sent to their regions for removal. */
   public long staleRowsSent() {
+    context.checkOpen();
     return context.staleRowsSent();
   }
 
   /** The master's routing statistics for one index (filters per region and per server). */
   public StatsResponse routingStats(byte[] family, byte[] qualifier) throws IOException {
+    context.checkOpen();
     return context.routingStats(family, qualifier);
   }
 
   /** The master's routing statistics for the index named {@code index}. */
   public StatsResponse routingStats(String index) throws IOException {
+    context.checkOpen();
     return context.routingStats(index);
   }
 
@@ -231,6 +254,7 @@ public final class IndexedTable implements AutoCloseable {
    * routes): with the routing copy, far fewer than queries.
    */
   public long routingMasterCalls() {
+    context.checkOpen();
     return context.routingMasterCalls();
   }
 

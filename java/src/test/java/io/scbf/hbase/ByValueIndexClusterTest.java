@@ -1,6 +1,7 @@
 package io.scbf.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.shared.IndexCatalog;
@@ -9,6 +10,7 @@ import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -43,6 +45,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * A {@code BY_VALUE} global index on two region servers: it starts with one region and splits as it
@@ -409,5 +412,26 @@ class ByValueIndexClusterTest {
           "a selective value is still looked up");
       assertEquals(QueryPlan.Kind.INDEX_LOOKUP, table.lastTrace().plan().kind());
     }
+  }
+
+  @Test
+  @Order(7)
+  void hugeValuesAreRefusedByTheClientOnGlobalPaths() throws Exception {
+    byte[] huge = new byte[40_000];
+    Arrays.fill(huge, (byte) 'x');
+    for (boolean strict : new boolean[] {false, true}) {
+      reader.setStrict(strict);
+      List<Executable> queries =
+          List.of(
+              () -> reader.findRowKeys(D, CUST, huge),
+              () -> reader.findEntries(D, CUST, huge),
+              () -> reader.range(D, CUST, null, huge),
+              () -> reader.streamRange(D, CUST, huge, null));
+      for (Executable query : queries) {
+        String m = assertThrows(IllegalArgumentException.class, query).getMessage();
+        assertTrue(m.contains("HBase allows 32767"), m);
+      }
+    }
+    reader.setStrict(false);
   }
 }

@@ -12,6 +12,7 @@ import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Local indexes end to end on a two-server mini cluster: built on existing data, concurrent writes
@@ -282,7 +284,7 @@ class LocalIndexClusterTest {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void dropIndexRemovesTheFamilyAndTheIndex() throws Exception {
     new IndexAdmin(connection).dropIndex(TABLE, "city");
     try (Admin admin = connection.getAdmin()) {
@@ -337,6 +339,32 @@ class LocalIndexClusterTest {
     regions.removeIf(r -> r.isSplit() || r.isOffline());
     regions.sort((a, b) -> Bytes.compareTo(a.getStartKey(), b.getStartKey()));
     return regions;
+  }
+
+  @Test
+  @Order(5)
+  void hugeValuesAreRefusedByTheClientAndAClosedTableSaysSo() throws Exception {
+    byte[] huge = new byte[40_000];
+    Arrays.fill(huge, (byte) 'x');
+    List<Executable> queries =
+        List.of(
+            () -> people.find(D, CITY, huge),
+            () -> people.findRowKeys(D, CITY, huge),
+            () -> people.stream(D, CITY, huge),
+            () -> people.range(D, CITY, huge, null),
+            () -> people.streamRange(D, CITY, null, huge));
+    for (Executable query : queries) {
+      String m = assertThrows(IllegalArgumentException.class, query).getMessage();
+      assertTrue(m.contains("HBase allows 32767"), m);
+    }
+    IndexedTable closed = new IndexedTable(connection, TABLE);
+    closed.close();
+    String m =
+        assertThrows(IllegalStateException.class, () -> closed.find(D, CITY, Bytes.toBytes("x")))
+            .getMessage();
+    assertTrue(m.contains("is closed"), m);
+    assertThrows(IllegalStateException.class, closed::lastTrace);
+    assertThrows(IllegalStateException.class, () -> closed.range(D, CITY, null, null));
   }
 
   private void waitForRegions(Admin admin, int n) throws Exception {

@@ -182,6 +182,7 @@ final class GlobalLookups {
 
   /** Every bucket's entries with {@code lo <= value < hi} (null = unbounded). */
   Answer range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    QueryContext.checkBounds(spec, lo, hi);
     long start = System.nanoTime();
     TableName indexTable = indexTable(spec);
     // Paged by bytes only: an answer larger than one RPC comes in several.
@@ -375,6 +376,7 @@ final class GlobalLookups {
 
   /** A global index's rows with {@code lo <= value < hi}, in pages of every bucket or region. */
   QueryStream.Pages rangePages(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    QueryContext.checkBounds(spec, lo, hi);
     RangeLookupRequest request = rangeRequest(spec, lo, hi).setLimit(context.pageRows).build();
     return pages(
         spec,

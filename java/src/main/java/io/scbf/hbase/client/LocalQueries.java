@@ -140,6 +140,7 @@ final class LocalQueries {
    */
   QueryStream.Pages rangePages(IndexSpec spec, byte[] lo, byte[] hi, int pageRows)
       throws IOException {
+    QueryContext.checkBounds(spec, lo, hi);
     LocalQueryRequest.Builder request =
         LocalQueryRequest.newBuilder()
             .setAlias(ByteString.copyFromUtf8(spec.alias()))
@@ -193,6 +194,7 @@ final class LocalQueries {
 
   List<LocalQueryResponse> range(IndexSpec spec, byte[] lo, byte[] hi, Answer answer)
       throws IOException {
+    QueryContext.checkBounds(spec, lo, hi);
     LocalQueryRequest.Builder request =
         LocalQueryRequest.newBuilder()
             .setAlias(ByteString.copyFromUtf8(spec.alias()))

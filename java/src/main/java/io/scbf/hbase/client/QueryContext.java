@@ -5,11 +5,13 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,6 +39,7 @@ public final class QueryContext implements AutoCloseable {
   final TableIndexes indexes;
   final ExecutorService pool;
   final QueryRouter router;
+  private volatile boolean closed;
   final DataScan scans;
   final LocalQueries local;
   final GlobalLookups global;
@@ -125,6 +128,7 @@ public final class QueryContext implements AutoCloseable {
    */
   Routed route(IndexSpec spec, byte[] value) {
     if (value == null) throw new IllegalArgumentException("value must not be null");
+    checkLength(spec, value, "value");
     if (strict || spec.layout() == IndexSpec.Layout.BY_VALUE) return Routed.STRICT;
     return router.route(spec, value);
   }
@@ -176,8 +180,52 @@ public final class QueryContext implements AutoCloseable {
     return (System.nanoTime() - startNanos) / 1000;
   }
 
+  /**
+   * @throws IllegalStateException once the table was closed: its lookup pool is gone, and a clear
+   *     message beats the pool's RejectedExecutionException.
+   */
+  public void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("this IndexedTable of " + dataTable + " is closed");
+    }
+  }
+
+  /**
+   * Refuses a looked-up value (or range bound) whose index row key would pass HBase's row-key limit
+   * even with an empty data row key: no index row can hold it, and the servers would fail the
+   * request with a less helpful message.
+   *
+   * @throws IllegalArgumentException naming the limit
+   */
+  static void checkLength(IndexSpec spec, byte[] value, String what) {
+    if (value == null) return;
+    int length =
+        IndexKeyCodec.rowKeyLength(
+            spec.alias().getBytes(StandardCharsets.UTF_8), value, new byte[0]);
+    if (length > IndexKeyCodec.MAX_ROW_KEY_LENGTH) {
+      throw new IllegalArgumentException(
+          what
+              + " of "
+              + value.length
+              + " bytes is too large for index '"
+              + spec.alias()
+              + "': its index row key would be at least "
+              + length
+              + " bytes, HBase allows "
+              + IndexKeyCodec.MAX_ROW_KEY_LENGTH
+              + " (writes of such values are refused, so no row holds one)");
+    }
+  }
+
+  /** {@link #checkLength} of both bounds of a range. */
+  static void checkBounds(IndexSpec spec, byte[] lo, byte[] hi) {
+    checkLength(spec, lo, "range bound");
+    checkLength(spec, hi, "range bound");
+  }
+
   @Override
   public void close() throws IOException {
+    closed = true;
     pool.shutdownNow();
     router.close();
     admin.close();

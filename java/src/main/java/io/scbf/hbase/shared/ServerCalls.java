@@ -25,7 +25,9 @@ public final class ServerCalls {
               + action
               + "; "
               + caller.get().getShortName()
-              + " is not one");
+              + " is not one (in production region servers run as the HBase service user, a"
+              + " superuser; in an in-process mini cluster each runs as its own test user: call"
+              + " Coprocessors.trustInProcessRegionServers(conf) before starting it)");
     }
   }
 }
