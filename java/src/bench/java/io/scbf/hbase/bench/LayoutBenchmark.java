@@ -17,11 +17,6 @@ import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
@@ -186,70 +181,36 @@ public final class LayoutBenchmark {
     }
   }
 
-  /** Queries per second of {@code threads} threads asking covered entries of random values. */
+  /** Queries per second of {@code threads} threads asking covered entries of the values. */
   static double queryRate(IndexedTable table, List<String> values, int threads, long ms)
       throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicLong done = new AtomicLong();
-    List<Future<?>> work = new ArrayList<>();
-    long start = System.nanoTime();
-    for (int w = 0; w < threads; w++) {
-      int first = w;
-      work.add(
-          pool.submit(
-              () -> {
-                for (int i = first; !stop.get(); i += threads) {
-                  table.findEntries(D, CITY, Bytes.toBytes(values.get(i % values.size())));
-                  done.incrementAndGet();
-                }
-                return null;
-              }));
-    }
-    Thread.sleep(ms);
-    stop.set(true);
-    for (Future<?> f : work) f.get();
-    pool.shutdown();
-    return done.get() / seconds(start);
+    return Throughput.perSecond(
+        threads, ms, () -> v -> table.findEntries(D, CITY, Bytes.toBytes(v)), values);
   }
 
-  /** Filtered full scans per second of the unindexed table, 2 threads. */
+  /**
+   * Filtered full scans per second of the unindexed table, 2 threads (a Table each: a Table from a
+   * shared connection holds nothing to release).
+   */
   static double scanRate(Connection connection, List<String> values, long ms) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(2);
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicLong done = new AtomicLong();
-    List<Future<?>> work = new ArrayList<>();
-    long start = System.nanoTime();
-    for (int w = 0; w < 2; w++) {
-      int first = w;
-      work.add(
-          pool.submit(
-              () -> {
-                try (Table t = connection.getTable(PLAIN)) {
-                  for (int i = first; !stop.get(); i += 2) {
-                    Scan scan =
-                        new Scan()
-                            .setCaching(1000)
-                            .setFilter(
-                                new SingleColumnValueFilter(
-                                    D,
-                                    CITY,
-                                    CompareOperator.EQUAL,
-                                    Bytes.toBytes(values.get(i % values.size()))));
-                    try (ResultScanner s = t.getScanner(scan)) {
-                      for (Result r : s) r.getRow();
-                    }
-                    done.incrementAndGet();
-                  }
-                }
-                return null;
-              }));
-    }
-    Thread.sleep(ms);
-    stop.set(true);
-    for (Future<?> f : work) f.get();
-    pool.shutdown();
-    return done.get() / seconds(start);
+    return Throughput.perSecond(
+        2,
+        ms,
+        () -> {
+          Table t = connection.getTable(PLAIN);
+          return v -> {
+            Scan scan =
+                new Scan()
+                    .setCaching(1000)
+                    .setFilter(
+                        new SingleColumnValueFilter(
+                            D, CITY, CompareOperator.EQUAL, Bytes.toBytes(v)));
+            try (ResultScanner s = t.getScanner(scan)) {
+              for (Result r : s) r.getRow();
+            }
+          };
+        },
+        values);
   }
 
   /**

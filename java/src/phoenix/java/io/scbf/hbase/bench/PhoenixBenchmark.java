@@ -24,8 +24,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
@@ -202,7 +200,7 @@ public final class PhoenixBenchmark {
     Map<String, Double> qps = new LinkedHashMap<>();
     qps.put(
         "phoenix P_COVERED",
-        rate(
+        Throughput.perSecond(
             threads,
             ms,
             () -> {
@@ -211,11 +209,9 @@ public final class PhoenixBenchmark {
                   c.prepareStatement("SELECT K, NAME, AGE FROM P_COVERED WHERE CITY = ?");
               return v -> {
                 ps.setString(1, v);
-                int n = 0;
                 try (ResultSet rs = ps.executeQuery()) {
-                  while (rs.next()) n++;
+                  while (rs.next()) rs.getString(1);
                 }
-                return n;
               };
             },
             values));
@@ -223,11 +219,8 @@ public final class PhoenixBenchmark {
       try (IndexedTable table = new IndexedTable(util.getConnection(), t)) {
         qps.put(
             "scbf " + t.getNameAsString(),
-            rate(
-                threads,
-                ms,
-                () -> v -> table.findEntries(D, CITY, Bytes.toBytes(v)).size(),
-                values));
+            Throughput.perSecond(
+                threads, ms, () -> v -> table.findEntries(D, CITY, Bytes.toBytes(v)), values));
       }
     }
     double phoenix = qps.get("phoenix P_COVERED");
@@ -237,41 +230,6 @@ public final class PhoenixBenchmark {
           e.getKey(), e.getValue(), e.getValue() / phoenix);
       out.printf("covered_qps,%s,queries_per_s,%.0f%n", e.getKey(), e.getValue());
     }
-  }
-
-  /** A query runner per thread (a JDBC statement is not shared between threads). */
-  interface QueryFactory {
-    Query open() throws Exception;
-  }
-
-  private static double rate(int threads, long ms, QueryFactory factory, List<String> values)
-      throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicLong done = new AtomicLong();
-    List<Future<?>> work = new ArrayList<>();
-    List<Query> queries = new ArrayList<>();
-    for (int w = 0; w < threads; w++) queries.add(factory.open());
-    for (Query q : queries) q.run(values.get(0)); // warm: connections, locations, routing
-    long start = System.nanoTime();
-    for (int w = 0; w < threads; w++) {
-      int first = w;
-      Query q = queries.get(w);
-      work.add(
-          pool.submit(
-              () -> {
-                for (int i = first; !stop.get(); i += threads) {
-                  q.run(values.get(i % values.size()));
-                  done.incrementAndGet();
-                }
-                return null;
-              }));
-    }
-    Thread.sleep(ms);
-    stop.set(true);
-    for (Future<?> f : work) f.get();
-    pool.shutdown();
-    return done.get() / ((System.nanoTime() - start) / 1e9);
   }
 
   private static void createPhoenixTables(Connection c) throws Exception {
