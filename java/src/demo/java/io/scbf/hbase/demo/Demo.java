@@ -138,13 +138,13 @@ public final class Demo {
       point(connection, people, "strict selective (no routing)", selective);
       people.setStrict(false);
       byValue(connection, people, "by value: selective city", selective);
-      byValue(connection, people, "by value: selective again (hot cache)", selective);
+      byValue(connection, people, "by value: again (hot cache)", selective);
       byValue(connection, people, "by value: absent (region's filter)", "Atlantis");
       byValue(connection, people, "by value: popular, find", "Beijing");
       try (Table table = connection.getTable(TABLE)) {
         table.put(new Put(Bytes.toBytes("new-row")).addColumn(D, CITY, Bytes.toBytes("Newtown")));
       }
-      byValue(connection, people, "by value: just written (read-after-ack)", "Newtown");
+      byValue(connection, people, "by value: new row (read-after-ack)", "Newtown");
       say("%nexplain find(city = Beijing): %s", people.explain(D, CITY, Bytes.toBytes("Beijing")));
       say(
           "explain find(city = %s): %s",
