@@ -123,8 +123,15 @@ public final class Demo {
 
     try (IndexedTable people = new IndexedTable(connection, TABLE)) {
       say(
-          "%n%-36s %8s %14s %10s %12s %12s   %-8s %s",
-          "query", "rows", "regions asked", "cache hits", "query (ms)", "scan (ms)", "", "plan");
+          "%n%-36s %8s %14s %10s %12s %12s   %-14s %s",
+          "query",
+          "rows",
+          "regions asked",
+          "cache hits",
+          "query (ms)",
+          "scan (ms)",
+          "vs scan",
+          "plan");
       String selective = "city-" + 4242;
       point(connection, people, "selective city = " + selective, selective);
       point(connection, people, "selective again (hot cache)", selective);
@@ -222,7 +229,7 @@ public final class Demo {
 
   static void row(String label, int rows, QueryTrace trace, double indexMs, double scanMs) {
     say(
-        "%-36s %8d %9d / %-3d %10d %12.1f %12.1f   %-8s %s",
+        "%-36s %8d %9d / %-3d %10d %12.1f %12.1f   %-14s %s",
         label,
         rows,
         trace.regions().asked(),
@@ -230,8 +237,14 @@ public final class Demo {
         trace.lookups().cacheHits(),
         indexMs,
         scanMs,
-        String.format("(%.0fx)", scanMs / Math.max(indexMs, 0.001)),
+        speed(indexMs, scanMs),
         trace.plan() == null ? "index (range)" : trace.plan().kind());
+  }
+
+  /** The query's speed against the scan's, as a ratio either way ("1x" hid a slower query). */
+  static String speed(double queryMs, double scanMs) {
+    double q = Math.max(queryMs, 0.001), s = Math.max(scanMs, 0.001);
+    return q <= s ? String.format("%.1fx faster", s / q) : String.format("%.1fx slower", q / s);
   }
 
   static long scan(Connection connection, org.apache.hadoop.hbase.filter.Filter filter)
