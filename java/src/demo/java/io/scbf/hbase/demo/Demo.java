@@ -48,7 +48,11 @@ public final class Demo {
     Coprocessors.trustInProcessRegionServers(conf);
     conf.setInt("hbase.master.info.port", -1);
     conf.setInt("hbase.regionserver.info.port", -1);
-    say("starting an in-process HBase with the scbf coprocessors ...");
+    say(
+        "starting an in-process HBase with the scbf coprocessors (its logs: %s) ...",
+        "file".equals(System.getProperty("scbf.log.to"))
+            ? java.nio.file.Path.of(System.getProperty("scbf.log.file")).toAbsolutePath()
+            : "stderr");
     long t0 = System.nanoTime();
     util.startMiniCluster(
         StartMiniClusterOption.builder().numRegionServers(1).numDataNodes(1).build());
