@@ -57,13 +57,16 @@ final class GlobalLookups {
 
   private final QueryContext context;
   private final AtomicLong calls = new AtomicLong();
-  private final Map<TableName, long[]> regionCounts = new ConcurrentHashMap<>();
+  private final Map<TableName, RegionCount> regionCounts = new ConcurrentHashMap<>();
 
   /**
    * Entries of a {@code BY_VALUE} index region as last answered: regions split by size, so this
    * times the regions estimates the table's rows for the planner.
    */
-  private final Map<TableName, long[]> entriesPerRegion = new ConcurrentHashMap<>();
+  private final Map<TableName, Long> entriesPerRegion = new ConcurrentHashMap<>();
+
+  /** A {@code BY_VALUE} index's regions as listed at {@code listedMillis}. */
+  private record RegionCount(int regions, long listedMillis) {}
 
   GlobalLookups(QueryContext context) {
     this.context = context;
@@ -239,10 +242,7 @@ final class GlobalLookups {
   /** The chain reading {@code value}'s key range of a {@code BY_VALUE} index. */
   private static RegionChain valueChain(
       Table index, IndexSpec spec, byte[] value, LookupRequest request) {
-    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
-    byte[] filterKey = IndexKeyCodec.filterKey(alias, value);
-    byte[] prefix =
-        IndexKeyCodec.valuePrefix(IndexKeyCodec.slot(filterKey, 0, filterKey.length), alias, value);
+    byte[] prefix = IndexKeyCodec.slotPrefix(spec.alias().getBytes(StandardCharsets.UTF_8), value);
     return new RegionChain(
         index,
         prefix,
@@ -283,7 +283,7 @@ final class GlobalLookups {
     try (RegionLocator locator = context.connection.getRegionLocator(indexTable)) {
       starts = locator.getStartKeys();
     }
-    regionCounts.put(indexTable, new long[] {starts.length, System.currentTimeMillis()});
+    regionCounts.put(indexTable, new RegionCount(starts.length, System.currentTimeMillis()));
     List<byte[][]> parts = new ArrayList<>(starts.length);
     for (int i = 0; i < starts.length; i++) {
       parts.add(new byte[][] {starts[i], i + 1 < starts.length ? starts[i + 1] : new byte[0]});
@@ -312,15 +312,15 @@ final class GlobalLookups {
 
   /** The table's rows as the {@code BY_VALUE} index's regions last told (0: not known yet). */
   private long tableRows(TableName indexTable) {
-    long[] known = entriesPerRegion.get(indexTable);
-    long[] regions = regionCounts.get(indexTable);
-    return known == null || regions == null ? 0 : known[0] * regions[0];
+    Long entries = entriesPerRegion.get(indexTable);
+    RegionCount count = regionCounts.get(indexTable);
+    return entries == null || count == null ? 0 : entries * count.regions();
   }
 
   /** Remembers a region's entries from answers that carry them. */
   private void noteEntries(TableName indexTable, List<LookupResponse> responses) {
     for (LookupResponse r : responses) {
-      if (r.hasRegionEntries()) entriesPerRegion.put(indexTable, new long[] {r.getRegionEntries()});
+      if (r.hasRegionEntries()) entriesPerRegion.put(indexTable, r.getRegionEntries());
     }
   }
 
@@ -330,11 +330,12 @@ final class GlobalLookups {
    */
   private int regionsOf(IndexSpec spec, TableName indexTable) throws IOException {
     if (!byValue(spec)) return spec.buckets();
-    long[] known = regionCounts.get(indexTable);
-    if (known == null || System.currentTimeMillis() - known[1] > REGION_COUNT_MAX_AGE_MS) {
+    RegionCount known = regionCounts.get(indexTable);
+    if (known == null
+        || System.currentTimeMillis() - known.listedMillis() > REGION_COUNT_MAX_AGE_MS) {
       return regionParts(indexTable).size();
     }
-    return (int) known[0];
+    return known.regions();
   }
 
   /** One page of one bucket: the first if {@code resume} is null, else the one after it. */

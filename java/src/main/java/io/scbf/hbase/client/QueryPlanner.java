@@ -53,8 +53,30 @@ final class QueryPlanner {
     long rows =
         Math.round((e.getHeavyRows() + (e.getBoundRows() - e.getHeavyRows()) / 2.0) * scale);
     long tableRows = Math.round(e.getEntries() * scale);
-    double readBack = answer != Answer.ROWS ? 0 : local ? localRowUs : fetchRowUs;
-    double indexMs = rows * (entryUs + readBack) / 1000;
+    return costed(index, answer, local, rows, bound, tableRows, asked, asked, total, "");
+  }
+
+  /** The index plan's cost per row of the value: its entry, and reading the row back for ROWS. */
+  private double indexRowUs(Answer answer, boolean local) {
+    return entryUs + (answer != Answer.ROWS ? 0 : local ? localRowUs : fetchRowUs);
+  }
+
+  /**
+   * The cheaper of the index plan ({@code rows} at {@link #indexRowUs}) and a scan of {@code
+   * tableRows}; {@code indexAsked} regions are asked if the index runs, {@code scanAsked} if not.
+   */
+  private QueryPlan costed(
+      Kind index,
+      Answer answer,
+      boolean local,
+      long rows,
+      long bound,
+      long tableRows,
+      int indexAsked,
+      int scanAsked,
+      int total,
+      String why) {
+    double indexMs = rows * indexRowUs(answer, local) / 1000;
     double scanMs = tableRows * scanRowUs / 1000;
     boolean scan = scanMs < indexMs;
     return new QueryPlan(
@@ -63,11 +85,11 @@ final class QueryPlanner {
         rows,
         bound,
         tableRows,
-        asked,
+        scan ? scanAsked : indexAsked,
         total,
         indexMs,
         scanMs,
-        scan ? "a scan is cheaper" : "the index is cheaper");
+        (scan ? "a scan is cheaper" : "the index is cheaper") + why);
   }
 
   /**
@@ -77,8 +99,7 @@ final class QueryPlanner {
    */
   long scanAboveRows(Answer answer, long tableRows) {
     if (!costBased || tableRows <= 0) return 0;
-    double perRow = entryUs + (answer == Answer.ROWS ? fetchRowUs : 0);
-    return Math.max(1, (long) (tableRows * scanRowUs / perRow));
+    return Math.max(1, (long) (tableRows * scanRowUs / indexRowUs(answer, false)));
   }
 
   /**
@@ -90,21 +111,17 @@ final class QueryPlanner {
     if (!costBased) {
       return unestimated(index, answer, 1, regions, Settings.PLANNER + " = index");
     }
-    double indexMs = valueRows * (entryUs + (answer == Answer.ROWS ? fetchRowUs : 0)) / 1000;
-    double scanMs = tableRows * scanRowUs / 1000;
-    boolean scan = scanMs < indexMs;
-    return new QueryPlan(
-        scan ? Kind.DATA_SCAN : index,
+    return costed(
+        index,
         answer,
+        false,
         valueRows,
         valueRows,
         tableRows,
-        scan ? 0 : 1,
+        1,
+        0,
         regions,
-        indexMs,
-        scanMs,
-        (scan ? "a scan is cheaper" : "the index is cheaper")
-            + " (the value's region estimated its rows)");
+        " (the value's region estimated its rows)");
   }
 
   /**

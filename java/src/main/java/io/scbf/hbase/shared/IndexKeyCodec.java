@@ -100,9 +100,21 @@ public final class IndexKeyCodec {
 
   /** bucket|esc(alias)|esc(value): all index rows of one value in one bucket start with it. */
   public static byte[] valuePrefix(int bucket, byte[] alias, byte[] value) {
+    return prefix(bucket, filterKey(alias, value));
+  }
+
+  /**
+   * slot|esc(alias)|esc(value): all index rows of one value in a {@code BY_VALUE} index start with
+   * it (the filter key built once, for both the slot and the prefix).
+   */
+  public static byte[] slotPrefix(byte[] alias, byte[] value) {
     byte[] filterKey = filterKey(alias, value);
+    return prefix(slot(filterKey, 0, filterKey.length), filterKey);
+  }
+
+  private static byte[] prefix(int salt, byte[] filterKey) {
     byte[] prefix = new byte[filterKey.length + 1];
-    prefix[0] = (byte) bucket;
+    prefix[0] = (byte) salt;
     System.arraycopy(filterKey, 0, prefix, 1, filterKey.length);
     return prefix;
   }

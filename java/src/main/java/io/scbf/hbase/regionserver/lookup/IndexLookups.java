@@ -156,9 +156,10 @@ public final class IndexLookups {
       long regionEntries)
       throws IOException {
     count.incrementAndGet();
-    byte[] filterKey = IndexKeyCodec.filterKey(alias, value);
-    int salt = byValue() ? IndexKeyCodec.slot(filterKey, 0, filterKey.length) : bucket;
-    byte[] prefix = IndexKeyCodec.valuePrefix(salt, alias, value);
+    byte[] prefix =
+        byValue()
+            ? IndexKeyCodec.slotPrefix(alias, value)
+            : IndexKeyCodec.valuePrefix(bucket, alias, value);
     byte[] stop = IndexKeyCodec.prefixSuccessor(prefix);
     byte[] start =
         resumeAfter == null ? prefix : Bytes.add(prefix, resumeAfter, new byte[1]); // after it
