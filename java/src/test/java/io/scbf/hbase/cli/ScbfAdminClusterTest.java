@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -280,19 +281,102 @@ class ScbfAdminClusterTest {
     String listed = cli("list", "vr").out();
     assertTrue(listed.contains("local") && listed.contains("[d:name, d:city]"), listed);
     Run localVerify = cli("verify", "vr", "name");
-    assertEquals(1, localVerify.status());
+    assertEquals(2, localVerify.status());
     assertTrue(localVerify.err().contains("local"), localVerify.err());
     assertEquals(0, cli("drop", "vr", "name").status());
     assertEquals(
         List.of("city"),
         new IndexAdmin(connection).listIndexes(TABLE).stream().map(IndexSpec::alias).toList());
+    Run defined = cli("create", "vr", "d:name", "--alias", "nm", "--no-backfill");
+    assertEquals(0, defined.status(), defined.err());
+    assertTrue(new IndexAdmin(connection).isBuilding(TABLE, "nm"));
+    assertEquals(0, cli("mark-built", "vr", "nm").status());
+    assertFalse(new IndexAdmin(connection).isBuilding(TABLE, "nm"));
+    assertEquals(0, cli("drop", "vr", "nm").status());
+    assertEquals(0, cli("set-immutable", "vr", "true").status());
+    try (Admin admin = connection.getAdmin()) {
+      assertTrue(IndexCatalog.hasImmutableRows(admin.getDescriptor(TABLE)));
+    }
+    assertEquals(0, cli("set-immutable", "vr", "false").status());
+    assertEquals(2, cli("set-immutable", "vr", "maybe").status());
     assertEquals(2, cli("verify").status());
     assertEquals(2, cli("frobnicate", "vr").status());
     assertEquals(2, cli("create", "vr", "nocolon").status());
     assertEquals(2, cli("create", "vr", "d:x", "--then", "d:x", "--alias", "xx").status());
     assertEquals(2, cli("create", "vr", "d:x", "--buckets", "many").status());
     Run missing = cli("verify", "vr", "nosuch");
-    assertEquals(1, missing.status());
+    assertEquals(2, missing.status());
     assertTrue(missing.err().contains("no index 'nosuch'"), missing.err());
+    assertEquals(2, cli("list", "nosuchtable").status());
+  }
+
+  /** scripts/scbf-admin run as an operator would: a separate JVM, settings by -D. */
+  Run launcher(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("bash", "scripts/scbf-admin"));
+    command.add("-D");
+    command.add("hbase.zookeeper.property.clientPort=" + util.getZkCluster().getClientPort());
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().put("SCBF_CLASSPATH", System.getProperty("java.class.path"));
+    pb.environment().put("SCBF_JAR", "target/classes"); // not a stale jar of an earlier build
+    java.nio.file.Path out = java.nio.file.Files.createTempFile("scbf-admin", ".out");
+    java.nio.file.Path err = java.nio.file.Files.createTempFile("scbf-admin", ".err");
+    Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "scbf-admin hung");
+    Run run =
+        new Run(
+            p.exitValue(),
+            java.nio.file.Files.readString(out),
+            java.nio.file.Files.readString(err));
+    java.nio.file.Files.delete(out);
+    java.nio.file.Files.delete(err);
+    return run;
+  }
+
+  @Test
+  @Order(7)
+  void theLauncherAnswersStatusFindExplainAndExitCodes() throws Exception {
+    Run help = launcher("help");
+    assertEquals(0, help.status(), help.err());
+    assertTrue(help.out().contains("find") && help.out().contains("exit status"), help.out());
+    Run findHelp = launcher("find", "--help");
+    assertEquals(0, findHelp.status());
+    assertTrue(findHelp.out().contains("--limit N"), findHelp.out());
+
+    Run status = launcher("status", "vr", "city");
+    assertEquals(0, status.status(), status.err());
+    assertTrue(status.out().contains("regions: " + BUCKETS + " (index table"), status.out());
+    assertTrue(status.out().contains("publish lag max"), status.out());
+
+    Oracle oracle = new Oracle(connection, TABLE, D, CITY);
+    byte[] city1 = Bytes.toBytes("city-1");
+    Run keys = launcher("find", "vr", "d:city", "city-1", "--keys-only", "--strict");
+    assertEquals(0, keys.status(), keys.err());
+    assertEquals(oracle.rows(city1), Stream.of(keys.out().split("\n")).sorted().toList());
+    Run limited = launcher("find", "vr", "d:city", "city-1", "--limit", "3");
+    assertEquals(0, limited.status(), limited.err());
+    String[] lines = limited.out().split("\n");
+    assertEquals(3, lines.length, limited.out());
+    for (String line : lines) {
+      assertTrue(line.startsWith("row-") && line.contains("\td:city=city-1"), line);
+    }
+    assertTrue(limited.err().contains("# 3 row(s) (the limit)"), limited.err());
+    Run explain = launcher("explain", "vr", "d:city", "city-1");
+    assertEquals(0, explain.status(), explain.err());
+    assertTrue(explain.out().contains("regions "), explain.out());
+
+    assertEquals(2, launcher("find", "vr", "d:city", "city-1", "--limit", "zero").status());
+    assertEquals(2, launcher("status", "vr", "nosuch").status());
+    Run unreachable =
+        launcher(
+            "-D",
+            "hbase.zookeeper.property.clientPort=1",
+            "-D",
+            "zookeeper.recovery.retry=0",
+            "-D",
+            "hbase.client.retries.number=1",
+            "list",
+            "vr");
+    assertEquals(3, unreachable.status(), unreachable.out() + unreachable.err());
   }
 }

@@ -1,0 +1,131 @@
+package io.scbf.hbase.cli;
+
+import io.scbf.hbase.IndexSpec;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * One command's arguments after its name: positional words, flags ({@code --strict}) and options
+ * with a value ({@code --limit 10}). Each command declares which it takes, so a misspelt option is
+ * a usage error rather than a silently ignored word.
+ */
+final class Args {
+  private final List<String> words = new ArrayList<>();
+  private final List<String[]> options = new ArrayList<>();
+  private final List<String> flags = new ArrayList<>();
+
+  private Args() {}
+
+  /**
+   * @param flagNames options without a value this command accepts
+   * @param optionNames options with a value this command accepts (may repeat)
+   */
+  static Args parse(List<String> args, List<String> flagNames, List<String> optionNames)
+      throws UsageException {
+    Args a = new Args();
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (!arg.startsWith("--")) {
+        a.words.add(arg);
+      } else if (flagNames.contains(arg)) {
+        a.flags.add(arg);
+      } else if (optionNames.contains(arg)) {
+        if (i + 1 >= args.size()) throw new UsageException(arg + " needs a value");
+        a.options.add(new String[] {arg, args.get(++i)});
+      } else {
+        throw new UsageException("unknown option " + arg);
+      }
+    }
+    return a;
+  }
+
+  /** The positional words, which must be exactly {@code names} (used in the message). */
+  List<String> words(String... names) throws UsageException {
+    if (words.size() != names.length) {
+      throw new UsageException(
+          "expected " + String.join(" ", names) + ", got " + words.size() + " argument(s)");
+    }
+    return words;
+  }
+
+  int wordCount() {
+    return words.size();
+  }
+
+  boolean flag(String name) {
+    return flags.contains(name);
+  }
+
+  /** Options in command-line order, as {name, value} pairs. */
+  List<String[]> options() {
+    return options;
+  }
+
+  String option(String name, String fallback) {
+    String value = fallback;
+    for (String[] o : options) if (o[0].equals(name)) value = o[1];
+    return value;
+  }
+
+  int intOption(String name, int fallback) throws UsageException {
+    String text = option(name, null);
+    if (text == null) return fallback;
+    try {
+      int value = Integer.parseInt(text);
+      if (value <= 0) throw new NumberFormatException();
+      return value;
+    } catch (NumberFormatException e) {
+      throw new UsageException(name + " needs a positive integer, got '" + text + "'");
+    }
+  }
+
+  static TableName table(String name) throws UsageException {
+    try {
+      return TableName.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("invalid table name '" + name + "': " + e.getMessage());
+    }
+  }
+
+  /** FAMILY:QUALIFIER as {family, qualifier}. */
+  static byte[][] column(String text) throws UsageException {
+    int colon = text.indexOf(':');
+    if (colon <= 0 || colon == text.length() - 1) {
+      throw new UsageException("expected FAMILY:QUALIFIER, got '" + text + "'");
+    }
+    return new byte[][] {
+      Bytes.toBytes(text.substring(0, colon)), Bytes.toBytes(text.substring(colon + 1))
+    };
+  }
+
+  /** The spec of {@code create COLUMN [options]}. */
+  static IndexSpec spec(String column, Args a) throws UsageException {
+    byte[][] c = column(column);
+    IndexSpec.Builder b = IndexSpec.builder(c[0], c[1]);
+    try {
+      if (a.flag("--local")) b.local();
+      if (a.flag("--by-value")) b.layout(IndexSpec.Layout.BY_VALUE);
+      for (String[] o : a.options()) {
+        switch (o[0]) {
+          case "--alias" -> b.alias(o[1]);
+          case "--buckets" -> b.buckets(Integer.parseInt(o[1]));
+          case "--fpp" -> b.fpp(Double.parseDouble(o[1]));
+          case "--then" -> {
+            byte[][] then = column(o[1]);
+            b.thenColumn(then[0], then[1]);
+          }
+          case "--covered" -> {
+            byte[][] covered = column(o[1]);
+            b.covered(covered[0], covered[1]);
+          }
+          default -> throw new UsageException("unknown option " + o[0]);
+        }
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) { // includes NumberFormatException
+      throw new UsageException(e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,278 @@
+package io.scbf.hbase.cli;
+
+import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.VerifyReport;
+import io.scbf.hbase.cli.Command.Session;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
+import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.List;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+
+/** The commands over {@link IndexAdmin}: an index's definition, state, build and checks. */
+final class IndexCommands {
+  private IndexCommands() {}
+
+  static final String CREATE_OPTIONS =
+      "  --alias A            the index's name (default: the qualifier)\n"
+          + "  --buckets N          global index: bucket regions (BY_ROW) or initial regions"
+          + " (--by-value)\n"
+          + "  --fpp P              the filters' false-positive rate\n"
+          + "  --local              a local index, inside the data regions\n"
+          + "  --by-value           a global index ordered by value: one region per selective"
+          + " value, splits as it grows\n"
+          + "  --then F:Q           the next column of a composite index (repeatable)\n"
+          + "  --covered F:Q        a column stored in the index, answered without reading the"
+          + " row (repeatable)";
+
+  static List<Command> all() {
+    return List.of(
+        new Command(
+            "list",
+            "TABLE",
+            "the table's indexes, their layout and build state",
+            "One line per index: alias, columns, layout, BUILDING while queries scan.",
+            List.of(),
+            List.of(),
+            IndexCommands::list),
+        new Command(
+            "status",
+            "TABLE [ALIAS]",
+            "build state, regions, filters, routing lag of one index or all",
+            "Per index: build state; its regions (index table, or the data table's for a local"
+                + " index); the routing filters the master holds (published, ready, bytes, the"
+                + " highest estimated false-positive rate, the oldest publication's age: the"
+                + " publish lag). A BY_VALUE index routes by key and publishes nothing.",
+            List.of(),
+            List.of(),
+            IndexCommands::status),
+        new Command(
+            "describe",
+            "TABLE ALIAS",
+            "status of one index, with its spec",
+            "As status TABLE ALIAS, with the spec's filter settings and covered columns.",
+            List.of(),
+            List.of(),
+            IndexCommands::describe),
+        new Command(
+            "create",
+            "TABLE FAMILY:QUALIFIER [options]",
+            "create an index and index the existing rows",
+            "Creates the index and, unless --no-backfill, indexes the rows already in the table"
+                + " (queries scan until it is built). --no-backfill leaves it building for the"
+                + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), then mark-built.\n"
+                + CREATE_OPTIONS
+                + "\n  --no-backfill        define only: rows written from now on are indexed",
+            List.of("--local", "--by-value", "--no-backfill"),
+            List.of("--alias", "--buckets", "--fpp", "--then", "--covered"),
+            IndexCommands::create),
+        new Command(
+            "mark-built",
+            "TABLE ALIAS",
+            "let queries use an index built in bulk",
+            "After io.scbf.mapreduce.BuildIndexTool (or create --no-backfill and a rebuild):"
+                + " queries use the index from now on.",
+            List.of(),
+            List.of(),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "ALIAS");
+              s.admin().markBuilt(Args.table(w.get(0)), w.get(1));
+              s.out().println("index '" + w.get(1) + "' of " + w.get(0) + " is built");
+              return ScbfAdmin.OK;
+            }),
+        new Command(
+            "drop",
+            "TABLE ALIAS",
+            "remove an index and its index table",
+            "Removes the index from the table's descriptor, then deletes its index table.",
+            List.of(),
+            List.of(),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "ALIAS");
+              s.admin().dropIndex(Args.table(w.get(0)), w.get(1));
+              s.out().println("dropped index '" + w.get(1) + "' of " + w.get(0));
+              return ScbfAdmin.OK;
+            }),
+        new Command(
+            "verify",
+            "TABLE ALIAS",
+            "compare a global index with the data (exit 1 on findings)",
+            "Reads both tables once: index rows missing, with wrong covered values, or stale."
+                + " Exit 1 if there are any. For large tables: io.scbf.mapreduce.VerifyIndexTool.",
+            List.of(),
+            List.of(),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "ALIAS");
+              VerifyReport r = s.admin().verify(Args.table(w.get(0)), w.get(1));
+              print(r, s.out());
+              return r.isConsistent() ? ScbfAdmin.OK : ScbfAdmin.FINDINGS;
+            }),
+        new Command(
+            "repair",
+            "TABLE ALIAS",
+            "verify and fix missing and stale index rows",
+            "As verify, writing the missing index rows and removing the stale ones (each"
+                + " re-checked under its row's lock first). Exit 0 once everything found is fixed.",
+            List.of(),
+            List.of(),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "ALIAS");
+              print(s.admin().repair(Args.table(w.get(0)), w.get(1)), s.out());
+              return ScbfAdmin.OK;
+            }),
+        new Command(
+            "rebuild",
+            "TABLE ALIAS",
+            "re-index every row (e.g. after a snapshot restore)",
+            "Marks the index building (queries scan), indexes every row again, marks it built."
+                + " Safe while the table is written.",
+            List.of(),
+            List.of(),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "ALIAS");
+              s.admin().rebuildIndex(Args.table(w.get(0)), w.get(1));
+              s.out().println("rebuilt index '" + w.get(1) + "' of " + w.get(0));
+              return ScbfAdmin.OK;
+            }),
+        new Command(
+            "set-immutable",
+            "TABLE true|false",
+            "declare the table's rows insert-only (indexed writes skip reading old values)",
+            "true: indexed Puts do not read the rows' current values (only for tables whose rows"
+                + " are never updated or deleted); false: back to the default.",
+            List.of(),
+            List.of(),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "true|false");
+              String flag = w.get(1);
+              if (!flag.equals("true") && !flag.equals("false")) {
+                throw new UsageException("expected true or false, got '" + flag + "'");
+              }
+              s.admin().setImmutableRows(Args.table(w.get(0)), Boolean.parseBoolean(flag));
+              s.out().println(w.get(0) + ": immutable rows " + flag);
+              return ScbfAdmin.OK;
+            }));
+  }
+
+  private static int list(Session s, Args a) throws IOException, UsageException {
+    TableName table = Args.table(a.words("TABLE").get(0));
+    IndexAdmin admin = s.admin();
+    for (IndexSpec spec : admin.listIndexes(table)) s.out().println(line(admin, table, spec));
+    return ScbfAdmin.OK;
+  }
+
+  private static int create(Session s, Args a) throws IOException, UsageException {
+    List<String> w = a.words("TABLE", "FAMILY:QUALIFIER");
+    TableName table = Args.table(w.get(0));
+    IndexSpec spec = Args.spec(w.get(1), a);
+    if (a.flag("--no-backfill")) {
+      s.admin().defineIndex(table, spec);
+      s.out()
+          .printf(
+              "defined index '%s' on %s %s: building until mark-built%n",
+              spec.alias(), table, spec.columnsText());
+    } else {
+      s.admin().createIndex(table, spec);
+      s.out().printf("created index '%s' on %s %s%n", spec.alias(), table, spec.columnsText());
+    }
+    return ScbfAdmin.OK;
+  }
+
+  private static int status(Session s, Args a) throws IOException, UsageException {
+    List<String> w = a.wordCount() == 1 ? a.words("TABLE") : a.words("TABLE", "ALIAS");
+    TableName table = Args.table(w.get(0));
+    IndexAdmin admin = s.admin();
+    List<IndexSpec> specs = admin.listIndexes(table);
+    if (w.size() == 2) specs = List.of(named(specs, table, w.get(1)));
+    if (specs.isEmpty()) s.out().println(table + " has no index");
+    for (IndexSpec spec : specs) status(s, admin, table, spec);
+    return ScbfAdmin.OK;
+  }
+
+  private static int describe(Session s, Args a) throws IOException, UsageException {
+    List<String> w = a.words("TABLE", "ALIAS");
+    TableName table = Args.table(w.get(0));
+    IndexAdmin admin = s.admin();
+    IndexSpec spec = named(admin.listIndexes(table), table, w.get(1));
+    status(s, admin, table, spec);
+    s.out()
+        .printf(
+            "  spec: fpp %s, initial capacity %d per filter, covered %s%n",
+            spec.fpp(), spec.initialCapacity(), spec.covered());
+    return ScbfAdmin.OK;
+  }
+
+  private static IndexSpec named(List<IndexSpec> specs, TableName table, String alias) {
+    return specs.stream()
+        .filter(x -> x.alias().equals(alias))
+        .findFirst()
+        .orElseThrow(
+            () -> new IllegalArgumentException("table " + table + " has no index '" + alias + "'"));
+  }
+
+  private static void status(Session s, IndexAdmin admin, TableName table, IndexSpec spec)
+      throws IOException {
+    PrintStream out = s.out();
+    out.println(line(admin, table, spec));
+    TableName regionsOf = spec.isLocal() ? table : IndexCatalog.indexTableName(table, spec.alias());
+    try (Admin hbase = s.connection().getAdmin()) {
+      out.printf(
+          "  regions: %d (%s)%n",
+          hbase.getRegions(regionsOf).size(),
+          spec.isLocal() ? "the data table's" : "index table " + regionsOf);
+    }
+    if (spec.layout() == IndexSpec.Layout.BY_VALUE) {
+      out.println("  routing: by key (each region answers from its own filter; nothing published)");
+      return;
+    }
+    StatsResponse stats;
+    try (IndexedTable t = new IndexedTable(s.connection(), table)) {
+      stats = t.routingStats(spec.alias());
+    }
+    long bytes = 0;
+    long residue = 0;
+    long lagMs = 0;
+    int ready = 0;
+    double fprMax = 0;
+    for (RegionStats r : stats.getRegionsList()) {
+      bytes += r.getFilterBytes();
+      residue += r.getResidue();
+      if (r.getReady()) ready++;
+      fprMax = Math.max(fprMax, r.getEstimatedFpr());
+      lagMs = Math.max(lagMs, r.getAgeMs() < 0 ? Long.MAX_VALUE : r.getAgeMs());
+    }
+    out.printf(
+        "  routing: %d regions published, %d ready; filters %,d bytes; estimated fpr max %.2g;"
+            + " publish lag max %s; residue %d%n",
+        stats.getRegionsCount(),
+        ready,
+        bytes,
+        fprMax,
+        lagMs == Long.MAX_VALUE ? "never heard from" : lagMs + " ms",
+        residue);
+  }
+
+  private static String line(IndexAdmin admin, TableName table, IndexSpec s) throws IOException {
+    return String.format(
+        "%-16s %-24s %s%s",
+        s.alias(),
+        s.columnsText(),
+        s.isLocal()
+            ? "local"
+            : s.layout() == IndexSpec.Layout.BY_VALUE
+                ? "global, by value (splits as it grows)"
+                : "global, " + s.buckets() + " buckets",
+        admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
+  }
+
+  private static void print(VerifyReport r, PrintStream out) {
+    out.println(r);
+    r.missingSamples().forEach(k -> out.println("  missing: " + k));
+    r.staleSamples().forEach(k -> out.println("  stale:   " + k));
+  }
+}
