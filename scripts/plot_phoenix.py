@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Charts of the scbf vs Apache Phoenix run that `mvn -B -Pbench-phoenix verify` writes.
+"""Charts of the scbf vs Apache Phoenix run that `mvn -B -Pphoenix,bench-phoenix verify` writes.
 
     python3 scripts/plot_phoenix.py docs/data/bench-phoenix.csv docs/img
 

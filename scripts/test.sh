@@ -6,6 +6,7 @@
 #   3. concurrency suites under ThreadSanitizer
 #   4. libFuzzer on the snapshot decoders for a bounded time
 #   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven
+#   5b. Apache Phoenix and scbf on one mini cluster (mvn -Pphoenix test)
 #   6. the multi-process crash test (scripts/crash-test.sh: 4 kill -9 of servers mid-write)
 # Environment: FUZZ_SECONDS (default 60), FUZZ_SEED (default 1; 0 = random),
 # SKIP_JAVA=1 to stop after the C parts.
@@ -66,6 +67,14 @@ if ! mvn -B verify >target/mvn-verify.log 2>&1; then
   exit 1
 fi
 grep -E 'Tests run:|BUILD|Total time' target/mvn-verify.log
+
+section "Apache Phoenix 5.2.1 and scbf on one cluster (PhoenixCoexistenceTest)"
+if ! mvn -B -Pphoenix test >target/mvn-phoenix.log 2>&1; then
+  grep -E 'Tests run:|FAIL|ERROR' target/mvn-phoenix.log | tail -n 80
+  tail -n 80 target/mvn-phoenix.log
+  exit 1
+fi
+grep -E 'Tests run:|BUILD|Total time' target/mvn-phoenix.log
 
 section "Multi-process crash test (ZooKeeper, HMaster, 2 region servers; ${KILLS:-4} kill -9)"
 if ! bash scripts/crash-test.sh >target/crash-test.log 2>&1; then

@@ -84,11 +84,31 @@ public final class Coprocessors {
   };
   static final String RPC_SCHEDULER_FACTORY = SERVER + "IndexRpcSchedulerFactory";
 
-  /** Adds the scbf coprocessors and the index RPC scheduler to a server configuration. */
+  /**
+   * The RPC scheduler factory that receives every call the index pool does not take: HBase's own by
+   * default; {@link #configure} moves a scheduler already configured (e.g. Apache Phoenix's {@code
+   * org.apache.hadoop.hbase.ipc.PhoenixRpcSchedulerFactory}) here.
+   */
+  public static final String RPC_SCHEDULER_DELEGATE = "scbf.rpc.scheduler.delegate";
+
+  /** Priority of index writes, which sends them to the index handler pool (default 1500). */
+  public static final String INDEX_RPC_PRIORITY = Settings.INDEX_RPC_PRIORITY;
+
+  /**
+   * Adds the scbf coprocessors and the index RPC scheduler to a server configuration. A scheduler
+   * already configured (another product's, such as Apache Phoenix's) is kept behind the index pool
+   * as {@link #RPC_SCHEDULER_DELEGATE}, unless a delegate is set already.
+   */
   public static Configuration configure(Configuration conf) {
     append(conf, REGION_COPROCESSOR_KEY, REGION_COPROCESSORS);
     append(conf, REGIONSERVER_COPROCESSOR_KEY, REGIONSERVER_COPROCESSORS);
     append(conf, MASTER_COPROCESSOR_KEY, MASTER_COPROCESSORS);
+    String current = conf.getTrimmed(RPC_SCHEDULER_FACTORY_KEY);
+    if (current != null
+        && !current.equals(RPC_SCHEDULER_FACTORY)
+        && conf.getTrimmed(RPC_SCHEDULER_DELEGATE) == null) {
+      conf.set(RPC_SCHEDULER_DELEGATE, current);
+    }
     conf.set(RPC_SCHEDULER_FACTORY_KEY, RPC_SCHEDULER_FACTORY);
     return conf;
   }

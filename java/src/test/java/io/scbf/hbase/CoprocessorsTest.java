@@ -52,6 +52,21 @@ class CoprocessorsTest {
         conf.get(RSRpcServices.REGION_SERVER_RPC_SCHEDULER_FACTORY_CLASS));
   }
 
+  @Test
+  void configureKeepsTheSchedulerAlreadyThereBehindTheIndexPool() {
+    String phoenix = "org.apache.hadoop.hbase.ipc.PhoenixRpcSchedulerFactory";
+    Configuration conf = new Configuration(false);
+    conf.set(RSRpcServices.REGION_SERVER_RPC_SCHEDULER_FACTORY_CLASS, phoenix);
+    Coprocessors.configure(Coprocessors.configure(conf));
+    assertEquals(
+        Coprocessors.RPC_SCHEDULER_FACTORY,
+        conf.get(RSRpcServices.REGION_SERVER_RPC_SCHEDULER_FACTORY_CLASS));
+    assertEquals(phoenix, conf.get(Coprocessors.RPC_SCHEDULER_DELEGATE));
+
+    Configuration plain = Coprocessors.configure(new Configuration(false));
+    assertEquals(null, plain.get(Coprocessors.RPC_SCHEDULER_DELEGATE), "HBase's own by default");
+  }
+
   private static void assertKind(String name, Class<?> kind) throws Exception {
     Class<?> c = Class.forName(name);
     assertTrue(kind.isAssignableFrom(c), name + " is not a " + kind.getSimpleName());

@@ -1,5 +1,6 @@
 package io.scbf.hbase.regionserver;
 
+import io.scbf.hbase.shared.Settings;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CellScannable;
@@ -14,8 +15,8 @@ import org.apache.yetus.audience.InterfaceAudience;
 /**
  * RPC controllers of the region servers' index-write connection ({@link IndexServices}): every call
  * to a user table (which, on that connection, is an index table) and every region-server endpoint
- * call ({@link IndexWriteEndpoint}) carries {@link IndexRpcSchedulerFactory#INDEX_QOS}, so it runs
- * on the index handler pool.
+ * call ({@link IndexWriteEndpoint}) carries the index priority ({@code scbf.index.rpc.priority}),
+ * so it runs on the index handler pool.
  *
  * <p>Setting the priority on each mutation is not enough: HBase 2.x's {@code HTable.batch}
  * (AsyncProcess.submitAll) takes the priority of Puts only, so a batch of index Deletes went out
@@ -25,46 +26,52 @@ import org.apache.yetus.audience.InterfaceAudience;
  */
 @InterfaceAudience.Private
 public class IndexRpcControllerFactory extends RpcControllerFactory {
+  private final int indexPriority;
+
   public IndexRpcControllerFactory(Configuration conf) {
     super(conf);
+    this.indexPriority = Settings.from(conf).indexRpcPriority(conf);
   }
 
   @Override
   public HBaseRpcController newController() {
-    return new IndexController(super.newController());
+    return new IndexController(indexPriority, super.newController());
   }
 
   @Override
   public HBaseRpcController newController(CellScanner cellScanner) {
-    return new IndexController(super.newController(cellScanner));
+    return new IndexController(indexPriority, super.newController(cellScanner));
   }
 
   @Override
   public HBaseRpcController newController(RegionInfo region, CellScanner cellScanner) {
-    return new IndexController(super.newController(region, cellScanner));
+    return new IndexController(indexPriority, super.newController(region, cellScanner));
   }
 
   @Override
   public HBaseRpcController newController(List<CellScannable> cellIterables) {
-    return new IndexController(super.newController(cellIterables));
+    return new IndexController(indexPriority, super.newController(cellIterables));
   }
 
   @Override
   public HBaseRpcController newController(RegionInfo region, List<CellScannable> cellIterables) {
-    return new IndexController(super.newController(region, cellIterables));
+    return new IndexController(indexPriority, super.newController(region, cellIterables));
   }
 
   private static final class IndexController extends DelegatingHBaseRpcController {
-    IndexController(HBaseRpcController delegate) {
+    private final int indexPriority;
+
+    IndexController(int indexPriority, HBaseRpcController delegate) {
       super(delegate);
+      this.indexPriority = indexPriority;
       // Calls that name no table get it too: IndexWriteEndpoint's region-server calls.
-      delegate.setPriority(IndexRpcSchedulerFactory.INDEX_QOS);
+      delegate.setPriority(indexPriority);
     }
 
     @Override
     public void setPriority(TableName table) {
       if (table != null && !table.isSystemTable()) {
-        setPriority(IndexRpcSchedulerFactory.INDEX_QOS);
+        setPriority(indexPriority);
       } else {
         super.setPriority(table); // hbase:meta lookups keep HBase's system priority
       }

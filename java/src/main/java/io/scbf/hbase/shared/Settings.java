@@ -32,6 +32,7 @@ public final class Settings {
   public static final String INDEX_WRITE_RETRIES = "scbf.index.write.retries";
   public static final String INDEX_WRITE_THREADS = "scbf.index.write.threads";
   public static final String INDEX_HANDLER_COUNT = "scbf.index.handler.count";
+  public static final String INDEX_RPC_PRIORITY = "scbf.index.rpc.priority";
   public static final String INDEX_RPC_TIMEOUT_MS = "scbf.index.rpc.timeout.ms";
   public static final String INDEX_OPERATION_TIMEOUT_MS = "scbf.index.operation.timeout.ms";
   public static final String WATCHED_ROWS_MAX = "scbf.write.watched-rows.max";
@@ -53,6 +54,27 @@ public final class Settings {
   public static final int DEFAULT_INDEX_WRITE_RETRIES = 5;
   public static final int DEFAULT_INDEX_WRITE_THREADS = 16;
   public static final int DEFAULT_INDEX_HANDLER_COUNT = 10;
+
+  /**
+   * Apart from HBase's levels (up to 300) and Apache Phoenix's defaults (500 server-side, 1000
+   * index, 2000 metadata), so the two products' index pools never take each other's calls.
+   */
+  public static final int DEFAULT_INDEX_RPC_PRIORITY = 1500;
+
+  /**
+   * The index priority of releases before the configurable one: still admitted to the index pool
+   * (with the same checks), so a server of the previous release keeps its index writes off the
+   * general handlers during a rolling upgrade.
+   */
+  public static final int LEGACY_INDEX_RPC_PRIORITY = 1000;
+
+  /** Apache Phoenix's priority settings and their defaults (its IndexUtil). */
+  static final Map<String, Integer> PHOENIX_PRIORITIES =
+      Map.of(
+          "phoenix.serverside.rpc.priority", 500,
+          "phoenix.index.rpc.priority", 1000,
+          "phoenix.metadata.rpc.priority", 2000);
+
   public static final int DEFAULT_INDEX_RPC_TIMEOUT_MS = 10_000;
   public static final int DEFAULT_INDEX_OPERATION_TIMEOUT_MS = 20_000;
   public static final long DEFAULT_WATCHED_ROWS_MAX = 2_000_000;
@@ -191,6 +213,17 @@ public final class Settings {
               "region server",
               null,
               "RPC handlers reserved for index writes (IndexRpcSchedulerFactory)."),
+          new Definition(
+              INDEX_RPC_PRIORITY,
+              DEFAULT_INDEX_RPC_PRIORITY,
+              301,
+              1_000_000,
+              true,
+              "region server",
+              null,
+              "RPC priority of index writes, which sends them to the index handlers. Must differ"
+                  + " from every other product's priority level; one equal to an Apache Phoenix"
+                  + " priority setting is refused (logged) for the default."),
           new Definition(
               INDEX_RPC_TIMEOUT_MS,
               DEFAULT_INDEX_RPC_TIMEOUT_MS,
@@ -398,6 +431,32 @@ public final class Settings {
 
   public int indexHandlerCount() {
     return (int) get(INDEX_HANDLER_COUNT, DEFAULT_INDEX_HANDLER_COUNT);
+  }
+
+  /**
+   * {@link #INDEX_RPC_PRIORITY}, unless Apache Phoenix uses that priority on this configuration
+   * (its settings or their defaults): then the first level from the default up that it does not
+   * use, logged at ERROR. Every server of a cluster reads the same settings, so all agree on it.
+   */
+  public int indexRpcPriority(Configuration conf) {
+    int wanted = (int) get(INDEX_RPC_PRIORITY, DEFAULT_INDEX_RPC_PRIORITY);
+    if (phoenixUsing(conf, wanted) == null) return wanted;
+    int priority = DEFAULT_INDEX_RPC_PRIORITY;
+    while (phoenixUsing(conf, priority) != null) priority++;
+    LOG.error(
+        "scbf: {} = {} is Apache Phoenix's {}; using {}",
+        INDEX_RPC_PRIORITY,
+        wanted,
+        phoenixUsing(conf, wanted),
+        priority);
+    return priority;
+  }
+
+  private static String phoenixUsing(Configuration conf, int priority) {
+    for (Map.Entry<String, Integer> e : PHOENIX_PRIORITIES.entrySet()) {
+      if (conf.getInt(e.getKey(), e.getValue()) == priority) return e.getKey();
+    }
+    return null;
   }
 
   public int indexRpcTimeoutMs() {

@@ -71,6 +71,12 @@ public final class IndexProbe {
     return calls;
   }
 
+  /** The scheduler behind a region server's index pool, or null if it has no index pool. */
+  public static org.apache.hadoop.hbase.ipc.RpcScheduler behindIndexPool(
+      org.apache.hadoop.hbase.ipc.RpcScheduler scheduler) {
+    return scheduler instanceof IndexRpcSchedulerFactory.IndexRpcScheduler s ? s.delegate() : null;
+  }
+
   /** Indexed writes, over all region servers, whose rows were proved new (no old-value read). */
   public static long oldRowReadsSkipped(HBaseTestingUtility util) {
     return sumOfMetric(util, RegionServerMetrics::oldRowReadsSkipped);

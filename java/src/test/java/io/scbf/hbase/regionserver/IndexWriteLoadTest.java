@@ -12,6 +12,7 @@ import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import java.io.IOException;
@@ -71,7 +72,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * server, so each indexed write's index RPC comes back to the server that waits for it; that server
  * has only {@value #HANDLERS} general handlers and no high-priority ("meta") handler pool (stock
  * HBase sends calls of priority above 10, such as index writes with {@link
- * IndexRpcSchedulerFactory#INDEX_QOS}, to that pool, shared with meta and admin calls, which would
+ * Settings#DEFAULT_INDEX_RPC_PRIORITY}, to that pool, shared with meta and admin calls, which would
  * hide what is tested here); and far more concurrent writers than handlers. The index pool keeps
  * its default size ({@value IndexRpcSchedulerFactory#DEFAULT_INDEX_HANDLER_COUNT}).
  *
@@ -337,7 +338,7 @@ class IndexWriteLoadTest {
                 Put put =
                     new Put(Bytes.toBytes(String.format("prio-%02d-%02d", writer, i)))
                         .addColumn(D, V, Bytes.toBytes("prio-" + (i % 5)));
-                put.setPriority(IndexRpcSchedulerFactory.INDEX_QOS);
+                put.setPriority(Settings.DEFAULT_INDEX_RPC_PRIORITY);
                 t.put(put);
               }
             } catch (Throwable e) {

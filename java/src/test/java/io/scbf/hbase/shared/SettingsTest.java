@@ -74,6 +74,22 @@ class SettingsTest {
   }
 
   @Test
+  void theIndexPriorityNeverEqualsOneOfPhoenixs() {
+    Configuration conf = new Configuration(false);
+    assertEquals(Settings.DEFAULT_INDEX_RPC_PRIORITY, Settings.from(conf).indexRpcPriority(conf));
+    conf.setInt(Settings.INDEX_RPC_PRIORITY, 1700);
+    assertEquals(1700, Settings.from(conf).indexRpcPriority(conf));
+    conf.setInt(Settings.INDEX_RPC_PRIORITY, 2000); // Phoenix's metadata priority by default
+    assertEquals(Settings.DEFAULT_INDEX_RPC_PRIORITY, Settings.from(conf).indexRpcPriority(conf));
+    conf.setInt("phoenix.index.rpc.priority", Settings.DEFAULT_INDEX_RPC_PRIORITY);
+    assertEquals(
+        Settings.DEFAULT_INDEX_RPC_PRIORITY + 1, Settings.from(conf).indexRpcPriority(conf));
+    conf.setInt(Settings.INDEX_RPC_PRIORITY, 200); // HBase's HIGH_QOS: out of range
+    Settings bad = Settings.from(conf);
+    assertEquals(1, bad.problems().size(), bad.problems().toString());
+  }
+
+  @Test
   void docsTableIsTheGeneratedOne() throws Exception {
     Path doc = Path.of("docs/configuration.md");
     String text = Files.readString(doc);
