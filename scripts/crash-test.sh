@@ -47,6 +47,7 @@ site() { # conf dir, region server port
 <property><name>hbase.coprocessor.regionserver.classes</name><value>io.scbf.hbase.regionserver.IndexRegionServerCoprocessor</value></property>
 <property><name>hbase.coprocessor.master.classes</name><value>io.scbf.hbase.master.RoutingMasterEndpoint,io.scbf.hbase.master.IndexDescriptorValidator,io.scbf.hbase.master.IndexLifecycleObserver</value></property>
 <property><name>hbase.region.server.rpc.scheduler.factory.class</name><value>io.scbf.hbase.regionserver.IndexRpcSchedulerFactory</value></property>
+<property><name>hbase.regionserver.region.split.policy</name><value>io.scbf.hbase.regionserver.LocalIndexSplitPolicy</value></property>
 <property><name>scbf.publish.interval.ms</name><value>500</value></property>
 </configuration>
 XML

@@ -70,6 +70,9 @@ public final class Coprocessors {
   static final String REGIONSERVER_COPROCESSOR_KEY = "hbase.coprocessor.regionserver.classes";
   static final String MASTER_COPROCESSOR_KEY = "hbase.coprocessor.master.classes";
   static final String RPC_SCHEDULER_FACTORY_KEY = "hbase.region.server.rpc.scheduler.factory.class";
+  static final String SPLIT_POLICY_KEY = "hbase.regionserver.region.split.policy";
+  static final String HBASE_DEFAULT_SPLIT_POLICY =
+      "org.apache.hadoop.hbase.regionserver.SteppingSplitPolicy";
 
   private static final String SERVER = "io.scbf.hbase.regionserver.";
   static final String[] REGION_COPROCESSORS = {
@@ -83,6 +86,7 @@ public final class Coprocessors {
     MASTER + "IndexLifecycleObserver"
   };
   static final String RPC_SCHEDULER_FACTORY = SERVER + "IndexRpcSchedulerFactory";
+  static final String SPLIT_POLICY = SERVER + "LocalIndexSplitPolicy";
 
   /**
    * The RPC scheduler factory that receives every call the index pool does not take: HBase's own by
@@ -97,7 +101,10 @@ public final class Coprocessors {
   /**
    * Adds the scbf coprocessors and the index RPC scheduler to a server configuration. A scheduler
    * already configured (another product's, such as Apache Phoenix's) is kept behind the index pool
-   * as {@link #RPC_SCHEDULER_DELEGATE}, unless a delegate is set already.
+   * as {@link #RPC_SCHEDULER_DELEGATE}, unless a delegate is set already. The servers' default
+   * split policy becomes HBase's default with split points from data families only on tables with
+   * local indexes (LocalIndexSplitPolicy), unless the site chose another one: so no table
+   * descriptor needs to name a class of the jar.
    */
   public static Configuration configure(Configuration conf) {
     append(conf, REGION_COPROCESSOR_KEY, REGION_COPROCESSORS);
@@ -110,6 +117,10 @@ public final class Coprocessors {
       conf.set(RPC_SCHEDULER_DELEGATE, current);
     }
     conf.set(RPC_SCHEDULER_FACTORY_KEY, RPC_SCHEDULER_FACTORY);
+    String policy = conf.getTrimmed(SPLIT_POLICY_KEY);
+    if (policy == null || policy.equals(HBASE_DEFAULT_SPLIT_POLICY)) {
+      conf.set(SPLIT_POLICY_KEY, SPLIT_POLICY);
+    }
     return conf;
   }
 

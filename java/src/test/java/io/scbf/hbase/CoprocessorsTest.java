@@ -6,11 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Coprocessor;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionServerCoprocessor;
 import org.apache.hadoop.hbase.regionserver.RSRpcServices;
+import org.apache.hadoop.hbase.regionserver.RegionSplitPolicy;
 import org.apache.hadoop.hbase.regionserver.RpcSchedulerFactory;
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +29,10 @@ class CoprocessorsTest {
     assertEquals(
         RSRpcServices.REGION_SERVER_RPC_SCHEDULER_FACTORY_CLASS,
         Coprocessors.RPC_SCHEDULER_FACTORY_KEY);
+    assertEquals(HConstants.HBASE_REGION_SPLIT_POLICY_KEY, Coprocessors.SPLIT_POLICY_KEY);
+    assertEquals(
+        HBaseConfiguration.create().get(HConstants.HBASE_REGION_SPLIT_POLICY_KEY),
+        Coprocessors.HBASE_DEFAULT_SPLIT_POLICY);
   }
 
   @Test
@@ -36,6 +43,7 @@ class CoprocessorsTest {
     }
     for (String c : Coprocessors.MASTER_COPROCESSORS) assertKind(c, MasterCoprocessor.class);
     assertKind(Coprocessors.RPC_SCHEDULER_FACTORY, RpcSchedulerFactory.class);
+    assertKind(Coprocessors.SPLIT_POLICY, RegionSplitPolicy.class);
   }
 
   @Test
@@ -65,6 +73,19 @@ class CoprocessorsTest {
 
     Configuration plain = Coprocessors.configure(new Configuration(false));
     assertEquals(null, plain.get(Coprocessors.RPC_SCHEDULER_DELEGATE), "HBase's own by default");
+  }
+
+  @Test
+  void configureSetsTheSplitPolicyOnlyWhereTheSiteKeepsHBasesDefault() {
+    Configuration site = Coprocessors.configure(HBaseConfiguration.create());
+    assertEquals(Coprocessors.SPLIT_POLICY, site.get(HConstants.HBASE_REGION_SPLIT_POLICY_KEY));
+    Configuration chosen = HBaseConfiguration.create();
+    String constant = "org.apache.hadoop.hbase.regionserver.ConstantSizeRegionSplitPolicy";
+    chosen.set(HConstants.HBASE_REGION_SPLIT_POLICY_KEY, constant);
+    assertEquals(
+        constant,
+        Coprocessors.configure(chosen).get(HConstants.HBASE_REGION_SPLIT_POLICY_KEY),
+        "the site's own choice is kept");
   }
 
   private static void assertKind(String name, Class<?> kind) throws Exception {

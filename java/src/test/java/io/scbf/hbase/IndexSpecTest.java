@@ -138,7 +138,7 @@ class IndexSpecTest {
             .build();
     TableDescriptor with = IndexCatalog.withIndex(base, local);
     assertTrue(with.hasColumnFamily(IndexCatalog.localFamily("loc")));
-    assertEquals(IndexCatalog.LOCAL_SPLIT_POLICY, with.getRegionSplitPolicyClassName());
+    assertNull(with.getRegionSplitPolicyClassName(), "no class of the jar in the descriptor");
     assertEquals(List.of(local), IndexCatalog.readSpecs(with).valid());
     TableDescriptor familyRemoved =
         TableDescriptorBuilder.newBuilder(with)
@@ -150,9 +150,13 @@ class IndexSpecTest {
             .invalid()
             .get(IndexCatalog.DATA_ATTR_PREFIX + "loc")
             .contains("lacks its column family"));
-    TableDescriptor dropped = IndexCatalog.withoutIndex(with, "loc");
+    TableDescriptor legacy = // as written by releases before 0.3
+        TableDescriptorBuilder.newBuilder(with)
+            .setRegionSplitPolicyClassName(IndexCatalog.LOCAL_SPLIT_POLICY)
+            .build();
+    TableDescriptor dropped = IndexCatalog.withoutIndex(legacy, "loc");
     assertFalse(dropped.hasColumnFamily(IndexCatalog.localFamily("loc")));
-    assertNull(dropped.getRegionSplitPolicyClassName(), "the default split policy is back");
+    assertNull(dropped.getRegionSplitPolicyClassName(), "the legacy split policy is gone");
   }
 
   @Test

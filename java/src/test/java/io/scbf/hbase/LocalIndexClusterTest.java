@@ -219,6 +219,39 @@ class LocalIndexClusterTest {
     assertTrue(absentAsked < values * 0.2, "absent values asked " + absentAsked);
   }
 
+  /**
+   * The descriptor names no class of the jar, yet the servers split the table at data rows only:
+   * the site's default split policy is scbf's (Coprocessors.configure).
+   */
+  @Test
+  @Order(3)
+  void splitPointsAreDataRowsWithoutAPolicyInTheDescriptor() throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      assertEquals(null, admin.getDescriptor(TABLE).getRegionSplitPolicyClassName());
+      admin.flush(TABLE);
+    }
+    // HRegion keeps its policy package-private: read it as HBase's own tests would.
+    var policyOf =
+        org.apache.hadoop.hbase.regionserver.HRegion.class.getDeclaredMethod("getSplitPolicy");
+    policyOf.setAccessible(true);
+    int regions = 0;
+    try (Table t = connection.getTable(TABLE)) {
+      for (var server : util.getMiniHBaseCluster().getLiveRegionServerThreads()) {
+        for (var region : server.getRegionServer().getRegions(TABLE)) {
+          regions++;
+          assertEquals("LocalIndexSplitPolicy", policyOf.invoke(region).getClass().getSimpleName());
+          var point = region.checkSplit(true); // none while a region's rows fit in one block
+          if (point.isPresent()) {
+            assertTrue(
+                t.exists(new Get(point.get()).addFamily(D)),
+                "split point " + Bytes.toStringBinary(point.get()) + " is a data row");
+          }
+        }
+      }
+    }
+    assertTrue(regions > 0);
+  }
+
   @Test
   @Order(4)
   void concurrentWritesThroughSplitsMergesAndMovesMatchTheOracle() throws Exception {

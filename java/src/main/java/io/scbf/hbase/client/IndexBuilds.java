@@ -45,8 +45,7 @@ public final class IndexBuilds {
 
   /**
    * Throws IllegalArgumentException if {@code spec} does not fit the data table described by {@code
-   * data}: a local index's family or split policy taken, an unknown family, or an alias or column
-   * already indexed.
+   * data}: a local index's family taken, an unknown family, or an alias or column already indexed.
    */
   public static void validate(TableDescriptor data, IndexSpec spec) {
     if (spec.isLocal()) {
@@ -59,17 +58,6 @@ public final class IndexBuilds {
                 + "', which local index '"
                 + spec.alias()
                 + "' needs; choose another alias");
-      }
-      String policy = data.getRegionSplitPolicyClassName();
-      if (policy != null && !policy.equals(IndexCatalog.LOCAL_SPLIT_POLICY)) {
-        throw new IllegalArgumentException(
-            "table "
-                + data.getTableName()
-                + " sets split policy "
-                + policy
-                + "; a local index needs "
-                + IndexCatalog.LOCAL_SPLIT_POLICY
-                + " (split points from the data families only): unset it first");
       }
     }
     for (Column c : spec.watchedColumns()) {

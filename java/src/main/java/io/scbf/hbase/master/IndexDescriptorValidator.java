@@ -25,6 +25,9 @@ import org.apache.yetus.audience.InterfaceAudience;
  * server that opens one of the table's regions. The servers tolerate a bad attribute (they disable
  * that index and keep serving); this observer keeps one from being stored at all, with an error
  * that names the attribute and the reason.
+ *
+ * <p>It also takes out of every modified descriptor the split policy class that releases before 0.3
+ * wrote into tables with local indexes, so that no descriptor keeps naming a class of the jar.
  */
 @InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
 public class IndexDescriptorValidator implements MasterCoprocessor, MasterObserver {
@@ -48,7 +51,7 @@ public class IndexDescriptorValidator implements MasterCoprocessor, MasterObserv
       TableDescriptor newDescriptor)
       throws IOException {
     check(newDescriptor);
-    return newDescriptor;
+    return IndexCatalog.withoutLegacySplitPolicy(newDescriptor);
   }
 
   @Override

@@ -12,17 +12,21 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
- * HBase's default split policy for tables with local indexes, with the split point taken from the
- * data families only: the midpoint of a local index family is an entry key, and splitting there
- * would leave one daughter with entries and almost no rows. A point that would cut a daughter's
- * entry range ({@link LocalIndexKeys#fits}) is refused (no split this time). Correctness never
- * depends on this policy: a region opened with entries it cannot trust rebuilds them.
+ * HBase's default split policy ({@link SteppingSplitPolicy}), made the region servers' default by
+ * {@code Coprocessors.configure} ({@code hbase.regionserver.region.split.policy}) so that no table
+ * descriptor names it. On tables without local indexes it is HBase's policy unchanged; on tables
+ * with one, the split point is taken from the data families only: the midpoint of a local index
+ * family is an entry key, and splitting there would leave one daughter with entries and almost no
+ * rows. A point that would cut a daughter's entry range ({@link LocalIndexKeys#fits}) is refused
+ * (no split this time). Correctness never depends on this policy: a region opened with entries it
+ * cannot trust rebuilds them, so a table or site that sets another policy loses only balance.
  */
 @InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
 public class LocalIndexSplitPolicy extends SteppingSplitPolicy {
   @Override
   protected byte[] getSplitPoint() {
     List<IndexSpec> specs = IndexCatalog.readSpecs(region.getTableDescriptor()).valid();
+    if (specs.stream().noneMatch(IndexSpec::isLocal)) return super.getSplitPoint();
     HStore largest = null;
     byte[] point = null;
     for (HStore store : region.getStores()) {

@@ -120,8 +120,10 @@ public final class IndexCatalog {
   public static final String LOCAL_FAMILY_PREFIX = "scbf_";
 
   /**
-   * The split policy of tables with local indexes: HBase's default, with split points chosen from
-   * the data families only (see {@code LocalIndexSplitPolicy}).
+   * The split policy that tables with local indexes get from the site configuration ({@code
+   * Coprocessors.configure} makes it the region servers' default; see {@code
+   * LocalIndexSplitPolicy}). Descriptors written by releases before 0.3 name it; {@link
+   * #withoutLegacySplitPolicy} takes it out, so that no descriptor names a class of the jar.
    */
   public static final String LOCAL_SPLIT_POLICY =
       "io.scbf.hbase.regionserver.LocalIndexSplitPolicy";
@@ -141,21 +143,33 @@ public final class IndexCatalog {
 
   /**
    * The descriptor with the index recorded; a local index also gets its column family (one version;
-   * deletes mask only earlier writes, as in index tables) and the local split policy.
+   * deletes mask only earlier writes, as in index tables). No class name: the split policy comes
+   * from the site configuration.
    */
   public static TableDescriptor withIndex(TableDescriptor data, IndexSpec spec) {
     TableDescriptorBuilder b =
-        TableDescriptorBuilder.newBuilder(data)
+        TableDescriptorBuilder.newBuilder(withoutLegacySplitPolicy(data))
             .setValue(DATA_ATTR_PREFIX + spec.alias(), spec.encode());
     if (spec.isLocal()) {
       b.setColumnFamily(
-              ColumnFamilyDescriptorBuilder.newBuilder(localFamily(spec.alias()))
-                  .setMaxVersions(1)
-                  .setNewVersionBehavior(true)
-                  .build())
-          .setRegionSplitPolicyClassName(LOCAL_SPLIT_POLICY);
+          ColumnFamilyDescriptorBuilder.newBuilder(localFamily(spec.alias()))
+              .setMaxVersions(1)
+              .setNewVersionBehavior(true)
+              .build());
     }
     return b.build();
+  }
+
+  /**
+   * The descriptor without the split policy releases before 0.3 wrote into it ({@link
+   * #LOCAL_SPLIT_POLICY}): the site's default policy, which is the same class where scbf is
+   * installed, then applies, and the table opens without the jar once its indexes are dropped.
+   */
+  public static TableDescriptor withoutLegacySplitPolicy(TableDescriptor desc) {
+    if (!LOCAL_SPLIT_POLICY.equals(desc.getRegionSplitPolicyClassName())) return desc;
+    return TableDescriptorBuilder.newBuilder(desc)
+        .removeValue(TableDescriptorBuilder.SPLIT_POLICY)
+        .build();
   }
 
   /**
@@ -190,14 +204,7 @@ public final class IndexCatalog {
             .removeValue(DATA_ATTR_PREFIX + alias)
             .removeValue(LOCAL_BUILDING_ATTR_PREFIX + alias);
     if (data.hasColumnFamily(localFamily(alias))) b.removeColumnFamily(localFamily(alias));
-    TableDescriptor without = b.build();
-    boolean localLeft = readSpecs(without).valid().stream().anyMatch(IndexSpec::isLocal);
-    if (!localLeft && LOCAL_SPLIT_POLICY.equals(without.getRegionSplitPolicyClassName())) {
-      return TableDescriptorBuilder.newBuilder(without)
-          .removeValue(TableDescriptorBuilder.SPLIT_POLICY)
-          .build();
-    }
-    return without;
+    return withoutLegacySplitPolicy(b.build());
   }
 
   /**
