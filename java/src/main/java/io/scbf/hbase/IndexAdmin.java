@@ -47,14 +47,24 @@ public final class IndexAdmin {
    * @throws TableNotFoundException if the data table does not exist
    */
   public void createIndex(TableName dataTable, IndexSpec spec) throws IOException {
+    createIndex(dataTable, spec, BuildProgress.Listener.NONE);
+  }
+
+  /**
+   * {@link #createIndex(TableName, IndexSpec)}, reporting its progress to {@code listener}: a
+   * global index's backfill ({@code scbf.client.build.threads} data regions at a time) in rows and
+   * regions, a local index's build in regions done.
+   *
+   * @return the last report (totals and time)
+   */
+  public BuildProgress createIndex(
+      TableName dataTable, IndexSpec spec, BuildProgress.Listener listener) throws IOException {
     requireEnabled(dataTable, "create index '" + spec.alias() + "' on");
     define(dataTable, spec, false);
-    if (spec.isLocal()) {
-      builds.awaitLocalEntries(dataTable, spec);
-    } else {
-      builds.backfill(dataTable, spec);
-      setBuilding(dataTable, spec, false);
-    }
+    if (spec.isLocal()) return builds.awaitLocalEntries(dataTable, spec, listener);
+    BuildProgress done = builds.backfill(dataTable, spec, listener);
+    setBuilding(dataTable, spec, false);
+    return done;
   }
 
   /**
@@ -65,11 +75,22 @@ public final class IndexAdmin {
    * @throws IllegalArgumentException if the table has no such global index
    */
   public void rebuildIndex(TableName dataTable, String alias) throws IOException {
+    rebuildIndex(dataTable, alias, BuildProgress.Listener.NONE);
+  }
+
+  /**
+   * {@link #rebuildIndex(TableName, String)}, reporting its progress to {@code listener}.
+   *
+   * @return the last report (totals and time)
+   */
+  public BuildProgress rebuildIndex(
+      TableName dataTable, String alias, BuildProgress.Listener listener) throws IOException {
     requireEnabled(dataTable, "rebuild index '" + alias + "' of");
     IndexSpec spec = globalSpec(dataTable, alias);
     setBuilding(dataTable, spec, true);
-    builds.backfill(dataTable, spec);
+    BuildProgress done = builds.backfill(dataTable, spec, listener);
     setBuilding(dataTable, spec, false);
+    return done;
   }
 
   /**
@@ -119,8 +140,20 @@ public final class IndexAdmin {
   public VerifyReport verifyDataRows(
       TableName dataTable, String alias, byte[] start, byte[] stop, boolean repair)
       throws IOException {
+    return verifyDataRows(dataTable, alias, start, stop, repair, BuildProgress.Listener.NONE);
+  }
+
+  /** {@link #verifyDataRows}, reporting rows read to {@code listener} (a task's progress). */
+  public VerifyReport verifyDataRows(
+      TableName dataTable,
+      String alias,
+      byte[] start,
+      byte[] stop,
+      boolean repair,
+      BuildProgress.Listener listener)
+      throws IOException {
     return new IndexVerifier(connection, dataTable, globalSpec(dataTable, alias))
-        .run(repair, new IndexVerifier.Range(start, stop), null);
+        .run(repair, new IndexVerifier.Range(start, stop), null, listener);
   }
 
   /**
@@ -130,8 +163,20 @@ public final class IndexAdmin {
   public VerifyReport verifyIndexRows(
       TableName dataTable, String alias, byte[] start, byte[] stop, boolean repair)
       throws IOException {
+    return verifyIndexRows(dataTable, alias, start, stop, repair, BuildProgress.Listener.NONE);
+  }
+
+  /** {@link #verifyIndexRows}, reporting rows read to {@code listener} (a task's progress). */
+  public VerifyReport verifyIndexRows(
+      TableName dataTable,
+      String alias,
+      byte[] start,
+      byte[] stop,
+      boolean repair,
+      BuildProgress.Listener listener)
+      throws IOException {
     return new IndexVerifier(connection, dataTable, globalSpec(dataTable, alias))
-        .run(repair, null, new IndexVerifier.Range(start, stop));
+        .run(repair, null, new IndexVerifier.Range(start, stop), listener);
   }
 
   /**

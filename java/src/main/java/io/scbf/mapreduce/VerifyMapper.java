@@ -1,5 +1,6 @@
 package io.scbf.mapreduce;
 
+import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.VerifyReport;
 import java.io.IOException;
@@ -37,13 +38,22 @@ public class VerifyMapper extends TableMapper<NullWritable, NullWritable> {
     String alias = conf.get(ALIAS_KEY);
     boolean repair = conf.getBoolean(REPAIR_KEY, false);
     TableSplit split = (TableSplit) context.getInputSplit();
+    // A task that reads its range itself reports no records: without this, a long region would
+    // look hung and be killed at the task timeout.
+    BuildProgress.Listener progress =
+        p -> {
+          context.setStatus(p.toString());
+          context.progress();
+        };
     VerifyReport r;
     try (Connection connection = ConnectionFactory.createConnection(conf)) {
       IndexAdmin admin = new IndexAdmin(connection);
+      byte[] start = split.getStartRow();
+      byte[] end = split.getEndRow();
       r =
           Part.valueOf(conf.get(PART_KEY)) == Part.DATA_ROWS
-              ? admin.verifyDataRows(table, alias, split.getStartRow(), split.getEndRow(), repair)
-              : admin.verifyIndexRows(table, alias, split.getStartRow(), split.getEndRow(), repair);
+              ? admin.verifyDataRows(table, alias, start, end, repair, progress)
+              : admin.verifyIndexRows(table, alias, start, end, repair, progress);
     }
     context.getCounter(VerifyCounter.DATA_ROWS).increment(r.dataRows());
     context.getCounter(VerifyCounter.INDEX_ROWS).increment(r.indexRows());

@@ -1,5 +1,6 @@
 package io.scbf.hbase.cli;
 
+import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
@@ -64,7 +65,8 @@ final class IndexCommands {
             "TABLE FAMILY:QUALIFIER [options]",
             "create an index and index the existing rows",
             "Creates the index and, unless --no-backfill, indexes the rows already in the table"
-                + " (queries scan until it is built). --no-backfill leaves it building for the"
+                + " (scbf.client.build.threads regions at a time, progress on stderr about once a"
+                + " second; queries scan until it is built). --no-backfill leaves it building for the"
                 + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), then mark-built.\n"
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
@@ -129,14 +131,16 @@ final class IndexCommands {
             "rebuild",
             "TABLE ALIAS",
             "re-index every row (e.g. after a snapshot restore)",
-            "Marks the index building (queries scan), indexes every row again, marks it built."
-                + " Safe while the table is written.",
+            "Marks the index building (queries scan), indexes every row again"
+                + " (scbf.client.build.threads regions at a time, progress on stderr), marks it"
+                + " built. Safe while the table is written.",
             List.of(),
             List.of(),
             (s, a) -> {
               List<String> w = a.words("TABLE", "ALIAS");
-              s.admin().rebuildIndex(Args.table(w.get(0)), w.get(1));
-              s.out().println("rebuilt index '" + w.get(1) + "' of " + w.get(0));
+              BuildProgress done =
+                  s.admin().rebuildIndex(Args.table(w.get(0)), w.get(1), progressTo(s));
+              s.out().println("rebuilt index '" + w.get(1) + "' of " + w.get(0) + ": " + done);
               return ScbfAdmin.OK;
             }),
         new Command(
@@ -177,10 +181,19 @@ final class IndexCommands {
               "defined index '%s' on %s %s: building until mark-built%n",
               spec.alias(), table, spec.columnsText());
     } else {
-      s.admin().createIndex(table, spec);
-      s.out().printf("created index '%s' on %s %s%n", spec.alias(), table, spec.columnsText());
+      BuildProgress done = s.admin().createIndex(table, spec, progressTo(s));
+      s.out()
+          .printf(
+              "created index '%s' on %s %s: %s%n", spec.alias(), table, spec.columnsText(), done);
     }
     return ScbfAdmin.OK;
+  }
+
+  /** Progress lines on stderr, so that stdout holds only the result. */
+  private static BuildProgress.Listener progressTo(Session s) {
+    return p -> {
+      if (!p.finished()) s.err().println(p);
+    };
   }
 
   private static int status(Session s, Args a) throws IOException, UsageException {

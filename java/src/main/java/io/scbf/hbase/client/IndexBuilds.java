@@ -1,29 +1,24 @@
 package io.scbf.hbase.client;
 
 import com.google.protobuf.ServiceException;
+import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.Column;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.RegionLocator;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -35,7 +30,6 @@ import org.apache.yetus.audience.InterfaceAudience;
  */
 @InterfaceAudience.Private
 public final class IndexBuilds {
-  private static final int BATCH = 1000;
 
   private final Connection connection;
 
@@ -129,11 +123,20 @@ public final class IndexBuilds {
    * built its entries (each region builds them when it reopens with the index). Queries are
    * complete before that too (a region without its entries scans its rows), only slower.
    */
-  public void awaitLocalEntries(TableName dataTable, IndexSpec spec) throws IOException {
+  public BuildProgress awaitLocalEntries(
+      TableName dataTable, IndexSpec spec, BuildProgress.Listener listener) throws IOException {
     String index = IndexCatalog.indexTableName(dataTable, spec.alias()).getNameAsString();
     long deadline = System.currentTimeMillis() + LOCAL_BUILD_WAIT_MS;
     try (Admin admin = connection.getAdmin();
         RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      // Regions build their own entries: progress is in regions (rows are not reported).
+      ProgressTracker tracker =
+          new ProgressTracker(
+              "local build " + spec.alias() + " of " + dataTable,
+              locator.getAllRegionLocations().size(),
+              0,
+              listener);
+      Set<String> readySeen = new HashSet<>();
       while (true) {
         Set<String> regions = new HashSet<>();
         for (HRegionLocation l : locator.getAllRegionLocations()) {
@@ -154,9 +157,11 @@ public final class IndexBuilds {
               e);
         }
         for (RegionStats r : stats.getRegionsList()) {
-          if (r.getReady()) regions.remove(r.getEncodedRegion());
+          if (r.getReady() && regions.remove(r.getEncodedRegion())) {
+            if (readySeen.add(r.getEncodedRegion())) tracker.regionDone(0);
+          }
         }
-        if (regions.isEmpty()) return;
+        if (regions.isEmpty()) return tracker.finish();
         if (System.currentTimeMillis() > deadline) {
           throw new IOException(
               "local index '"
@@ -179,29 +184,13 @@ public final class IndexBuilds {
     }
   }
 
-  /** Writes the index rows of the rows already in the data table. */
-  public void backfill(TableName dataTable, IndexSpec spec) throws IOException {
-    IndexRows indexRows = new IndexRows(spec);
-    try (Table data = connection.getTable(dataTable);
-        Table index = connection.getTable(IndexCatalog.indexTableName(dataTable, spec.alias()));
-        ResultScanner rows = data.getScanner(indexRows.scan().setCaching(BATCH))) {
-      List<Mutation> batch = new ArrayList<>(BATCH);
-      for (Result r : rows) {
-        batch.addAll(indexRows.of(r));
-        if (batch.size() >= BATCH) flush(index, batch);
-      }
-      flush(index, batch);
-    }
-  }
-
-  private static void flush(Table index, List<Mutation> batch) throws IOException {
-    if (batch.isEmpty()) return;
-    try {
-      index.batch(batch, new Object[batch.size()]);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("index backfill interrupted");
-    }
-    batch.clear();
+  /**
+   * Writes the index rows of the rows already in the data table, {@code scbf.client.build.threads}
+   * data regions at a time, reporting to {@code listener}.
+   */
+  public BuildProgress backfill(
+      TableName dataTable, IndexSpec spec, BuildProgress.Listener listener) throws IOException {
+    int threads = Settings.from(connection.getConfiguration()).clientBuildThreads();
+    return new Backfill(connection, threads).run(dataTable, spec, listener);
   }
 }

@@ -1,5 +1,6 @@
 package io.scbf.hbase.client;
 
+import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.shared.IndexCatalog;
@@ -67,27 +68,59 @@ public final class IndexVerifier {
    * range skips its pass (a MapReduce verify runs each part in its own task).
    */
   public VerifyReport run(boolean repair, Range data, Range index) throws IOException {
+    return run(repair, data, index, BuildProgress.Listener.NONE);
+  }
+
+  /** As {@link #run(boolean, Range, Range)}, reporting rows read to {@code listener}. */
+  public VerifyReport run(boolean repair, Range data, Range index, BuildProgress.Listener listener)
+      throws IOException {
     VerifyTally report = new VerifyTally(dataTable, spec.alias(), repair);
+    int parts = (data == null ? 0 : 1) + (index == null ? 0 : 1);
+    ProgressTracker tracker =
+        new ProgressTracker(
+            (repair ? "repair " : "verify ") + spec.alias() + " of " + dataTable,
+            parts,
+            0,
+            listener);
     try (Table dataRows = connection.getTable(dataTable);
         Table indexRowsTable = connection.getTable(indexTable)) {
-      if (data != null) findMissing(dataRows, indexRowsTable, data, repair, report);
-      if (index != null) findStale(dataRows, indexRowsTable, index, repair, report);
+      if (data != null) {
+        findMissing(dataRows, indexRowsTable, data, repair, report, tracker);
+        tracker.regionDone(0);
+      }
+      if (index != null) {
+        findStale(dataRows, indexRowsTable, index, repair, report, tracker);
+        tracker.regionDone(0);
+      }
     }
+    tracker.finish();
     return report.build();
   }
 
   /** Pass 1: the index rows each data row produces, looked up in the index. */
-  private void findMissing(Table data, Table index, Range range, boolean repair, VerifyTally report)
+  private void findMissing(
+      Table data,
+      Table index,
+      Range range,
+      boolean repair,
+      VerifyTally report,
+      ProgressTracker tracker)
       throws IOException {
     List<Put> expected = new ArrayList<>(CHUNK);
+    long tracked = report.dataRows;
     try (ResultScanner rows = data.getScanner(range.bound(indexRows.scan().setCaching(CHUNK)))) {
       for (Result r : rows) {
         report.dataRows++;
         expected.addAll(indexRows.of(r));
-        if (expected.size() >= CHUNK) checkPresent(index, expected, repair, report);
+        if (expected.size() >= CHUNK) {
+          checkPresent(index, expected, repair, report);
+          tracker.rows(report.dataRows - tracked);
+          tracked = report.dataRows;
+        }
       }
     }
     checkPresent(index, expected, repair, report);
+    tracker.rows(report.dataRows - tracked);
   }
 
   private void checkPresent(Table index, List<Put> expected, boolean repair, VerifyTally report)
@@ -122,19 +155,31 @@ public final class IndexVerifier {
   }
 
   /** Pass 2: each index row's data row, read now, must produce it. */
-  private void findStale(Table data, Table index, Range range, boolean repair, VerifyTally report)
+  private void findStale(
+      Table data,
+      Table index,
+      Range range,
+      boolean repair,
+      VerifyTally report,
+      ProgressTracker tracker)
       throws IOException {
     List<byte[]> keys = new ArrayList<>(CHUNK);
+    long tracked = report.indexRows;
     try (ResultScanner rows =
         index.getScanner(
             range.bound(new Scan().addFamily(IndexCatalog.INDEX_FAMILY).setCaching(CHUNK)))) {
       for (Result r : rows) {
         report.indexRows++;
         keys.add(r.getRow());
-        if (keys.size() >= CHUNK) checkProduced(data, keys, repair, report);
+        if (keys.size() >= CHUNK) {
+          checkProduced(data, keys, repair, report);
+          tracker.rows(report.indexRows - tracked);
+          tracked = report.indexRows;
+        }
       }
     }
     checkProduced(data, keys, repair, report);
+    tracker.rows(report.indexRows - tracked);
   }
 
   private void checkProduced(Table data, List<byte[]> keys, boolean repair, VerifyTally report)

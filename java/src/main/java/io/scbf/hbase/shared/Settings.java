@@ -41,6 +41,7 @@ public final class Settings {
   public static final String CLIENT_ROUTING_MAX_BYTES = "scbf.client.routing.max.bytes";
   public static final String CLIENT_ROUTING_WAIT_MS = "scbf.client.routing.wait.ms";
   public static final String CLIENT_PAGE_ROWS = "scbf.client.page.rows";
+  public static final String CLIENT_BUILD_THREADS = "scbf.client.build.threads";
   public static final String PLANNER = "scbf.planner";
   public static final String PLANNER_SCAN_ROW_US = "scbf.planner.scan.row.us";
   public static final String PLANNER_INDEX_ENTRY_US = "scbf.planner.index.entry.us";
@@ -83,6 +84,7 @@ public final class Settings {
   public static final long DEFAULT_CLIENT_ROUTING_MAX_BYTES = 64L << 20;
   public static final long DEFAULT_CLIENT_ROUTING_WAIT_MS = 2000;
   public static final int DEFAULT_CLIENT_PAGE_ROWS = 1000;
+  public static final int DEFAULT_CLIENT_BUILD_THREADS = 8;
   public static final double DEFAULT_PLANNER_SCAN_ROW_US = 0.7;
   public static final double DEFAULT_PLANNER_INDEX_ENTRY_US = 2.0;
   public static final double DEFAULT_PLANNER_FETCH_ROW_US = 20.0;
@@ -306,6 +308,16 @@ public final class Settings {
               "Index entries per page of a streamed query (IndexedTable.stream, find with a"
                   + " limit); a page also stops at 4 MiB of entries or rows."),
           new Definition(
+              CLIENT_BUILD_THREADS,
+              DEFAULT_CLIENT_BUILD_THREADS,
+              1,
+              256,
+              true,
+              "client",
+              null,
+              "Data regions a backfill (IndexAdmin.createIndex, rebuildIndex) reads and indexes"
+                  + " at once, one thread each."),
+          new Definition(
               PLANNER,
               0,
               0,
@@ -481,6 +493,10 @@ public final class Settings {
 
   public long clientRoutingWaitMs() {
     return (long) get(CLIENT_ROUTING_WAIT_MS, DEFAULT_CLIENT_ROUTING_WAIT_MS);
+  }
+
+  public int clientBuildThreads() {
+    return (int) get(CLIENT_BUILD_THREADS, DEFAULT_CLIENT_BUILD_THREADS);
   }
 
   public int clientPageRows() {

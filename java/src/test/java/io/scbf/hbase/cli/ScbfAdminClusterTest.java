@@ -120,6 +120,8 @@ class ScbfAdminClusterTest {
     Run created =
         cli("create", "vr", "d:city", "--alias", "city", "--buckets", "4", "--covered", "d:name");
     assertEquals(0, created.status(), created.err());
+    assertTrue(
+        created.out().contains(": backfill city of vr: 60 rows, 2/2 regions"), created.out());
     Run list = cli("list", "vr");
     assertEquals(0, list.status(), list.err());
     assertTrue(list.out().contains("city") && list.out().contains("global, 4 buckets"), list.out());

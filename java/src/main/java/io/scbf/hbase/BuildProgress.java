@@ -1,0 +1,53 @@
+package io.scbf.hbase;
+
+import org.apache.yetus.audience.InterfaceAudience;
+
+/**
+ * How far a long index job has come: a backfill ({@link IndexAdmin#createIndex}, {@link
+ * IndexAdmin#rebuildIndex}) or a part of a verify. Reported to a {@link Listener} about once a
+ * second while the job runs, and once when it ends ({@link #finished}).
+ *
+ * @param job what runs, e.g. "backfill city of people"
+ * @param rows rows read so far
+ * @param regionsDone data regions finished
+ * @param regions data regions in all
+ * @param elapsedMs since the job started
+ * @param rowsPerSecond rows over elapsed time
+ * @param etaMs estimated time left: the share of the table's store size in finished regions,
+ *     extrapolated; -1 until a region has finished
+ * @param finished true in the last report
+ */
+@InterfaceAudience.Public
+public record BuildProgress(
+    String job,
+    long rows,
+    int regionsDone,
+    int regions,
+    long elapsedMs,
+    double rowsPerSecond,
+    long etaMs,
+    boolean finished) {
+
+  /** Receives progress reports; called from the job's threads, one call at a time. */
+  @FunctionalInterface
+  public interface Listener {
+    void onProgress(BuildProgress progress);
+
+    /** A listener that ignores every report. */
+    Listener NONE = p -> {};
+  }
+
+  @Override
+  public String toString() {
+    return String.format(
+        "%s: %,d rows, %d/%d regions, %,.0f rows/s, %s",
+        job,
+        rows,
+        regionsDone,
+        regions,
+        rowsPerSecond,
+        finished
+            ? String.format("done in %.1f s", elapsedMs / 1e3)
+            : etaMs < 0 ? "ETA unknown" : String.format("ETA %.0f s", etaMs / 1e3));
+  }
+}
