@@ -1,8 +1,10 @@
 package io.scbf.mapreduce;
 
+import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.IndexProbe;
+import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +14,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -22,14 +25,15 @@ import org.apache.hadoop.util.ToolRunner;
  * Rows per second of indexing existing rows with {@link BuildIndexTool} (HFiles, then puts) against
  * indexing the same rows through streaming writes (the index defined before the rows are written),
  * on one embedded cluster in one run; unindexed writes give the streaming baseline, and {@code
- * IndexAdmin.createIndex}'s single-client backfill the other way to index existing rows. Not a
- * test: run it as docs/benchmarks-bulk-build.md shows. Argument: rows (default 200000).
+ * IndexAdmin.createIndex}'s client backfill (one data region at a time, then {@code
+ * scbf.client.build.threads} at once) the other way to index existing rows. Not a test: run it as
+ * docs/benchmarks-bulk-build.md shows. Argument: rows (default 200000).
  */
 public final class BulkBuildBenchmark {
   static final byte[] D = Bytes.toBytes("d");
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] NAME = Bytes.toBytes("name");
-  static final int REGIONS = 4;
+  static final int REGIONS = 8;
   static final int BATCH = 1000;
   static final int LOCAL_TASKS = Math.max(1, Runtime.getRuntime().availableProcessors());
 
@@ -74,9 +78,11 @@ public final class BulkBuildBenchmark {
     indexes.defineIndex(bulk, spec());
     double putSeconds = build(bulk, "puts");
     indexes.dropIndex(bulk, "city");
-    long start = System.nanoTime();
-    indexes.createIndex(bulk, spec()); // the client-side backfill: the other way to index old rows
-    double backfillSeconds = (System.nanoTime() - start) / 1e9;
+    // The client-side backfill, the other way to index old rows: one region at a time (as the
+    // backfill was before it went parallel), then the default number of regions at once.
+    double serialSeconds = backfill(bulk, 1);
+    indexes.dropIndex(bulk, "city");
+    double parallelSeconds = backfill(bulk, Settings.DEFAULT_CLIENT_BUILD_THREADS);
 
     System.out.printf(
         "%n=== bulk build benchmark: %d rows, %d data regions, 16 index buckets,"
@@ -94,8 +100,27 @@ public final class BulkBuildBenchmark {
         "bulk build, puts            %8.1f s %10.0f rows/s  (%.1fx streaming)%n",
         putSeconds, rows / putSeconds, streamedSeconds / putSeconds);
     System.out.printf(
-        "createIndex client backfill %8.1f s %10.0f rows/s  (%.1fx streaming)%n",
-        backfillSeconds, rows / backfillSeconds, streamedSeconds / backfillSeconds);
+        "createIndex, 1 region/time  %8.1f s %10.0f rows/s  (%.1fx streaming)%n",
+        serialSeconds, rows / serialSeconds, streamedSeconds / serialSeconds);
+    System.out.printf(
+        "createIndex, %d regions/time %7.1f s %10.0f rows/s  (%.1fx streaming, %.2fx 1 region)%n",
+        Settings.DEFAULT_CLIENT_BUILD_THREADS,
+        parallelSeconds,
+        rows / parallelSeconds,
+        streamedSeconds / parallelSeconds,
+        serialSeconds / parallelSeconds);
+  }
+
+  /** createIndex with {@code threads} backfill threads, progress on stdout; returns seconds. */
+  private double backfill(TableName table, int threads) throws IOException {
+    Configuration conf = new Configuration(util.getConfiguration());
+    conf.setInt(Settings.CLIENT_BUILD_THREADS, threads);
+    try (Connection client = ConnectionFactory.createConnection(conf)) {
+      BuildProgress done =
+          new IndexAdmin(client).createIndex(table, spec(), p -> System.out.println("  " + p));
+      System.out.println("  " + done);
+      return done.elapsedMs() / 1e3;
+    }
   }
 
   private TableName create(String name) throws IOException {

@@ -99,6 +99,9 @@ public class DataTableObserver extends LocalIndexService
   /** Null if IndexRegionServerCoprocessor is not loaded: indexed writes are then refused. */
   private RegionServerContext context;
 
+  /** Time the current mini-batch (this handler thread's) spent in index work before its write. */
+  private final ThreadLocal<Long> indexWorkNanos = ThreadLocal.withInitial(() -> 0L);
+
   private Region region;
 
   /** The write path of an indexed table (null on tables without indexes). */
@@ -362,7 +365,23 @@ public class DataTableObserver extends LocalIndexService
       } else {
         IndexReadAccess.requireColumns(region, table, index.spec());
       }
-      done.run(index.query(request));
+      long start = System.nanoTime();
+      LocalQueryResponse answer = index.query(request);
+      if (context != null) {
+        boolean empty =
+            answer.getHitsCount() == 0
+                && answer.getRowsCount() == 0
+                && answer.getIndexed()
+                && request.hasValue()
+                && !request.hasResumeAfter();
+        context
+            .metrics()
+            .lookupDone(
+                IndexCatalog.indexTableName(table, alias).getNameAsString(),
+                (System.nanoTime() - start) / 1000,
+                empty);
+      }
+      done.run(answer);
     } catch (IOException | RuntimeException e) {
       CoprocessorRpcUtils.setControllerException(
           controller,
@@ -497,8 +516,10 @@ public class DataTableObserver extends LocalIndexService
     if (planner == null) return;
     if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext())
       LocalFamilies.refuseWrites(localSpecs, batch);
+    long start = System.nanoTime();
     try {
       indexer.beforeDataWritten(batch);
+      indexWorkNanos.set(System.nanoTime() - start);
     } catch (RuntimeException e) {
       // Never let a bug abort the region server (hbase.coprocessor.abortonerror): fail the write.
       throw new DoNotRetryIOException(
@@ -537,6 +558,17 @@ public class DataTableObserver extends LocalIndexService
       ObserverContext<RegionCoprocessorEnvironment> c,
       MiniBatchOperationInProgress<Mutation> batch,
       boolean success) {
-    if (indexer != null) indexer.afterBatch(success);
+    if (indexer == null) return;
+    long start = System.nanoTime();
+    indexer.afterBatch(success);
+    long before = indexWorkNanos.get();
+    indexWorkNanos.set(0L);
+    if (context != null && before > 0) {
+      context
+          .metrics()
+          .indexWriteDone(
+              region.getRegionInfo().getTable().getNameAsString(),
+              (before + System.nanoTime() - start) / 1000);
+    }
   }
 }

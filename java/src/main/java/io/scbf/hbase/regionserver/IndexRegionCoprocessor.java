@@ -313,6 +313,27 @@ public class IndexRegionCoprocessor extends IndexLookupService
   /** A point lookup of this index region. */
   LookupResponse lookup(LookupRequest request) throws IOException {
     requireRead();
+    long start = System.nanoTime();
+    LookupResponse answer = pointLookup(request);
+    if (context != null) {
+      boolean empty =
+          answer.getHitsCount() == 0
+              && !answer.getFilterAbsent()
+              && !answer.getIndexBuilding()
+              && !answer.getOverLimit()
+              && !request.getEstimateOnly()
+              && !request.hasResumeAfter();
+      context
+          .metrics()
+          .lookupDone(
+              env.getRegionInfo().getTable().getNameAsString(),
+              (System.nanoTime() - start) / 1000,
+              empty);
+    }
+    return answer;
+  }
+
+  private LookupResponse pointLookup(LookupRequest request) throws IOException {
     return region()
         .lookup(
             request.getAlias().toByteArray(),

@@ -12,7 +12,9 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
+import org.apache.hadoop.hbase.metrics.Counter;
 import org.apache.hadoop.hbase.metrics.Gauge;
+import org.apache.hadoop.hbase.metrics.Histogram;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
 
 /**
@@ -74,12 +76,67 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
     disabledIndexes.remove(encodedRegionName);
   }
 
+  /** The registry the per-index meters go to; null until {@link #register}. */
+  private volatile MetricRegistry registry;
+
+  /**
+   * Meters of one index (or one indexed table, for write overhead), made on first use; {@code
+   * empty} is null where nothing is counted as empty.
+   */
+  private record Meters(Histogram micros, Counter calls, Counter empty) {}
+
+  private final Map<String, Meters> meters = new ConcurrentHashMap<>();
+
+  /** The meters {@code kind}Us_, Calls_ and (if {@code withEmpty}) Empty_, EmptyRatio_ + name. */
+  private Meters meters(String kind, String name, boolean withEmpty) {
+    MetricRegistry r = registry;
+    if (r == null) return null;
+    return meters.computeIfAbsent(
+        kind + "_" + name,
+        key -> {
+          String suffix = "_" + name;
+          Counter calls = r.counter(kind + "Calls" + suffix);
+          Counter empty = withEmpty ? r.counter(kind + "Empty" + suffix) : null;
+          if (withEmpty) {
+            gauge(
+                r,
+                kind + "EmptyRatio" + suffix,
+                () -> calls.getCount() == 0 ? 0.0 : (double) empty.getCount() / calls.getCount());
+          }
+          return new Meters(r.histogram(kind + "Us" + suffix), calls, empty);
+        });
+  }
+
+  /**
+   * A lookup of {@code index} (its index table's name; a local index's name is built the same way)
+   * answered in {@code micros}; {@code empty}: the region's filter let the value through but the
+   * region held no entry of it, i.e. a false positive of routing (values the region's filter proves
+   * absent are not counted: routed clients do not even ask).
+   */
+  void lookupDone(String index, long micros, boolean empty) {
+    Meters m = meters("scbfLookup", index, true);
+    if (m == null) return;
+    m.micros().update(micros);
+    m.calls().increment();
+    if (empty) m.empty().increment();
+  }
+
+  /** What an indexed write of {@code dataTable} waited for its index work, in one mini-batch. */
+  void indexWriteDone(String dataTable, long micros) {
+    Meters m = meters("scbfIndexWrite", dataTable, false);
+    if (m == null) return;
+    m.micros().update(micros);
+    m.calls().increment();
+  }
+
   /**
    * Registers the gauges over {@code services} (null while no region is open) and the index RPC
    * calls counted by this server's scheduler.
    */
   void register(
       MetricRegistry registry, Supplier<IndexServices> services, LongSupplier indexRpcCalls) {
+    meters.clear();
+    this.registry = registry;
     Supplier<List<IndexRegion>> regions =
         () -> {
           IndexServices s = services.get();
