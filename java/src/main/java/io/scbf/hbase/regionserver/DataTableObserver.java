@@ -39,6 +39,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
+import org.apache.hadoop.hbase.NotServingRegionException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
@@ -383,11 +384,18 @@ public class DataTableObserver extends LocalIndexService
       }
       done.run(answer);
     } catch (IOException | RuntimeException e) {
+      boolean closedUnder =
+          e instanceof IllegalStateException && (region.isClosing() || region.isClosed());
       CoprocessorRpcUtils.setControllerException(
           controller,
           e instanceof IOException io
               ? io
-              : new DoNotRetryIOException("scbf local index query failed: " + e, e));
+              : closedUnder
+                  // A split, merge or move closed the entries under the query: retried where the
+                  // rows reopen, as HBase's own calls to a closing region are.
+                  ? new NotServingRegionException(
+                      region.getRegionInfo().getRegionNameAsString() + " closed during a query")
+                  : new DoNotRetryIOException("scbf local index query failed: " + e, e));
       done.run(null);
     }
   }

@@ -26,6 +26,7 @@ import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
+import org.apache.hadoop.hbase.NotServingRegionException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -258,14 +259,33 @@ public class IndexRegionCoprocessor extends IndexLookupService
     }
   }
 
-  private static void fail(
-      RpcController controller, RpcCallback<LookupResponse> done, Exception e) {
+  private void fail(RpcController controller, RpcCallback<LookupResponse> done, Exception e) {
     CoprocessorRpcUtils.setControllerException(
         controller,
         e instanceof IOException io
             ? io
-            : new DoNotRetryIOException("scbf lookup failed: " + e, e));
+            : closedUnder(e)
+                ? notServing(e)
+                : new DoNotRetryIOException("scbf lookup failed: " + e, e));
     done.run(null);
+  }
+
+  /**
+   * True if the lookup failed because its region closed under it (a split, merge or move closes the
+   * filter a lookup was reading): a state of the region, not of the request.
+   */
+  private boolean closedUnder(Exception e) {
+    return e instanceof IllegalStateException
+        && (env.getRegion().isClosing() || env.getRegion().isClosed());
+  }
+
+  /** Fails as HBase's own calls to a closing region do: the client retries where it reopened. */
+  private NotServingRegionException notServing(Exception e) {
+    NotServingRegionException out =
+        new NotServingRegionException(
+            env.getRegionInfo().getRegionNameAsString() + " closed during an scbf lookup");
+    out.initCause(e);
+    return out;
   }
 
   /**
@@ -285,7 +305,15 @@ public class IndexRegionCoprocessor extends IndexLookupService
       for (String encoded : request.getEncodedRegionsList()) {
         RegionLookup.Builder answer = RegionLookup.newBuilder().setEncodedRegion(encoded);
         IndexRegionCoprocessor hosted = hostedIndexRegion(encoded);
-        if (hosted != null) answer.setAnswer(hosted.lookup(request.getLookup()));
+        if (hosted != null) {
+          try {
+            answer.setAnswer(hosted.lookup(request.getLookup()));
+          } catch (IllegalStateException e) {
+            // Closed under the lookup: answered with nothing, as a region not open here is (the
+            // client then asks the region where it is).
+            if (!hosted.closedUnder(e)) throw e;
+          }
+        }
         out.addRegions(answer);
       }
       done.run(out.build());

@@ -1,0 +1,87 @@
+# shellcheck shell=bash
+# A real multi-process HBase cluster for the crash and lifecycle tests: ZooKeeper, an HMaster and
+# two region servers as separate JVMs (HBase 2.6.1 from Maven Central, local file system). Sourced;
+# the caller sets WORK (a fresh directory) and PORT (base port), then calls cluster_init, which sets
+# HBASE_CP (HBase and its dependencies, without the scbf jar) and writes a client's site in
+# $WORK/conf/client.
+
+cluster_init() {
+  ZK_PORT=$((PORT + 5718))
+  mkdir -p "$WORK/logs" "$WORK/data/zk"
+  mvn -B -q dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" \
+    -Dmdep.includeScope=test >"$WORK/logs/mvn-classpath.log" 2>&1
+  HBASE_CP=$(cat "$WORK/cp.txt")
+  site "$WORK/conf/client" 0 0
+  declare -gA pid
+  trap cluster_cleanup EXIT
+}
+
+cluster_cleanup() {
+  for p in "${pid[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  [ "${KEEP:-0}" = 1 ] || rm -rf "$WORK/data"
+}
+
+# site CONF_DIR SCBF RS_PORT: the hbase-site.xml of a server (or client), with the scbf settings
+# the README's "Deploying on a cluster" lists if SCBF=1, without them if 0.
+site() {
+  mkdir -p "$1"
+  {
+    cat <<XML
+<configuration>
+<property><name>hbase.cluster.distributed</name><value>true</value></property>
+<property><name>hbase.rootdir</name><value>file://$WORK/data/hbase</value></property>
+<property><name>hbase.tmp.dir</name><value>$WORK/data/tmp-$(basename "$1")</value></property>
+<property><name>hbase.zookeeper.quorum</name><value>localhost</value></property>
+<property><name>hbase.zookeeper.property.clientPort</name><value>$ZK_PORT</value></property>
+<property><name>zookeeper.session.timeout</name><value>10000</value></property>
+<property><name>hbase.master.port</name><value>$PORT</value></property>
+<property><name>hbase.master.info.port</name><value>-1</value></property>
+<property><name>hbase.regionserver.port</name><value>$3</value></property>
+<property><name>hbase.regionserver.info.port</name><value>-1</value></property>
+<property><name>hbase.wal.provider</name><value>filesystem</value></property>
+<property><name>hbase.unsafe.stream.capability.enforce</name><value>false</value></property>
+XML
+    if [ "$2" = 1 ]; then
+      cat <<XML
+<property><name>hbase.coprocessor.region.classes</name><value>io.scbf.hbase.regionserver.DataTableObserver,io.scbf.hbase.regionserver.IndexRegionCoprocessor</value></property>
+<property><name>hbase.coprocessor.regionserver.classes</name><value>io.scbf.hbase.regionserver.IndexRegionServerCoprocessor</value></property>
+<property><name>hbase.coprocessor.master.classes</name><value>io.scbf.hbase.master.RoutingMasterEndpoint,io.scbf.hbase.master.IndexDescriptorValidator,io.scbf.hbase.master.IndexLifecycleObserver</value></property>
+<property><name>hbase.region.server.rpc.scheduler.factory.class</name><value>io.scbf.hbase.regionserver.IndexRpcSchedulerFactory</value></property>
+<property><name>hbase.regionserver.region.split.policy</name><value>io.scbf.hbase.regionserver.LocalIndexSplitPolicy</value></property>
+<property><name>scbf.publish.interval.ms</name><value>500</value></property>
+XML
+    fi
+    echo "</configuration>"
+  } >"$1/hbase-site.xml"
+}
+
+# start NAME [JAR]: ZooKeeper, or a master / region server (NAME master, rs1, rs2); with JAR, scbf
+# is installed on it as the README says (the jar in its class path, the settings in its site).
+start() {
+  local main port conf
+  case $1 in
+    zk)
+      pid[zk]=$(java -cp "$HBASE_CP" org.apache.zookeeper.server.ZooKeeperServerMain "$ZK_PORT" \
+        "$WORK/data/zk" >>"$WORK/logs/zk.log" 2>&1 & echo $!)
+      return ;;
+    master) main=org.apache.hadoop.hbase.master.HMaster; port=$((PORT + 100)) ;;
+    rs1) main=org.apache.hadoop.hbase.regionserver.HRegionServer; port=$((PORT + 101)) ;;
+    rs2) main=org.apache.hadoop.hbase.regionserver.HRegionServer; port=$((PORT + 102)) ;;
+  esac
+  conf="$WORK/conf/$1-${2:+scbf}"
+  site "$conf" "$([ -n "${2:-}" ] && echo 1 || echo 0)" "$port"
+  pid[$1]=$(java -Xmx768m -cp "$conf:${2:+$2:}$HBASE_CP" "$main" start >>"$WORK/logs/$1.log" 2>&1 &
+    echo $!)
+}
+
+# stop NAME: a graceful stop (SIGTERM: the server closes its regions; the master reassigns them).
+stop() {
+  kill "${pid[$1]}" 2>/dev/null || true
+  local waited=0
+  while kill -0 "${pid[$1]}" 2>/dev/null && [ $waited -lt 90 ]; do sleep 1; waited=$((waited + 1)); done
+  kill -9 "${pid[$1]}" 2>/dev/null || true
+}
+
+await_master() {
+  timeout 180 bash -c "until grep -q 'Master has completed initialization' '$WORK/logs/master.log'; do sleep 1; done"
+}
