@@ -150,7 +150,7 @@ class IndexSpecTest {
             .invalid()
             .get(IndexCatalog.DATA_ATTR_PREFIX + "loc")
             .contains("lacks its column family"));
-    TableDescriptor legacy = // as written by releases before 0.3
+    TableDescriptor legacy = // as written by earlier releases
         TableDescriptorBuilder.newBuilder(with)
             .setRegionSplitPolicyClassName(IndexCatalog.LOCAL_SPLIT_POLICY)
             .build();

@@ -26,7 +26,7 @@ import org.apache.yetus.audience.InterfaceAudience;
  * that index and keep serving); this observer keeps one from being stored at all, with an error
  * that names the attribute and the reason.
  *
- * <p>It also takes out of every modified descriptor the split policy class that releases before 0.3
+ * <p>It also takes out of every modified descriptor the split policy class that earlier releases
  * wrote into tables with local indexes, so that no descriptor keeps naming a class of the jar.
  */
 @InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)

@@ -68,8 +68,8 @@ public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
   private static final Logger LOG = LoggerFactory.getLogger(IndexRpcSchedulerFactory.class);
 
   /**
-   * @deprecated the index priority of releases before 0.3, equal to Apache Phoenix's; the priority
-   *     is now {@code scbf.index.rpc.priority} (1500 by default). Calls at this priority are still
+   * @deprecated the index priority of earlier releases, equal to Apache Phoenix's; the priority is
+   *     now {@code scbf.index.rpc.priority} (1500 by default). Calls at this priority are still
    *     admitted to the index pool for rolling upgrades.
    */
   @Deprecated public static final int INDEX_QOS = Settings.LEGACY_INDEX_RPC_PRIORITY;

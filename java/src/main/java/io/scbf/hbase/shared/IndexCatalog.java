@@ -122,7 +122,7 @@ public final class IndexCatalog {
   /**
    * The split policy that tables with local indexes get from the site configuration ({@code
    * Coprocessors.configure} makes it the region servers' default; see {@code
-   * LocalIndexSplitPolicy}). Descriptors written by releases before 0.3 name it; {@link
+   * LocalIndexSplitPolicy}). Descriptors written by earlier releases name it; {@link
    * #withoutLegacySplitPolicy} takes it out, so that no descriptor names a class of the jar.
    */
   public static final String LOCAL_SPLIT_POLICY =
@@ -161,7 +161,7 @@ public final class IndexCatalog {
   }
 
   /**
-   * The descriptor without the split policy releases before 0.3 wrote into it ({@link
+   * The descriptor without the split policy earlier releases wrote into it ({@link
    * #LOCAL_SPLIT_POLICY}): the site's default policy, which is the same class where scbf is
    * installed, then applies, and the table opens without the jar once its indexes are dropped.
    */
