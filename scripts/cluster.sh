@@ -82,6 +82,10 @@ stop() {
   kill -9 "${pid[$1]}" 2>/dev/null || true
 }
 
+# await_master: until the master (re)started last has completed its initialization.
 await_master() {
-  timeout 180 bash -c "until grep -q 'Master has completed initialization' '$WORK/logs/master.log'; do sleep 1; done"
+  local line='Master has completed initialization'
+  local before=${master_ready:-0}
+  timeout 180 bash -c "until [ \$(grep -c '$line' '$WORK/logs/master.log' || true) -gt $before ]; do sleep 1; done"
+  master_ready=$(grep -c "$line" "$WORK/logs/master.log")
 }

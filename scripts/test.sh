@@ -8,6 +8,8 @@
 #   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven
 #   5b. Apache Phoenix and scbf on one mini cluster (mvn -Pphoenix test)
 #   6. the multi-process crash test (scripts/crash-test.sh: 4 kill -9 of servers mid-write)
+#   7. the multi-process lifecycle test (scripts/lifecycle-test.sh: install, rolling upgrade from the
+#      previous release, rollback, uninstall, a writer running throughout)
 # Environment: FUZZ_SECONDS (default 60), FUZZ_SEED (default 1; 0 = random),
 # SKIP_JAVA=1 to stop after the C parts.
 set -euo pipefail
@@ -82,3 +84,10 @@ if ! bash scripts/crash-test.sh >target/crash-test.log 2>&1; then
   exit 1
 fi
 grep -E 'setup:|kill -9|write:|check:|checker|split:|move:' target/crash-test.log
+
+section "Multi-process lifecycle test (install, rolling upgrade, rollback, uninstall)"
+if ! bash scripts/lifecycle-test.sh >target/lifecycle-test.log 2>&1; then
+  tail -n 60 target/lifecycle-test.log
+  exit 1
+fi
+grep -E '^[0-9]\.|restarted|write:|check:|dropped:|lifecycle:' target/lifecycle-test.log

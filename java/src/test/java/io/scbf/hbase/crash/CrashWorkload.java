@@ -33,6 +33,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -41,13 +42,15 @@ import org.apache.hadoop.hbase.util.Bytes;
  * configuration on the class path):
  *
  * <ul>
- *   <li>{@code setup}: a table with a global index of each layout and a local index;
+ *   <li>{@code setup}: a table with a global index of each layout and a local index ({@code
+ *       create-table} and {@code create-indexes} do each half; {@code drop-indexes} drops them);
  *   <li>{@code write LOG STOP}: puts and value changes as fast as it can until the file STOP
  *       exists, appending every acknowledged write ({@code row value}) and every failed one ({@code
  *       ? row value}) to LOG;
  *   <li>{@code check LOG}: no acknowledged write lost (each row holds its last acknowledged value,
  *       or a later attempted one whose outcome is unknown), and no routed query misses a row: every
  *       value's rows by a full scan are found by every index. Exit status 1 on any loss or miss;
+ *       {@code check-data LOG}: the same without the indexes, and every table read through;
  *   <li>{@code split}: splits a region of the {@code BY_VALUE} index at the middle of its keys (the
  *       script kills a server while it runs); {@code move}: moves one of its regions to another
  *       server. Both report what happened and never fail the run: HBase may refuse a split (a
@@ -71,13 +74,22 @@ public final class CrashWorkload {
     conf.setInt("hbase.client.retries.number", 30);
     try (Connection c = ConnectionFactory.createConnection(conf)) {
       switch (args[0]) {
-        case "setup" -> setup(c);
+        case "setup" -> {
+          createTable(c);
+          createIndexes(c);
+        }
+        case "create-table" -> createTable(c);
+        case "create-indexes" -> createIndexes(c);
+        case "drop-indexes" -> dropIndexes(c);
         case "write" -> write(c, Path.of(args[1]), Path.of(args[2]));
-        case "check" -> System.exit(check(c, Path.of(args[1])) ? 0 : 1);
+        case "check" -> System.exit(check(c, Path.of(args[1]), true) ? 0 : 1);
+        case "check-data" -> System.exit(check(c, Path.of(args[1]), false) ? 0 : 1);
         case "split" -> split(c);
         case "move" -> move(c);
         default ->
-            throw new IllegalArgumentException("setup | write LOG STOP | check LOG | split | move");
+            throw new IllegalArgumentException(
+                "setup | create-table | create-indexes | drop-indexes | write LOG STOP | check LOG"
+                    + " | check-data LOG | split | move");
       }
     }
   }
@@ -86,7 +98,7 @@ public final class CrashWorkload {
     return Bytes.toBytes(String.format("r%05d", i));
   }
 
-  static void setup(Connection c) throws IOException {
+  static void createTable(Connection c) throws IOException {
     try (Admin admin = c.getAdmin()) {
       byte[][] splits = new byte[7][];
       for (int i = 0; i < splits.length; i++) splits[i] = row((i + 1) * ROWS / 8);
@@ -96,6 +108,10 @@ public final class CrashWorkload {
               .build(),
           splits);
     }
+    System.out.println("setup: table " + TABLE);
+  }
+
+  static void createIndexes(Connection c) throws IOException {
     IndexAdmin indexes = new IndexAdmin(c);
     indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(8).build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").local().build());
@@ -107,9 +123,22 @@ public final class CrashWorkload {
             .buckets(2)
             .build());
     System.out.println(
-        "setup: table "
-            + TABLE
-            + " with indexes city (global, 8 buckets), age (local) and zone (global, by value)");
+        "setup: indexes city (global, 8 buckets), age (local) and zone (global, by value) on "
+            + TABLE);
+  }
+
+  /** Drops every index of the table (the first step of an uninstall). */
+  static void dropIndexes(Connection c) throws IOException {
+    IndexAdmin indexes = new IndexAdmin(c);
+    for (IndexSpec spec : indexes.listIndexes(TABLE)) indexes.dropIndex(TABLE, spec.alias());
+    try (Admin admin = c.getAdmin()) {
+      System.out.println(
+          "dropped: "
+              + TABLE
+              + " has no scbf attribute left: "
+              + admin.getDescriptor(TABLE).getValues().keySet().stream()
+                  .noneMatch(k -> k.toString().startsWith("scbf.")));
+    }
   }
 
   /** Splits the zone index's largest-keyed region in the middle of its key range. */
@@ -178,7 +207,11 @@ public final class CrashWorkload {
     System.out.println("write: " + acked + " acknowledged, " + failed + " failed");
   }
 
-  static boolean check(Connection c, Path log) throws IOException {
+  /**
+   * No acknowledged write lost; with {@code indexes}, no row missed by a routed query of any index
+   * either. Without, also every table of the cluster is read through (after an uninstall).
+   */
+  static boolean check(Connection c, Path log, boolean indexes) throws IOException {
     Map<Integer, Integer> lastAcked = new HashMap<>();
     Map<Integer, Set<Integer>> allowed = new HashMap<>(); // last acked + later unknown outcomes
     for (String line : Files.readAllLines(log)) {
@@ -225,6 +258,12 @@ public final class CrashWorkload {
         System.out.println("LOST: row " + i + " is gone, acknowledged c" + lastAcked.get(i));
       }
     }
+    if (!indexes) {
+      System.out.printf(
+          "check: %d rows, %d acknowledged rows, %d lost; %s%n",
+          seen.size(), lastAcked.size(), lost, readAllTables(c));
+      return lost == 0;
+    }
     int misses = 0;
     try (IndexedTable indexed = new IndexedTable(c, TABLE)) {
       for (Map.Entry<String, TreeSet<String>> e : cityRows.entrySet()) {
@@ -246,6 +285,22 @@ public final class CrashWorkload {
             + " the by-value one in %d regions)%n",
         seen.size(), lastAcked.size(), lost, misses, zoneRegions);
     return lost == 0 && misses == 0;
+  }
+
+  /** Reads every row of every user table: each must open and answer. */
+  private static String readAllTables(Connection c) throws IOException {
+    int tables = 0;
+    long rows = 0;
+    try (Admin admin = c.getAdmin()) {
+      for (TableDescriptor d : admin.listTableDescriptors()) {
+        tables++;
+        try (Table t = c.getTable(d.getTableName());
+            ResultScanner s = t.getScanner(new Scan())) {
+          for (Result r : s) rows++;
+        }
+      }
+    }
+    return tables + " table(s) read through, " + rows + " rows";
   }
 
   private static int missing(

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Install, rolling upgrade, rollback and uninstall of scbf on a running multi-process cluster
+# (scripts/cluster.sh: ZooKeeper, an HMaster, two region servers), a writer running throughout
+# (io.scbf.hbase.crash.CrashWorkload logs every acknowledged write):
+#   1. plain HBase (no jar, no settings), a table created and written;
+#   2. install the previous release (its jar and the README's settings), one server at a time
+#      (rs1, rs2, then the master); create a global index of each layout and a local index;
+#   3. rolling upgrade to this build's jar, one server at a time; check: 0 lost, 0 misses;
+#   4. rollback to the previous release, one server at a time; check again;
+#   5. uninstall: drop the indexes, then restart each server without the jar and the settings;
+#      every table opens and reads, 0 lost.
+# The previous release is built from git (the revision in .ci/previous-release, the main that
+# last landed). Each server is stopped gracefully (SIGTERM), as a rolling restart does.
+#
+#   scripts/lifecycle-test.sh                 # CI's short mode: 100 writes between steps
+#   STEP_WRITES=1000 scripts/lifecycle-test.sh
+# Environment: STEP_WRITES (default 100), PORT_BASE (default 16300), PREVIOUS (a git revision),
+# KEEP=1 to keep the cluster's files. Needs this build's jar and test classes
+# (`mvn -DskipTests package test-compile`); exits 1 on a lost write, a missed row or a table that
+# does not read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+STEP_WRITES=${STEP_WRITES:-100}
+PORT=${PORT_BASE:-16300}
+WORK=$(pwd)/target/lifecycle-test
+PREVIOUS=${PREVIOUS:-$(cat .ci/previous-release)}
+rm -rf "$WORK" && mkdir -p "$WORK"
+source scripts/cluster.sh
+cluster_init
+
+jar=$(pwd)/$(ls target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc' | head -1)
+echo "building the previous release ($PREVIOUS) from git"
+git worktree remove --force "$WORK/previous" 2>/dev/null || true
+git worktree add --detach "$WORK/previous" "$PREVIOUS" >"$WORK/logs/previous-build.log" 2>&1
+(cd "$WORK/previous" && mvn -B -q -DskipTests -Dspotless.check.skip=true package) \
+  >>"$WORK/logs/previous-build.log" 2>&1 || { tail -n 40 "$WORK/logs/previous-build.log"; exit 1; }
+previous=$(ls "$WORK"/previous/target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc' | head -1)
+cp "$previous" "$WORK/scbf-previous.jar" && previous=$WORK/scbf-previous.jar
+git worktree remove --force "$WORK/previous"
+
+workload() { java -Xmx512m -cp "$WORK/conf/client:$(pwd)/target/test-classes:$jar:$HBASE_CP" \
+  io.scbf.hbase.crash.CrashWorkload "$@" 2>>"$WORK/logs/client.log"; }
+# Each writer run logs to its own file (the writer starts its log afresh); checks read them all.
+run=0
+logged() { wc -l <"$WORK/acked-$run.log"; }
+progress() { # waits until the writer has logged $1 more writes (at most 120 s)
+  local target=$(($(logged) + $1)) waited=0
+  while [ "$(logged)" -lt "$target" ] && [ $waited -lt 120 ]; do sleep 1; waited=$((waited + 1)); done
+  [ "$(logged)" -ge "$target" ] || { echo "the writer stalled at $(logged) writes"; exit 1; }
+}
+writing() { # starts a writer run
+  rm -f "$WORK/stop"
+  run=$((run + 1))
+  touch "$WORK/acked-$run.log"
+  workload write "$WORK/acked-$run.log" "$WORK/stop" &
+  writer=$!
+}
+checked() { # stops the writer, then checks every run's writes (check or check-data)
+  touch "$WORK/stop"
+  wait "$writer"
+  for ((r = 1; r <= run; r++)); do cat "$WORK/acked-$r.log"; done >"$WORK/acked.log"
+  workload "$1" "$WORK/acked.log"
+}
+restart_all() { # JAR or nothing (uninstalled): one server at a time, writes going on
+  for server in rs1 rs2 master; do
+    stop "$server"
+    start "$server" "${1:-}"
+    [ "$server" = master ] && await_master
+    progress "$STEP_WRITES"
+    echo "  $server restarted $([ -n "${1:-}" ] && echo "with $(basename "$1")" || echo "without scbf")," \
+      "$SECONDS s in, $(logged) writes in this run"
+  done
+}
+
+echo "1. plain HBase"
+start zk; sleep 2
+start master; start rs1; start rs2
+await_master
+workload create-table
+writing
+progress "$STEP_WRITES"
+
+echo "2. install the previous release, one server at a time"
+restart_all "$previous"
+workload create-indexes
+progress "$STEP_WRITES"
+
+echo "3. rolling upgrade to this build"
+restart_all "$jar"
+checked check
+
+echo "4. rollback to the previous release"
+writing
+restart_all "$previous"
+checked check
+
+echo "5. uninstall"
+writing
+workload drop-indexes
+restart_all
+checked check-data
+echo "lifecycle: done in $SECONDS s"
