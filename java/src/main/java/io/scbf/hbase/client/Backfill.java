@@ -55,10 +55,11 @@ final class Backfill {
   BuildProgress run(TableName dataTable, IndexSpec spec, BuildProgress.Listener listener)
       throws IOException {
     List<Part> parts = parts(dataTable);
-    long totalBytes = parts.stream().mapToLong(Part::bytes).sum();
     ProgressTracker tracker =
         new ProgressTracker(
-            "backfill " + spec.alias() + " of " + dataTable, parts.size(), totalBytes, listener);
+            "backfill " + spec.alias() + " of " + dataTable,
+            parts.stream().mapToLong(Part::bytes).toArray(),
+            listener);
     IndexRows indexRows = new IndexRows(spec);
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
     ExecutorService pool =
@@ -71,10 +72,11 @@ final class Backfill {
             });
     try {
       CompletionService<Void> tasks = new ExecutorCompletionService<>(pool);
-      for (Part part : parts) {
+      for (int i = 0; i < parts.size(); i++) {
+        int part = i;
         tasks.submit(
             () -> {
-              backfill(part, dataTable, indexTable, indexRows, tracker);
+              backfill(parts.get(part), part, dataTable, indexTable, indexRows, tracker);
               return null;
             });
       }
@@ -94,32 +96,40 @@ final class Backfill {
   }
 
   private void backfill(
-      Part part, TableName dataTable, TableName indexTable, IndexRows indexRows, ProgressTracker t)
+      Part part,
+      int partIndex,
+      TableName dataTable,
+      TableName indexTable,
+      IndexRows indexRows,
+      ProgressTracker t)
       throws IOException {
     try (Table data = connection.getTable(dataTable);
-        Table index = connection.getTable(indexTable);
-        ResultScanner rows =
-            data.getScanner(
-                indexRows
-                    .scan()
-                    .withStartRow(part.start())
-                    .withStopRow(part.stop())
-                    .setCaching(BATCH))) {
-      List<Mutation> batch = new ArrayList<>(BATCH);
-      long read = 0;
-      for (Result r : rows) {
-        read++;
-        batch.addAll(indexRows.of(r));
-        if (batch.size() >= BATCH) {
-          write(index, batch);
-          t.rows(read);
-          read = 0;
+        Table index = connection.getTable(indexTable)) {
+      KeySpan span = KeySpan.of(data, part.start(), part.stop());
+      try (ResultScanner rows =
+          data.getScanner(
+              indexRows
+                  .scan()
+                  .withStartRow(part.start())
+                  .withStopRow(part.stop())
+                  .setCaching(BATCH))) {
+        List<Mutation> batch = new ArrayList<>(BATCH);
+        long read = 0;
+        for (Result r : rows) {
+          read++;
+          batch.addAll(indexRows.of(r));
+          if (batch.size() >= BATCH) {
+            write(index, batch);
+            t.rows(read);
+            t.partAt(partIndex, span.at(r.getRow()));
+            read = 0;
+          }
         }
+        write(index, batch);
+        t.rows(read);
       }
-      write(index, batch);
-      t.rows(read);
     }
-    t.regionDone(part.bytes());
+    t.partDone(partIndex);
   }
 
   private static void write(Table index, List<Mutation> batch) throws IOException {

@@ -133,8 +133,7 @@ public final class IndexBuilds {
       ProgressTracker tracker =
           new ProgressTracker(
               "local build " + spec.alias() + " of " + dataTable,
-              locator.getAllRegionLocations().size(),
-              0,
+              new long[locator.getAllRegionLocations().size()],
               listener);
       Set<String> readySeen = new HashSet<>();
       while (true) {
@@ -158,7 +157,7 @@ public final class IndexBuilds {
         }
         for (RegionStats r : stats.getRegionsList()) {
           if (r.getReady() && regions.remove(r.getEncodedRegion())) {
-            if (readySeen.add(r.getEncodedRegion())) tracker.regionDone(0);
+            if (readySeen.add(r.getEncodedRegion())) tracker.partDone(readySeen.size() - 1);
           }
         }
         if (regions.isEmpty()) return tracker.finish();

@@ -79,18 +79,17 @@ public final class IndexVerifier {
     ProgressTracker tracker =
         new ProgressTracker(
             (repair ? "repair " : "verify ") + spec.alias() + " of " + dataTable,
-            parts,
-            0,
+            new long[parts],
             listener);
     try (Table dataRows = connection.getTable(dataTable);
         Table indexRowsTable = connection.getTable(indexTable)) {
       if (data != null) {
         findMissing(dataRows, indexRowsTable, data, repair, report, tracker);
-        tracker.regionDone(0);
+        tracker.partDone(0);
       }
       if (index != null) {
         findStale(dataRows, indexRowsTable, index, repair, report, tracker);
-        tracker.regionDone(0);
+        tracker.partDone(parts - 1);
       }
     }
     tracker.finish();

@@ -4,46 +4,52 @@ import io.scbf.hbase.BuildProgress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts a long job's rows and finished regions from any thread, and passes a {@link BuildProgress}
- * to its listener about once a second and once at the end. The time left is the elapsed time scaled
- * by the share of the store size (or of the regions, if sizes are unknown) not finished yet.
+ * Counts a long job's rows and finished parts (regions) from any thread, and passes a {@link
+ * BuildProgress} to its listener about once a second and once at the end. The share done is the
+ * parts' weighted fractions (weights: their store sizes, or equal if none is known; a part reports
+ * where its scan is), and the time left is the elapsed time scaled by the share not done yet.
  */
 final class ProgressTracker {
   private static final Logger LOG = LoggerFactory.getLogger(ProgressTracker.class);
   static final long REPORT_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+  /** Fractions are kept in millionths, so that parts update them without a lock. */
+  private static final double PPM = 1e6;
+
   private final String job;
-  private final int regions;
-  private final long totalBytes;
+  private final double[] weights;
   private final BuildProgress.Listener listener;
   private final long start = System.nanoTime();
   private final LongAdder rows = new LongAdder();
-  private final AtomicInteger regionsDone = new AtomicInteger();
-  private final AtomicLong bytesDone = new AtomicLong();
+  private final AtomicLongArray partPpm;
+  private final AtomicInteger partsDone = new AtomicInteger();
   private final long reportEveryNanos;
   private final AtomicLong nextReport;
 
-  ProgressTracker(String job, int regions, long totalBytes, BuildProgress.Listener listener) {
-    this(job, regions, totalBytes, listener, REPORT_EVERY_NANOS);
+  /**
+   * @param partBytes each part's store size (all 0 or empty: equal weights)
+   */
+  ProgressTracker(String job, long[] partBytes, BuildProgress.Listener listener) {
+    this(job, partBytes, listener, REPORT_EVERY_NANOS);
   }
 
   ProgressTracker(
-      String job,
-      int regions,
-      long totalBytes,
-      BuildProgress.Listener listener,
-      long reportEveryNanos) {
+      String job, long[] partBytes, BuildProgress.Listener listener, long reportEveryNanos) {
     this.job = job;
-    this.regions = regions;
-    this.totalBytes = totalBytes;
     this.listener = listener;
     this.reportEveryNanos = reportEveryNanos;
     this.nextReport = new AtomicLong(start + reportEveryNanos);
+    boolean sized = false;
+    for (long b : partBytes) sized |= b > 0;
+    this.weights = new double[partBytes.length];
+    for (int i = 0; i < partBytes.length; i++) weights[i] = sized ? partBytes[i] : 1;
+    this.partPpm = new AtomicLongArray(partBytes.length);
   }
 
   void rows(long n) {
@@ -51,9 +57,15 @@ final class ProgressTracker {
     maybeReport();
   }
 
-  void regionDone(long bytes) {
-    regionsDone.incrementAndGet();
-    bytesDone.addAndGet(bytes);
+  /** Part {@code part} is about {@code fraction} (0..1) through its rows. */
+  void partAt(int part, double fraction) {
+    long ppm = (long) (Math.max(0, Math.min(1, fraction)) * PPM);
+    partPpm.accumulateAndGet(part, ppm, Math::max); // a part never goes back
+    maybeReport();
+  }
+
+  void partDone(int part) {
+    if (partPpm.getAndSet(part, (long) PPM) < (long) PPM) partsDone.incrementAndGet();
     maybeReport();
   }
 
@@ -81,17 +93,19 @@ final class ProgressTracker {
   BuildProgress snapshot(boolean finished) {
     long elapsedNanos = System.nanoTime() - start;
     long done = rows.sum();
-    int finishedRegions = regionsDone.get();
-    double share =
-        totalBytes > 0
-            ? (double) bytesDone.get() / totalBytes
-            : regions > 0 ? (double) finishedRegions / regions : 0;
+    double total = 0;
+    double doneWeight = 0;
+    for (int i = 0; i < weights.length; i++) {
+      total += weights[i];
+      doneWeight += weights[i] * partPpm.get(i) / PPM;
+    }
+    double share = total == 0 ? 0 : doneWeight / total;
     long eta = share <= 0 ? -1 : (long) (elapsedNanos / 1e6 * (1 - share) / share);
     return new BuildProgress(
         job,
         done,
-        finishedRegions,
-        regions,
+        partsDone.get(),
+        weights.length,
         TimeUnit.NANOSECONDS.toMillis(elapsedNanos),
         elapsedNanos == 0 ? 0 : done / (elapsedNanos / 1e9),
         finished ? 0 : eta,

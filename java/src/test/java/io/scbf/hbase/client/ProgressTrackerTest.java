@@ -16,7 +16,8 @@ class ProgressTrackerTest {
   @Test
   void reportsAreRateLimitedAndTheLastOneIsFinished() throws Exception {
     List<BuildProgress> seen = new ArrayList<>();
-    ProgressTracker t = new ProgressTracker("job", 4, 0, seen::add, TimeUnit.HOURS.toNanos(1));
+    ProgressTracker t =
+        new ProgressTracker("job", new long[4], seen::add, TimeUnit.HOURS.toNanos(1));
     for (int i = 0; i < 100; i++) t.rows(10);
     assertEquals(List.of(), seen, "nothing before the interval");
     BuildProgress last = t.finish();
@@ -27,17 +28,24 @@ class ProgressTrackerTest {
   }
 
   @Test
-  void theTimeLeftFollowsTheShareOfBytesDone() throws Exception {
-    ProgressTracker t = new ProgressTracker("job", 4, 400, p -> {}, 0);
-    assertEquals(-1, t.snapshot(false).etaMs(), "unknown before a region finishes");
+  void theTimeLeftFollowsTheWeightedShareDone() throws Exception {
+    ProgressTracker t = new ProgressTracker("job", new long[] {100, 100, 200}, p -> {}, 0);
+    assertEquals(-1, t.snapshot(false).etaMs(), "unknown before any part moved");
     Thread.sleep(50);
-    t.regionDone(100); // a quarter of the bytes in ~50 ms: about 150 ms left
+    t.partDone(0); // a quarter of the bytes
     BuildProgress p = t.snapshot(false);
     assertEquals(1, p.regionsDone());
     assertTrue(p.etaMs() >= 3 * 50 - 5 && p.etaMs() <= 3 * p.elapsedMs() + 5, p.toString());
-    ProgressTracker bySizeUnknown = new ProgressTracker("job", 2, 0, q -> {}, 0);
-    bySizeUnknown.regionDone(0);
-    assertTrue(bySizeUnknown.snapshot(false).etaMs() >= 0, "by regions when sizes are unknown");
+    t.partAt(2, 0.5); // and half of the largest part: half of everything
+    BuildProgress half = t.snapshot(false);
+    assertTrue(half.etaMs() <= half.elapsedMs() + 5, half.toString());
+    t.partAt(2, 0.25);
+    assertTrue(t.snapshot(false).etaMs() <= half.elapsedMs() + 20, "a part never goes back");
+    t.partDone(0); // twice: counted once
+    assertEquals(1, t.snapshot(false).regionsDone());
+    ProgressTracker unsized = new ProgressTracker("job", new long[2], q -> {}, 0);
+    unsized.partAt(0, 1.0);
+    assertTrue(unsized.snapshot(false).etaMs() >= 0, "equal weights when sizes are unknown");
   }
 
   @Test
@@ -46,8 +54,7 @@ class ProgressTrackerTest {
     ProgressTracker t =
         new ProgressTracker(
             "job",
-            8,
-            0,
+            new long[8],
             p -> {
               seen.add(p);
               throw new IllegalStateException("listener bug");
@@ -55,10 +62,14 @@ class ProgressTrackerTest {
             0);
     ExecutorService pool = Executors.newFixedThreadPool(4);
     for (int r = 0; r < 8; r++) {
+      int part = r;
       pool.execute(
           () -> {
-            for (int i = 0; i < 1000; i++) t.rows(1);
-            t.regionDone(0);
+            for (int i = 0; i < 1000; i++) {
+              t.rows(1);
+              t.partAt(part, i / 1000.0);
+            }
+            t.partDone(part);
           });
     }
     pool.shutdown();
