@@ -3,6 +3,7 @@ package io.scbf.hbase.client;
 import io.scbf.hbase.BuildProgress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -28,6 +29,7 @@ final class ProgressTracker {
   private final long start = System.nanoTime();
   private final LongAdder rows = new LongAdder();
   private final AtomicLongArray partPpm;
+  private final AtomicIntegerArray partDone;
   private final AtomicInteger partsDone = new AtomicInteger();
   private final long reportEveryNanos;
   private final AtomicLong nextReport;
@@ -50,6 +52,7 @@ final class ProgressTracker {
     this.weights = new double[partBytes.length];
     for (int i = 0; i < partBytes.length; i++) weights[i] = sized ? partBytes[i] : 1;
     this.partPpm = new AtomicLongArray(partBytes.length);
+    this.partDone = new AtomicIntegerArray(partBytes.length);
   }
 
   void rows(long n) {
@@ -65,7 +68,8 @@ final class ProgressTracker {
   }
 
   void partDone(int part) {
-    if (partPpm.getAndSet(part, (long) PPM) < (long) PPM) partsDone.incrementAndGet();
+    partPpm.set(part, (long) PPM);
+    if (partDone.compareAndSet(part, 0, 1)) partsDone.incrementAndGet();
     maybeReport();
   }
 

@@ -43,6 +43,10 @@ class ProgressTrackerTest {
     assertTrue(t.snapshot(false).etaMs() <= half.elapsedMs() + 20, "a part never goes back");
     t.partDone(0); // twice: counted once
     assertEquals(1, t.snapshot(false).regionsDone());
+    t.partAt(1, 1.0); // its scan reached its last row: done only when it says so
+    assertEquals(1, t.snapshot(false).regionsDone());
+    t.partDone(1);
+    assertEquals(2, t.snapshot(false).regionsDone());
     ProgressTracker unsized = new ProgressTracker("job", new long[2], q -> {}, 0);
     unsized.partAt(0, 1.0);
     assertTrue(unsized.snapshot(false).etaMs() >= 0, "equal weights when sizes are unknown");
