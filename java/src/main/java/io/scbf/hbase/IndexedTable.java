@@ -78,13 +78,13 @@ public final class IndexedTable implements AutoCloseable {
   public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
     context.checkOpen();
-    return points.rowKeys(family, qualifier, value);
+    return context.counted(points.rowKeys(family, qualifier, value));
   }
 
   /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     context.checkOpen();
-    return points.rows(family, qualifier, value);
+    return context.counted(points.rows(family, qualifier, value));
   }
 
   /**
@@ -98,7 +98,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public ResultScanner stream(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     context.checkOpen();
-    return streams.point(family, qualifier, value);
+    return context.counted(streams.point(family, qualifier, value));
   }
 
   /**
@@ -108,7 +108,7 @@ public final class IndexedTable implements AutoCloseable {
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value, int limit)
       throws IOException {
     context.checkOpen();
-    return streams.first(family, qualifier, value, limit);
+    return context.counted(streams.first(family, qualifier, value, limit));
   }
 
   /**
@@ -122,7 +122,7 @@ public final class IndexedTable implements AutoCloseable {
   public ResultScanner streamRange(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
-    return streams.range(family, qualifier, lo, hi);
+    return context.counted(streams.range(family, qualifier, lo, hi));
   }
 
   /**
@@ -132,7 +132,7 @@ public final class IndexedTable implements AutoCloseable {
   public ResultScanner streamRange(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
-    return streams.range(index, equal, lo, hi);
+    return context.counted(streams.range(index, equal, lo, hi));
   }
 
   /**
@@ -141,7 +141,7 @@ public final class IndexedTable implements AutoCloseable {
   public List<IndexEntry> findEntries(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
     context.checkOpen();
-    return points.entries(family, qualifier, value);
+    return context.counted(points.entries(family, qualifier, value));
   }
 
   /**
@@ -156,7 +156,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public List<Result> find(Condition... conditions) throws IOException {
     context.checkOpen();
-    return multiColumn.rows(conditions);
+    return context.counted(multiColumn.rows(conditions));
   }
 
   /**
@@ -185,7 +185,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   public List<Result> find(String index, byte[]... values) throws IOException {
     context.checkOpen();
-    return points.rows(index, values);
+    return context.counted(points.rows(index, values));
   }
 
   /**
@@ -196,7 +196,7 @@ public final class IndexedTable implements AutoCloseable {
   public List<Result> range(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
-    return ranges.rows(index, equal, lo, hi);
+    return context.counted(ranges.rows(index, equal, lo, hi));
   }
 
   /** The plan {@link #find(String, byte[]...)} would run for a point query on {@code index}. */
@@ -212,14 +212,14 @@ public final class IndexedTable implements AutoCloseable {
   public List<byte[]> rangeRowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
-    return ranges.rowKeys(family, qualifier, lo, hi);
+    return context.counted(ranges.rowKeys(family, qualifier, lo, hi));
   }
 
   /** The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), re-checked. */
   public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
-    return ranges.rows(family, qualifier, lo, hi);
+    return context.counted(ranges.rows(family, qualifier, lo, hi));
   }
 
   /**

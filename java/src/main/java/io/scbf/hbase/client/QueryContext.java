@@ -47,6 +47,8 @@ public final class QueryContext implements AutoCloseable {
   final int pageRows;
   private final Admin admin;
   private final ThreadLocal<QueryTrace> lastTrace = new ThreadLocal<>();
+  private final QueryStats stats = new QueryStats();
+  private final ThreadLocal<QueryTrace> lastCounted = new ThreadLocal<>();
   private volatile boolean strict;
 
   private QueryContext(Connection connection, TableName dataTable, Admin admin) throws IOException {
@@ -81,6 +83,7 @@ public final class QueryContext implements AutoCloseable {
     this.rechecks = new Rechecks(connection, dataTable, pool);
     this.local = new LocalQueries(this);
     this.global = new GlobalLookups(this);
+    stats.register(dataTable);
   }
 
   /** Reads the table's indexes and prepares its queries. */
@@ -113,6 +116,19 @@ public final class QueryContext implements AutoCloseable {
 
   void trace(QueryTrace trace) {
     lastTrace.set(trace);
+  }
+
+  /**
+   * Counts the calling thread's last query in the table's statistics (JMX); the facade calls it
+   * once per public query call, after the query, and returns {@code result}.
+   */
+  public <T> T counted(T result) {
+    QueryTrace trace = lastTrace.get();
+    if (trace != null && trace != lastCounted.get()) { // a query that traced nothing: not again
+      stats.count(trace);
+      lastCounted.set(trace);
+    }
+    return result;
   }
 
   /** Completes the calling thread's trace with the query's total time and its plan, if any. */
@@ -226,6 +242,7 @@ public final class QueryContext implements AutoCloseable {
   @Override
   public void close() throws IOException {
     closed = true;
+    stats.unregister();
     pool.shutdownNow();
     router.close();
     admin.close();
