@@ -93,7 +93,7 @@ public final class Coprocessors {
    * default; {@link #configure} moves a scheduler already configured (e.g. Apache Phoenix's {@code
    * org.apache.hadoop.hbase.ipc.PhoenixRpcSchedulerFactory}) here.
    */
-  public static final String RPC_SCHEDULER_DELEGATE = "scbf.rpc.scheduler.delegate";
+  public static final String RPC_SCHEDULER_DELEGATE = Settings.RPC_SCHEDULER_DELEGATE;
 
   /** Priority of index writes, which sends them to the index handler pool (default 1500). */
   public static final String INDEX_RPC_PRIORITY = Settings.INDEX_RPC_PRIORITY;

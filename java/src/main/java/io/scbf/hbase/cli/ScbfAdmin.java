@@ -58,7 +58,7 @@ public final class ScbfAdmin extends Configured implements Tool {
     Integer answered = withoutCluster(args, System.out, System.err);
     if (answered != null) return answered;
     try (Connection connection = ConnectionFactory.createConnection(conf)) {
-      return run(connection, args, System.out, System.err);
+      return execute(connection, args, System.out, System.err);
     } catch (IOException e) {
       System.err.println("error: cannot connect to the cluster: " + e.getMessage());
       return CLUSTER;
@@ -68,8 +68,13 @@ public final class ScbfAdmin extends Configured implements Tool {
   /** Runs one command line on {@code connection}; returns the exit status. */
   static int run(Connection connection, String[] args, PrintStream out, PrintStream err) {
     Integer answered = withoutCluster(args, out, err);
-    if (answered != null) return answered;
-    Command command = COMMANDS.stream().filter(c -> c.name().equals(args[0])).findFirst().get();
+    return answered != null ? answered : execute(connection, args, out, err);
+  }
+
+  /** Runs a command line that names a command (withoutCluster answered the others). */
+  private static int execute(
+      Connection connection, String[] args, PrintStream out, PrintStream err) {
+    Command command = find(args[0]);
     List<String> rest = Arrays.asList(args).subList(1, args.length);
     try {
       Args parsed = Args.parse(rest, command.flags(), command.options());

@@ -384,17 +384,13 @@ public class DataTableObserver extends LocalIndexService
       }
       done.run(answer);
     } catch (IOException | RuntimeException e) {
-      boolean closedUnder =
-          e instanceof IllegalStateException && (region.isClosing() || region.isClosed());
+      NotServingRegionException closed = ClosingRegions.closedUnder(region, e);
       CoprocessorRpcUtils.setControllerException(
           controller,
           e instanceof IOException io
               ? io
-              : closedUnder
-                  // A split, merge or move closed the entries under the query: retried where the
-                  // rows reopen, as HBase's own calls to a closing region are.
-                  ? new NotServingRegionException(
-                      region.getRegionInfo().getRegionNameAsString() + " closed during a query")
+              : closed != null
+                  ? closed
                   : new DoNotRetryIOException("scbf local index query failed: " + e, e));
       done.run(null);
     }

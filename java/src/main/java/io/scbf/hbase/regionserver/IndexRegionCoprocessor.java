@@ -260,32 +260,13 @@ public class IndexRegionCoprocessor extends IndexLookupService
   }
 
   private void fail(RpcController controller, RpcCallback<LookupResponse> done, Exception e) {
+    NotServingRegionException closed = ClosingRegions.closedUnder(env.getRegion(), e);
     CoprocessorRpcUtils.setControllerException(
         controller,
         e instanceof IOException io
             ? io
-            : closedUnder(e)
-                ? notServing(e)
-                : new DoNotRetryIOException("scbf lookup failed: " + e, e));
+            : closed != null ? closed : new DoNotRetryIOException("scbf lookup failed: " + e, e));
     done.run(null);
-  }
-
-  /**
-   * True if the lookup failed because its region closed under it (a split, merge or move closes the
-   * filter a lookup was reading): a state of the region, not of the request.
-   */
-  private boolean closedUnder(Exception e) {
-    return e instanceof IllegalStateException
-        && (env.getRegion().isClosing() || env.getRegion().isClosed());
-  }
-
-  /** Fails as HBase's own calls to a closing region do: the client retries where it reopened. */
-  private NotServingRegionException notServing(Exception e) {
-    NotServingRegionException out =
-        new NotServingRegionException(
-            env.getRegionInfo().getRegionNameAsString() + " closed during an scbf lookup");
-    out.initCause(e);
-    return out;
   }
 
   /**
@@ -311,7 +292,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
           } catch (IllegalStateException e) {
             // Closed under the lookup: answered with nothing, as a region not open here is (the
             // client then asks the region where it is).
-            if (!hosted.closedUnder(e)) throw e;
+            if (ClosingRegions.closedUnder(hosted.env.getRegion(), e) == null) throw e;
           }
         }
         out.addRegions(answer);

@@ -83,7 +83,7 @@ public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
    * The factory of the scheduler that receives every call the index pool does not take (default:
    * HBase's {@code SimpleRpcSchedulerFactory}).
    */
-  public static final String DELEGATE = "scbf.rpc.scheduler.delegate";
+  public static final String DELEGATE = Settings.RPC_SCHEDULER_DELEGATE;
 
   /** As RpcServer.DEFAULT_MAX_CALLQUEUE_LENGTH_PER_HANDLER (protected there). */
   private static final int MAX_CALLQUEUE_LENGTH_PER_HANDLER = 10;
@@ -92,7 +92,13 @@ public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
   public RpcScheduler create(Configuration conf, PriorityFunction priority, Abortable server) {
     RpcScheduler delegate = delegateFactory(conf).create(conf, priority, server);
     Settings settings = Settings.from(conf);
-    return new IndexRpcScheduler(conf, delegate, settings.indexRpcPriority(conf), priority, server);
+    return new IndexRpcScheduler(
+        conf,
+        delegate,
+        settings.indexRpcPriority(conf),
+        settings.indexHandlerCount(),
+        priority,
+        server);
   }
 
   /**
@@ -142,13 +148,13 @@ public class IndexRpcSchedulerFactory implements RpcSchedulerFactory {
         Configuration conf,
         RpcScheduler delegate,
         int indexPriority,
+        int indexHandlers,
         PriorityFunction priority,
         Abortable server) {
       super(delegate);
       this.indexPriority = indexPriority;
       this.priority = priority;
       this.regionServer = server instanceof HRegionServer rs ? rs : null;
-      int indexHandlers = Settings.from(conf).indexHandlerCount();
       int maxQueue =
           conf.getInt(
               RpcScheduler.IPC_SERVER_MAX_CALLQUEUE_LENGTH,

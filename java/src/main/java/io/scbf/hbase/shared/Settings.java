@@ -33,6 +33,10 @@ public final class Settings {
   public static final String INDEX_WRITE_THREADS = "scbf.index.write.threads";
   public static final String INDEX_HANDLER_COUNT = "scbf.index.handler.count";
   public static final String INDEX_RPC_PRIORITY = "scbf.index.rpc.priority";
+
+  /** A class name, so not among the numeric definitions below (docs/configuration.md has it). */
+  public static final String RPC_SCHEDULER_DELEGATE = "scbf.rpc.scheduler.delegate";
+
   public static final String INDEX_RPC_TIMEOUT_MS = "scbf.index.rpc.timeout.ms";
   public static final String INDEX_OPERATION_TIMEOUT_MS = "scbf.index.operation.timeout.ms";
   public static final String WATCHED_ROWS_MAX = "scbf.write.watched-rows.max";
