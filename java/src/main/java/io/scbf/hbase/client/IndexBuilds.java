@@ -130,10 +130,11 @@ public final class IndexBuilds {
     try (Admin admin = connection.getAdmin();
         RegionLocator locator = connection.getRegionLocator(dataTable)) {
       // Regions build their own entries: progress is in regions (rows are not reported).
+      int regionsAtStart = locator.getAllRegionLocations().size();
       ProgressTracker tracker =
           new ProgressTracker(
               "local build " + spec.alias() + " of " + dataTable,
-              new long[locator.getAllRegionLocations().size()],
+              new long[regionsAtStart],
               listener);
       Set<String> readySeen = new HashSet<>();
       while (true) {
@@ -157,7 +158,10 @@ public final class IndexBuilds {
         }
         for (RegionStats r : stats.getRegionsList()) {
           if (r.getReady() && regions.remove(r.getEncodedRegion())) {
-            if (readySeen.add(r.getEncodedRegion())) tracker.partDone(readySeen.size() - 1);
+            // Regions split during the build add daughters: counted as the last part, not past it.
+            if (readySeen.add(r.getEncodedRegion())) {
+              tracker.partDone(Math.min(readySeen.size(), regionsAtStart) - 1);
+            }
           }
         }
         if (regions.isEmpty()) return tracker.finish();
