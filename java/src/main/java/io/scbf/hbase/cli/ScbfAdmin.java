@@ -47,8 +47,17 @@ public final class ScbfAdmin extends Configured implements Tool {
 
   public ScbfAdmin() {}
 
-  public static void main(String[] args) throws Exception {
-    System.exit(ToolRunner.run(HBaseConfiguration.create(), new ScbfAdmin(), args));
+  /** Keeps the signature of earlier releases ({@code throws IOException}) for callers' code. */
+  public static void main(String[] args) throws IOException {
+    int status;
+    try {
+      status = ToolRunner.run(HBaseConfiguration.create(), new ScbfAdmin(), args);
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) { // ToolRunner declares Exception; nothing here throws another kind
+      throw new IOException(e);
+    }
+    System.exit(status);
   }
 
   /** After ToolRunner took the generic options out of {@code args}. */
