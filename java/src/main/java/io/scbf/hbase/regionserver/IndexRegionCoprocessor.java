@@ -260,13 +260,15 @@ public class IndexRegionCoprocessor extends IndexLookupService
   }
 
   private void fail(RpcController controller, RpcCallback<LookupResponse> done, Exception e) {
-    NotServingRegionException closed = ClosingRegions.closedUnder(env.getRegion(), e);
     CoprocessorRpcUtils.setControllerException(
-        controller,
-        e instanceof IOException io
-            ? io
-            : closed != null ? closed : new DoNotRetryIOException("scbf lookup failed: " + e, e));
+        controller, e instanceof IOException io ? io : unexpected(e));
     done.run(null);
+  }
+
+  /** Only asked for what is not already an IOException (as before: env may not be set yet). */
+  private IOException unexpected(Exception e) {
+    NotServingRegionException closed = ClosingRegions.closedUnder(env.getRegion(), e);
+    return closed != null ? closed : new DoNotRetryIOException("scbf lookup failed: " + e, e);
   }
 
   /**
