@@ -1,6 +1,7 @@
 package io.scbf.hbase.testing;
 
 import io.scbf.hbase.Coprocessors;
+import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
@@ -36,6 +37,18 @@ public final class MiniCluster {
     util.startMiniCluster(
         StartMiniClusterOption.builder().numRegionServers(regionServers).numDataNodes(1).build());
     return util;
+  }
+
+  /**
+   * Sleeps until a routed query from another client must find the rows acknowledged at {@code
+   * ackedAtMillis} on a {@code BY_ROW} global or a local index: the consistency contract's bound
+   * (publication interval plus the client's routing refresh, docs/design.md), with a margin for a
+   * loaded machine whose publishing chore runs late. Before that bound a miss is allowed.
+   */
+  public static void awaitRoutingBound(long ackedAtMillis) throws InterruptedException {
+    long bound = 500 + Settings.DEFAULT_CLIENT_ROUTING_REFRESH_MS + 2_000;
+    long left = ackedAtMillis + bound - System.currentTimeMillis();
+    if (left > 0) Thread.sleep(left);
   }
 
   /**
