@@ -15,6 +15,7 @@
 #include "scbf/membership.h"
 #include "scbf_internal.h"
 #include "sscbf_internal.h"
+#include "membership_internal.h"
 
 #define MEMBER_MAGIC     "SMBR"
 #define DELTA_MAGIC      "SMBD"
@@ -24,22 +25,6 @@
 #define DELTA_HEADER     32u /* magic, version, flags, base and result checksums, count */
 #define CHECKSUM_BYTES   8u
 #define VARINT_MAX_BYTES 10u
-
-typedef struct {
-    uint32_t k;
-    uint64_t m, seed;
-    uint64_t wps;   /* bitmap words per slice: ceil(m / 64) */
-    size_t off;     /* byte offset of the sub-filter's first word in buf */
-    uint64_t first; /* index of that word among all the bitmap's words */
-} member_sub_t;
-
-struct scbf_member {
-    uint8_t *buf;
-    size_t len;
-    uint32_t n;
-    uint64_t words; /* over all sub-filters */
-    member_sub_t sub[SSCBF_MAX_FILTERS];
-};
 
 static uint64_t words_per_slice(uint64_t m) { return (m + 63) / 64; }
 

@@ -17,7 +17,7 @@ import java.util.Objects;
  * locks).
  */
 public final class MembershipFilter implements AutoCloseable {
-  private final NativeHandle handle;
+  final NativeHandle handle; // package-private: MembershipRouteSet reads bitmaps in place
 
   private MembershipFilter(long pointer) {
     this.handle = new NativeHandle(this, "MembershipFilter", pointer, NativeBridge.MEMBERSHIP);

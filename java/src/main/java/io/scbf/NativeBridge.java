@@ -17,7 +17,7 @@ final class NativeBridge {
   // (io_scbf_NativeBridge_<NAME>). A change here is a change of the glue's input.
 
   /** The contract between these classes and the glue; bumped when a native signature changes. */
-  static final int ABI_VERSION = 2;
+  static final int ABI_VERSION = 3;
 
   /** Structure kinds (first argument of the shared filter entry points). */
   static final int SCBF = 0;
@@ -25,6 +25,7 @@ final class NativeBridge {
   static final int SSCBF = 1;
   static final int HOTCACHE = 2;
   static final int MEMBERSHIP = 3;
+  static final int ROUTESET = 4;
 
   /** Key operations. */
   static final int ADD = 0;
@@ -180,6 +181,33 @@ final class NativeBridge {
   static final int MEMBER_L_SET_BITS = 2;
   static final int MEMBER_L_BYTES = 3;
   static final int MEMBER_LONGS = 4;
+
+  // ---- MembershipRouteSet ----
+
+  static native long routesetNew();
+
+  /** prev 0: no previous bitmap named. */
+  static native void routesetSet(long handle, int slot, long prev, long next);
+
+  static native void routesetClear(long handle, int slot);
+
+  static native int routesetSlots(long handle);
+
+  /**
+   * Fills out with the slots that may hold the key; false if out is shorter than routesetSlots bits
+   * (a set raised it meanwhile).
+   */
+  static native boolean routesetQuery(long handle, byte[] key, int off, int len, long[] out);
+
+  /** Fills longs at the ROUTESET_L_* indexes. */
+  static native void routesetStats(long handle, long[] longs);
+
+  static final int ROUTESET_L_SLOTS = 0;
+  static final int ROUTESET_L_SHAPES = 1;
+  static final int ROUTESET_L_LANES = 2;
+  static final int ROUTESET_L_PAGES = 3;
+  static final int ROUTESET_L_BYTES = 4;
+  static final int ROUTESET_LONGS = 5;
 
   // ---- HotscoreCache ----
 

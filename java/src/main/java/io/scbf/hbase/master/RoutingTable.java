@@ -18,6 +18,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -59,6 +60,16 @@ final class RoutingTable implements AutoCloseable {
   /** Deltas kept per region for clients; older clients get the full bitmap. */
   static final int RECENT_DELTAS = 32;
 
+  /**
+   * Regions from which an index is routed bit-sliced ({@link SlicedRoutes}): below it, a probe per
+   * region is fast (256 regions: tens of microseconds) and a second copy of the bitmaps not worth
+   * its memory.
+   */
+  static final int SLICED_MIN_REGIONS = 512;
+
+  /** How long a sliced index's snapshot of sure regions is reused (docs/design.md). */
+  static final long SNAPSHOT_MS = 100;
+
   /** What the master knows about regions and servers right now. */
   interface ClusterView {
     /** Regions of the table (not split or offline), any order. */
@@ -78,6 +89,11 @@ final class RoutingTable implements AutoCloseable {
 
   private final ClusterView cluster;
   private final long staleMs;
+  private final int slicedMinRegions;
+  private final long snapshotMs;
+
+  /** Per index routed bit-sliced: created by the first route over enough regions. */
+  private final Map<String, SlicedRoutes> sliced = new ConcurrentHashMap<>();
 
   /** Index (table name) to encoded region to its entry: a route reads one inner map. */
   private final Map<String, Map<String, Entry>> entries = new ConcurrentHashMap<>();
@@ -93,8 +109,15 @@ final class RoutingTable implements AutoCloseable {
   final AtomicLong bytesReceived = new AtomicLong();
 
   RoutingTable(ClusterView cluster, long staleMs) {
+    this(cluster, staleMs, SLICED_MIN_REGIONS, SNAPSHOT_MS);
+  }
+
+  /** Tests route every index bit-sliced ({@code slicedMinRegions} 0), with or without reuse. */
+  RoutingTable(ClusterView cluster, long staleMs, int slicedMinRegions, long snapshotMs) {
     this.cluster = cluster;
     this.staleMs = staleMs;
+    this.slicedMinRegions = slicedMinRegions;
+    this.snapshotMs = snapshotMs;
   }
 
   private record Delta(long base, long version, byte[] bytes) {}
@@ -109,6 +132,9 @@ final class RoutingTable implements AutoCloseable {
     long version = -1;
     long residue;
     ValueCounts counts;
+
+    /** The entry's slot in its index's {@link SlicedRoutes}, or -1. */
+    int slot = -1;
 
     /** False while a refused publication left the bitmap behind the server's. */
     boolean current;
@@ -157,6 +183,9 @@ final class RoutingTable implements AutoCloseable {
               try {
                 if (!from.equals(e.server)) return e;
                 e.replace(null);
+                SlicedRoutes sr = sliced.get(rf.getIndexTable());
+                if (sr != null && e.slot >= 0) sr.release(e.slot);
+                e.slot = -1;
                 return null;
               } finally {
                 e.lock.writeLock().unlock();
@@ -169,7 +198,9 @@ final class RoutingTable implements AutoCloseable {
               rf.getEncodedRegion(), k -> new Entry(rf.getIndexTable(), rf.getEncodedRegion()));
       e.lock.writeLock().lock(); // one publication at a time: bitmap, version and server agree
       try {
-        if (!update(e, rf, from)) response.addNeedSnapshot(rf.getEncodedRegion());
+        // Read under the lock: a sliced copy made meanwhile copies this entry after us.
+        SlicedRoutes sr = sliced.get(rf.getIndexTable());
+        if (!update(e, rf, from, sr)) response.addNeedSnapshot(rf.getEncodedRegion());
       } finally {
         e.lock.writeLock().unlock();
       }
@@ -179,7 +210,27 @@ final class RoutingTable implements AutoCloseable {
   }
 
   /** Applies one publication; false if the master needs the region's full bitmap. */
-  private static boolean update(Entry e, RegionFilter rf, ServerName from) {
+  private static boolean update(Entry e, RegionFilter rf, ServerName from, SlicedRoutes sr) {
+    ServerName server = e.server;
+    boolean ready = e.ready;
+    boolean current = e.current;
+    MembershipFilter bitmap = e.bitmap;
+    boolean ok = apply(e, rf, from, sr);
+    if (sr != null) {
+      if (e.bitmap != null && e.slot < 0) {
+        e.slot = sr.allocate();
+        sr.put(e.slot, null, e.bitmap);
+      } else if (e.bitmap != bitmap && e.bitmap != null && e.slot >= 0) {
+        sr.put(e.slot, null, e.bitmap); // a full bitmap: the slot is rewritten
+      }
+      if (!from.equals(server) || ready != e.ready || current != e.current || bitmap == null) {
+        sr.invalidate();
+      }
+    }
+    return ok;
+  }
+
+  private static boolean apply(Entry e, RegionFilter rf, ServerName from, SlicedRoutes sr) {
     boolean sameSource = from.equals(e.server) && e.bitmap != null && e.current;
     e.server = from;
     e.ready = rf.getReady();
@@ -202,7 +253,8 @@ final class RoutingTable implements AutoCloseable {
       if (sameSource && e.version == rf.getBaseVersion()) {
         byte[] delta = rf.getDelta().toByteArray();
         try {
-          applied = e.bitmap.applyDelta(delta);
+          applied =
+              sr != null && e.slot >= 0 ? applySliced(e, delta, sr) : e.bitmap.applyDelta(delta);
         } catch (CorruptSnapshotException bad) {
           LOG.warn("scbf: unreadable delta from {} for {}: {}", from, e.encoded, bad.toString());
         }
@@ -215,6 +267,27 @@ final class RoutingTable implements AutoCloseable {
     // No bitmap: a region still building, or the same version as held.
     e.current = sameSource && rf.getVersion() == e.version;
     return e.current || !rf.getReady();
+  }
+
+  /**
+   * A delta to a sliced entry: applied to a copy, so the slot changes only the bits the delta
+   * flipped (the set compares the bitmap it holds with the new one).
+   */
+  private static boolean applySliced(Entry e, byte[] delta, SlicedRoutes sr) {
+    MembershipFilter next = MembershipFilter.fromByteArray(e.bitmap.toByteArray());
+    try {
+      if (!next.applyDelta(delta)) {
+        next.close();
+        return false;
+      }
+    } catch (RuntimeException bad) {
+      next.close();
+      throw bad;
+    }
+    sr.put(e.slot, e.bitmap, next);
+    e.bitmap.close();
+    e.bitmap = next;
+    return true;
   }
 
   private static void remember(Entry e, Delta d) {
@@ -247,8 +320,13 @@ final class RoutingTable implements AutoCloseable {
    * the index's own table for a global index, the data table for a local one.
    */
   RouteResponse route(String index, TableName regionsOf, byte[] filterKey, long now) {
+    SlicedRoutes sr = sliced.get(index);
+    if (sr != null) return routeSliced(index, sr, regionsOf, filterKey, now);
     // Only the candidates are sorted: they are few, the regions of a local index can be many.
     List<RegionInfo> regions = cluster.regionsOf(regionsOf);
+    if (regions.size() >= slicedMinRegions) {
+      return routeSliced(index, slicedOf(index), regionsOf, filterKey, now);
+    }
     List<RegionInfo> candidates = new ArrayList<>();
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(regions.size());
     RowEstimates.Builder estimate = new RowEstimates.Builder(filterKey);
@@ -273,19 +351,145 @@ final class RoutingTable implements AutoCloseable {
       if (candidate) candidates.add(region);
     }
     candidates.sort(BY_START_KEY);
-    for (RegionInfo region : candidates) {
-      out.addCandidates(
-          RegionRef.newBuilder()
-              .setStartKey(ByteString.copyFrom(region.getStartKey()))
-              .setEndKey(ByteString.copyFrom(region.getEndKey()))
-              .setEncodedRegion(region.getEncodedName()));
-    }
+    for (RegionInfo region : candidates) out.addCandidates(refOf(region));
     out.setUnsureRegions(unsure).setEstimate(estimate.build());
     routesServed.incrementAndGet();
     bucketsAsked.addAndGet(out.getCandidatesCount());
     bucketsTotal.addAndGet(regions.size());
     unsureAnswers.addAndGet(unsure);
     return out.build();
+  }
+
+  /** The index's sliced copy, made (and filled from every entry) on first use. */
+  private SlicedRoutes slicedOf(String index) {
+    SlicedRoutes sr = sliced.computeIfAbsent(index, k -> new SlicedRoutes());
+    // After the copy is in the map: a publication locks its entry, then looks the copy up.
+    sr.fillOnce(
+        () -> {
+          for (Entry e : entriesOf(index).values()) {
+            e.lock.writeLock().lock();
+            try {
+              if (e.bitmap != null && e.slot < 0) {
+                e.slot = sr.allocate();
+                sr.put(e.slot, null, e.bitmap);
+              }
+            } finally {
+              e.lock.writeLock().unlock();
+            }
+          }
+        });
+    return sr;
+  }
+
+  /**
+   * A route from the sliced copy: the regions unsure in the snapshot, plus the sure ones whose bits
+   * may hold the key; the work is one native query over every slot and then per candidate.
+   */
+  private RouteResponse routeSliced(
+      String index, SlicedRoutes sr, TableName regionsOf, byte[] filterKey, long now) {
+    SlicedRoutes.Snapshot snap = sr.current(now);
+    if (snap == null) snap = snapshot(index, sr, regionsOf, now);
+    int[] regionOfSlot = snap.regionOfSlot();
+    long[] maybe = sr.query(filterKey, regionOfSlot.length);
+    int[] candidates = new int[snap.unsure().length + 16];
+    int n = snap.unsure().length;
+    System.arraycopy(snap.unsure(), 0, candidates, 0, n);
+    for (int w = 0; w < maybe.length; w++) {
+      for (long bits = maybe[w]; bits != 0; bits &= bits - 1) {
+        int slot = (w << 6) + Long.numberOfTrailingZeros(bits);
+        int region = slot < regionOfSlot.length ? regionOfSlot[slot] : -1;
+        if (region < 0) continue;
+        if (n == candidates.length) candidates = Arrays.copyOf(candidates, n * 2);
+        candidates[n++] = region;
+      }
+    }
+    Arrays.sort(candidates, 0, n);
+    RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(snap.refs().size());
+    RowEstimates.Builder estimate = new RowEstimates.Builder(filterKey);
+    estimate.counted(snap.counted(), snap.entries());
+    for (int i = 0; i < n; i++) {
+      out.addCandidates(snap.refs().get(candidates[i]));
+      ValueCounts counts = snap.counts()[candidates[i]];
+      if (counts != null) estimate.candidate(counts);
+    }
+    out.setUnsureRegions(snap.unsure().length).setEstimate(estimate.build());
+    routesServed.incrementAndGet();
+    bucketsAsked.addAndGet(n);
+    bucketsTotal.addAndGet(snap.refs().size());
+    unsureAnswers.addAndGet(snap.unsure().length);
+    return out.build();
+  }
+
+  /**
+   * A new snapshot of which regions are sure: a region is sure if it would still be at {@code now +
+   * snapshotMs}, the snapshot's last use.
+   */
+  private SlicedRoutes.Snapshot snapshot(
+      String index, SlicedRoutes sr, TableName regionsOf, long now) {
+    int releasedBefore = sr.releasedCount();
+    long generationBefore = sr.generation();
+    List<RegionInfo> regions = sortedRegions(regionsOf);
+    boolean building = cluster.isBuilding(regionsOf);
+    Map<String, Entry> ofIndex = entriesOf(index);
+    int[] regionOfSlot = new int[sr.slots()];
+    Arrays.fill(regionOfSlot, -1);
+    int[] unsure = new int[regions.size()];
+    int unsureCount = 0;
+    ValueCounts[] counts = new ValueCounts[regions.size()];
+    List<RegionRef> refs = new ArrayList<>(regions.size());
+    int counted = 0;
+    long entriesCounted = 0;
+    for (int i = 0; i < regions.size(); i++) {
+      RegionInfo region = regions.get(i);
+      refs.add(refOf(region));
+      Entry e = building ? null : ofIndex.get(region.getEncodedName());
+      boolean sure = false;
+      if (e != null) {
+        e.lock.readLock().lock();
+        try {
+          sure =
+              e.slot >= 0 && e.slot < regionOfSlot.length && isUsable(e, region, now + snapshotMs);
+          if (sure) {
+            regionOfSlot[e.slot] = i;
+            counts[i] = e.counts;
+          }
+        } finally {
+          e.lock.readLock().unlock();
+        }
+      }
+      if (!sure) {
+        unsure[unsureCount++] = i;
+      } else if (counts[i] != null) {
+        counted++;
+        entriesCounted += counts[i].getEntries();
+      }
+    }
+    SlicedRoutes.Snapshot snap =
+        new SlicedRoutes.Snapshot(
+            now + snapshotMs,
+            List.copyOf(refs),
+            regionOfSlot,
+            Arrays.copyOf(unsure, unsureCount),
+            counts,
+            counted,
+            entriesCounted);
+    sr.install(snap, releasedBefore, generationBefore);
+    return snap;
+  }
+
+  private static RegionRef refOf(RegionInfo region) {
+    return RegionRef.newBuilder()
+        .setStartKey(ByteString.copyFrom(region.getStartKey()))
+        .setEndKey(ByteString.copyFrom(region.getEndKey()))
+        .setEncodedRegion(region.getEncodedName())
+        .build();
+  }
+
+  /** Bytes of the sliced copies (a second copy of those indexes' bitmaps). */
+  long slicedBytes() {
+    long bytes = 0;
+    for (SlicedRoutes sr : sliced.values()) bytes += sr.bytes();
+    return bytes;
   }
 
   /**
@@ -437,5 +641,7 @@ final class RoutingTable implements AutoCloseable {
       }
     }
     entries.clear();
+    for (SlicedRoutes sr : sliced.values()) sr.close();
+    sliced.clear();
   }
 }

@@ -76,9 +76,18 @@ public final class RowEstimates {
      */
     public void region(ValueCounts counts, boolean candidate) {
       if (counts == null) return;
-      counted++;
-      entries += counts.getEntries();
-      if (!candidate) return;
+      counted(1, counts.getEntries());
+      if (candidate) candidate(counts);
+    }
+
+    /** Regions with known counts, summed by the caller: how many, and their entries. */
+    public void counted(int regions, long regionEntries) {
+      counted += regions;
+      entries += regionEntries;
+    }
+
+    /** A candidate region whose counts are known (and already {@link #counted}). */
+    public void candidate(ValueCounts counts) {
       long n = heavyCount(counts, hash);
       if (n >= 0) {
         heavyRows += n;

@@ -48,30 +48,35 @@ class RoutingTableTest {
   final Map<String, ServerName> openOn = new HashMap<>();
   final Set<ServerName> online = new HashSet<>(List.of(RS1, RS2));
   final Set<TableName> building = new HashSet<>();
-  final RoutingTable table =
-      new RoutingTable(
-          new RoutingTable.ClusterView() {
-            @Override
-            public List<RegionInfo> regionsOf(TableName t) {
-              return regions;
-            }
+  final RoutingTable.ClusterView view =
+      new RoutingTable.ClusterView() {
+        @Override
+        public List<RegionInfo> regionsOf(TableName t) {
+          return regions;
+        }
 
-            @Override
-            public ServerName openOn(RegionInfo r) {
-              return openOn.get(r.getEncodedName());
-            }
+        @Override
+        public ServerName openOn(RegionInfo r) {
+          return openOn.get(r.getEncodedName());
+        }
 
-            @Override
-            public boolean isOnline(ServerName s) {
-              return online.contains(s);
-            }
+        @Override
+        public boolean isOnline(ServerName s) {
+          return online.contains(s);
+        }
 
-            @Override
-            public boolean isBuilding(TableName t) {
-              return building.contains(t);
-            }
-          },
-          STALE);
+        @Override
+        public boolean isBuilding(TableName t) {
+          return building.contains(t);
+        }
+      };
+
+  final RoutingTable table = newTable(view);
+
+  /** The table under test: four regions route by a probe each ({@link SlicedRoutingTableTest}). */
+  RoutingTable newTable(RoutingTable.ClusterView cluster) {
+    return new RoutingTable(cluster, STALE);
+  }
 
   RoutingTableTest() {
     for (int b = 0; b < 4; b++) {
@@ -145,7 +150,19 @@ class RoutingTableTest {
         now);
   }
 
+  static PublishRequest request(ServerName from, RegionFilter... filters) {
+    return PublishRequest.newBuilder()
+        .setServer(from.toString())
+        .setFull(true)
+        .addAllRegions(List.of(filters))
+        .build();
+  }
+
   List<Integer> route(String value, long now) {
+    return routeWith(table, value, now);
+  }
+
+  static List<Integer> routeWith(RoutingTable table, String value, long now) {
     RouteResponse r = table.route(INDEX, key(value), now);
     assertEquals(4, r.getTotalRegions());
     List<Integer> buckets = new ArrayList<>();

@@ -1,0 +1,51 @@
+package io.scbf.hbase.master;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every routing decision of {@link RoutingTableTest}, with each index routed bit-sliced (the path
+ * of indexes over many regions) and a snapshot of sure regions rebuilt for every route: the sliced
+ * copy must answer exactly as a probe per region, through full bitmaps, deltas, refused
+ * publications, retirements, moves, dead and silent servers and building indexes. Then the reuse of
+ * a snapshot: what a publication changes shows at once, a silent server is distrusted early.
+ */
+class SlicedRoutingTableTest extends RoutingTableTest {
+  static final long REUSE = 500;
+
+  boolean reuseSnapshots;
+
+  @Override
+  RoutingTable newTable(RoutingTable.ClusterView cluster) {
+    return new RoutingTable(cluster, STALE, 0, 0);
+  }
+
+  @Test
+  void aReusedSnapshotSeesPublicationsAtOnceAndDistrustsSilentServersEarly() {
+    try (RoutingTable reusing = new RoutingTable(view, STALE, 0, REUSE)) {
+      publishTo(reusing, 0);
+      assertEquals(List.of(1), routeWith(reusing, "v1", 10));
+      // A new bit (a delta) shows at once: bits are not part of the snapshot.
+      filters[2].add(key("late"));
+      reusing.publish(request(RS2, delta(2, 10, 11)), 20);
+      assertEquals(List.of(2), routeWith(reusing, "late", 21));
+      // A refused publication makes the region unsure at once (the snapshot is rebuilt).
+      reusing.publish(request(RS2, delta(2, 10, 11)), 30);
+      assertEquals(List.of(2), routeWith(reusing, "absent", 31));
+      // Sure at t only if still sure at t + REUSE: the snapshot built at STALE - REUSE - 5 is kept
+      // until STALE - 5; the next one distrusts RS1 (last heard at 0), which a probe per region
+      // would trust until STALE.
+      reusing.publish(request(RS2, full(2, 12)), STALE - REUSE - 10);
+      assertEquals(List.of(), routeWith(reusing, "absent", STALE - REUSE - 5));
+      assertEquals(List.of(), routeWith(reusing, "absent", STALE - 6));
+      assertEquals(List.of(0, 1), routeWith(reusing, "absent", STALE - 4));
+    }
+  }
+
+  void publishTo(RoutingTable t, long now) {
+    t.publish(request(RS1, full(0, 10), full(1, 10)), now);
+    t.publish(request(RS2, full(2, 10), full(3, 10)), now);
+  }
+}
