@@ -428,7 +428,18 @@ final class RoutingTable implements AutoCloseable {
       String index, SlicedRoutes sr, TableName regionsOf, long now) {
     int releasedBefore = sr.releasedCount();
     long generationBefore = sr.generation();
-    List<RegionInfo> regions = sortedRegions(regionsOf);
+    SlicedRoutes.RegionOrder order =
+        sr.orderOf(
+            cluster.regionsOf(regionsOf),
+            listed -> {
+              List<RegionInfo> sorted = new ArrayList<>(listed);
+              sorted.sort(BY_START_KEY);
+              List<RegionRef> refs = new ArrayList<>(sorted.size());
+              for (RegionInfo region : sorted) refs.add(refOf(region));
+              return new SlicedRoutes.RegionOrder(
+                  List.copyOf(listed), List.copyOf(sorted), List.copyOf(refs));
+            });
+    List<RegionInfo> regions = order.sorted();
     boolean building = cluster.isBuilding(regionsOf);
     Map<String, Entry> ofIndex = entriesOf(index);
     int[] regionOfSlot = new int[sr.slots()];
@@ -436,12 +447,10 @@ final class RoutingTable implements AutoCloseable {
     int[] unsure = new int[regions.size()];
     int unsureCount = 0;
     ValueCounts[] counts = new ValueCounts[regions.size()];
-    List<RegionRef> refs = new ArrayList<>(regions.size());
     int counted = 0;
     long entriesCounted = 0;
     for (int i = 0; i < regions.size(); i++) {
       RegionInfo region = regions.get(i);
-      refs.add(refOf(region));
       Entry e = building ? null : ofIndex.get(region.getEncodedName());
       boolean sure = false;
       if (e != null) {
@@ -467,7 +476,7 @@ final class RoutingTable implements AutoCloseable {
     SlicedRoutes.Snapshot snap =
         new SlicedRoutes.Snapshot(
             now + snapshotMs,
-            List.copyOf(refs),
+            order.refs(),
             regionOfSlot,
             Arrays.copyOf(unsure, unsureCount),
             counts,

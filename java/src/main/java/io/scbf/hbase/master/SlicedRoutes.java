@@ -7,6 +7,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.hadoop.hbase.client.RegionInfo;
 
 /**
  * One index's routing bitmaps, bit-sliced ({@link MembershipRouteSet}), for an index over many
@@ -51,6 +53,28 @@ final class SlicedRoutes implements AutoCloseable {
       ValueCounts[] counts,
       int counted,
       long entries) {}
+
+  /**
+   * The index's regions in start-key order and their refs, as last computed from {@code listed}
+   * (the cluster view's list): reused while the view lists the same region objects in the same
+   * order, since sorting and copying a hundred thousand keys is most of a snapshot's cost.
+   */
+  record RegionOrder(List<RegionInfo> listed, List<RegionInfo> sorted, List<RegionRef> refs) {
+    boolean sameAs(List<RegionInfo> now) {
+      if (now.size() != listed.size()) return false;
+      for (int i = 0; i < now.size(); i++) if (now.get(i) != listed.get(i)) return false;
+      return true;
+    }
+  }
+
+  private volatile RegionOrder order;
+
+  /** The order for {@code listed}, computed by {@code compute} unless the last one still holds. */
+  RegionOrder orderOf(List<RegionInfo> listed, Function<List<RegionInfo>, RegionOrder> compute) {
+    RegionOrder o = order;
+    if (o == null || !o.sameAs(listed)) order = o = compute.apply(listed);
+    return o;
+  }
 
   /** Runs {@code fill} once, the first caller's; later callers wait for it to finish. */
   synchronized void fillOnce(Runnable fill) {
