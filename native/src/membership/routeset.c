@@ -8,6 +8,7 @@
  * per page, wherever the lanes' bitmaps came from. A slot (region) owns one
  * lane per sub-filter of its bitmap.
  */
+#define _GNU_SOURCE /* pthread_rwlockattr_setkind_np */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,18 @@ int scbf_routeset_new(scbf_routeset_t **out) {
     *out = NULL;
     scbf_routeset_t *rs = calloc(1, sizeof *rs);
     if (!rs) return SCBF_E_NOMEM;
-    if (pthread_rwlock_init(&rs->lock, NULL)) {
+    pthread_rwlockattr_t attr;
+    if (pthread_rwlockattr_init(&attr)) {
+        free(rs);
+        return SCBF_E_NOMEM;
+    }
+#ifdef __GLIBC__
+    /* Publications must not starve behind a steady stream of routes. */
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+    int bad = pthread_rwlock_init(&rs->lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    if (bad) {
         free(rs);
         return SCBF_E_NOMEM;
     }

@@ -25,6 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.hadoop.hbase.ServerName;
@@ -67,8 +70,17 @@ final class RoutingTable implements AutoCloseable {
    */
   static final int SLICED_MIN_REGIONS = 512;
 
-  /** How long a sliced index's snapshot of sure regions is reused (docs/design.md). */
-  static final long SNAPSHOT_MS = 100;
+  /**
+   * How long a sliced index's snapshot of sure regions may be used (docs/design.md); while routes
+   * run it is rebuilt in the background once it is half that old, so routes find it valid.
+   */
+  static final long SNAPSHOT_MS = 500;
+
+  /** How often the background looks for snapshots to rebuild. */
+  static final long REBUILD_CHECK_MS = 20;
+
+  /** A sliced index whose last route is older than this gets no background rebuilds. */
+  static final long ACTIVE_MS = 10_000;
 
   /** What the master knows about regions and servers right now. */
   interface ClusterView {
@@ -108,16 +120,56 @@ final class RoutingTable implements AutoCloseable {
   final AtomicLong statesServed = new AtomicLong();
   final AtomicLong bytesReceived = new AtomicLong();
 
+  /** Snapshots rebuilt off the route path, or null (tests drive the clock themselves). */
+  private final ScheduledExecutorService refresher;
+
   RoutingTable(ClusterView cluster, long staleMs) {
-    this(cluster, staleMs, SLICED_MIN_REGIONS, SNAPSHOT_MS);
+    this(cluster, staleMs, SLICED_MIN_REGIONS, SNAPSHOT_MS, true);
   }
 
-  /** Tests route every index bit-sliced ({@code slicedMinRegions} 0), with or without reuse. */
-  RoutingTable(ClusterView cluster, long staleMs, int slicedMinRegions, long snapshotMs) {
+  /**
+   * Tests route every index bit-sliced ({@code slicedMinRegions} 0), with or without reuse, and
+   * without background rebuilds, which read the system clock.
+   */
+  RoutingTable(
+      ClusterView cluster,
+      long staleMs,
+      int slicedMinRegions,
+      long snapshotMs,
+      boolean rebuildInBackground) {
     this.cluster = cluster;
     this.staleMs = staleMs;
     this.slicedMinRegions = slicedMinRegions;
     this.snapshotMs = snapshotMs;
+    if (rebuildInBackground && snapshotMs > 0) {
+      refresher =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "scbf-routing-snapshots");
+                t.setDaemon(true);
+                return t;
+              });
+      refresher.scheduleWithFixedDelay(
+          this::rebuildActive, REBUILD_CHECK_MS, REBUILD_CHECK_MS, TimeUnit.MILLISECONDS);
+    } else {
+      refresher = null;
+    }
+  }
+
+  /** Rebuilds the snapshot of every sliced index routed lately once it is half its life old. */
+  private void rebuildActive() {
+    try {
+      for (Map.Entry<String, SlicedRoutes> x : sliced.entrySet()) {
+        long now = System.currentTimeMillis();
+        SlicedRoutes sr = x.getValue();
+        if (now - sr.lastRouted() > ACTIVE_MS) continue;
+        if (sr.current(now + snapshotMs / 2) != null) continue;
+        sr.rebuild(now, true, () -> buildSnapshot(x.getKey(), sr, now));
+      }
+    } catch (RuntimeException e) {
+      // The next route rebuilds on its own thread; the schedule must go on.
+      LOG.warn("scbf: background rebuild of routing snapshots failed", e);
+    }
   }
 
   private record Delta(long base, long version, byte[] bytes) {}
@@ -223,9 +275,8 @@ final class RoutingTable implements AutoCloseable {
       } else if (e.bitmap != bitmap && e.bitmap != null && e.slot >= 0) {
         sr.put(e.slot, null, e.bitmap); // a full bitmap: the slot is rewritten
       }
-      if (!from.equals(server) || ready != e.ready || current != e.current || bitmap == null) {
-        sr.invalidate();
-      }
+      boolean changed = !from.equals(server) || ready != e.ready || current != e.current;
+      if (changed && e.slot >= 0) sr.demote(e.slot);
     }
     return ok;
   }
@@ -321,11 +372,11 @@ final class RoutingTable implements AutoCloseable {
    */
   RouteResponse route(String index, TableName regionsOf, byte[] filterKey, long now) {
     SlicedRoutes sr = sliced.get(index);
-    if (sr != null) return routeSliced(index, sr, regionsOf, filterKey, now);
+    if (sr != null) return routeSliced(index, sr, filterKey, now);
     // Only the candidates are sorted: they are few, the regions of a local index can be many.
     List<RegionInfo> regions = cluster.regionsOf(regionsOf);
     if (regions.size() >= slicedMinRegions) {
-      return routeSliced(index, slicedOf(index), regionsOf, filterKey, now);
+      return routeSliced(index, slicedOf(index, regionsOf), filterKey, now);
     }
     List<RegionInfo> candidates = new ArrayList<>();
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(regions.size());
@@ -361,8 +412,8 @@ final class RoutingTable implements AutoCloseable {
   }
 
   /** The index's sliced copy, made (and filled from every entry) on first use. */
-  private SlicedRoutes slicedOf(String index) {
-    SlicedRoutes sr = sliced.computeIfAbsent(index, k -> new SlicedRoutes());
+  private SlicedRoutes slicedOf(String index, TableName regionsOf) {
+    SlicedRoutes sr = sliced.computeIfAbsent(index, k -> new SlicedRoutes(regionsOf));
     // After the copy is in the map: a publication locks its entry, then looks the copy up.
     sr.fillOnce(
         () -> {
@@ -385,10 +436,10 @@ final class RoutingTable implements AutoCloseable {
    * A route from the sliced copy: the regions unsure in the snapshot, plus the sure ones whose bits
    * may hold the key; the work is one native query over every slot and then per candidate.
    */
-  private RouteResponse routeSliced(
-      String index, SlicedRoutes sr, TableName regionsOf, byte[] filterKey, long now) {
+  private RouteResponse routeSliced(String index, SlicedRoutes sr, byte[] filterKey, long now) {
+    sr.routed(now);
     SlicedRoutes.Snapshot snap = sr.current(now);
-    if (snap == null) snap = snapshot(index, sr, regionsOf, now);
+    if (snap == null) snap = sr.rebuild(now, false, () -> buildSnapshot(index, sr, now));
     int[] regionOfSlot = snap.regionOfSlot();
     long[] maybe = sr.query(filterKey, regionOfSlot.length);
     int[] candidates = new int[snap.unsure().length + 16];
@@ -424,10 +475,8 @@ final class RoutingTable implements AutoCloseable {
    * A new snapshot of which regions are sure: a region is sure if it would still be at {@code now +
    * snapshotMs}, the snapshot's last use.
    */
-  private SlicedRoutes.Snapshot snapshot(
-      String index, SlicedRoutes sr, TableName regionsOf, long now) {
-    int releasedBefore = sr.releasedCount();
-    long generationBefore = sr.generation();
+  private SlicedRoutes.Snapshot buildSnapshot(String index, SlicedRoutes sr, long now) {
+    TableName regionsOf = sr.regionsOf;
     SlicedRoutes.RegionOrder order =
         sr.orderOf(
             cluster.regionsOf(regionsOf),
@@ -473,17 +522,14 @@ final class RoutingTable implements AutoCloseable {
         entriesCounted += counts[i].getEntries();
       }
     }
-    SlicedRoutes.Snapshot snap =
-        new SlicedRoutes.Snapshot(
-            now + snapshotMs,
-            order.refs(),
-            regionOfSlot,
-            Arrays.copyOf(unsure, unsureCount),
-            counts,
-            counted,
-            entriesCounted);
-    sr.install(snap, releasedBefore, generationBefore);
-    return snap;
+    return new SlicedRoutes.Snapshot(
+        now + snapshotMs,
+        order.refs(),
+        regionOfSlot,
+        Arrays.copyOf(unsure, unsureCount),
+        counts,
+        counted,
+        entriesCounted);
   }
 
   private static RegionRef refOf(RegionInfo region) {
@@ -641,6 +687,14 @@ final class RoutingTable implements AutoCloseable {
 
   @Override
   public void close() {
+    if (refresher != null) {
+      refresher.shutdownNow();
+      try {
+        refresher.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     for (Entry e : allEntries()) {
       e.lock.writeLock().lock();
       try {

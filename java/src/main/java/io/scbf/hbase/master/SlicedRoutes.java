@@ -5,9 +5,12 @@ import io.scbf.MembershipRouteSet;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
 import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
 
 /**
@@ -16,28 +19,36 @@ import org.apache.hadoop.hbase.client.RegionInfo;
  * and the master's bookkeeping per region (docs/design.md, "Routing at many regions").
  *
  * <p>Each region's entry holds a slot; its bits follow the entry's bitmap (the table updates both
- * under the entry's lock). Which regions are sure is a {@link Snapshot}, rebuilt when an entry's
- * state changes (created, retired, new server, readiness, a refused publication) and at least every
- * {@code snapshotMs}; a region counts as sure in it only if it would still be sure {@code
- * snapshotMs} later, so a snapshot never trusts a silent server longer than the table would.
+ * under the entry's lock). Which regions are sure is a {@link Snapshot}, rebuilt in the background
+ * while routes run and on a route that finds it expired; a region counts as sure in it only if it
+ * would still be sure at the snapshot's last use, so a snapshot never trusts a silent server longer
+ * than the table would. A publication that changes an entry's state demotes its region to unsure in
+ * the current snapshot at once (and in a snapshot being built), which is always safe: unsure means
+ * asked. Only the next rebuild makes a region sure again.
  *
  * <p>A slot given back is reused only after the next snapshot, which no longer maps it.
  */
 final class SlicedRoutes implements AutoCloseable {
   private final MembershipRouteSet set = new MembershipRouteSet();
+  final TableName regionsOf;
   private final ArrayDeque<Integer> free = new ArrayDeque<>(); // guarded by this
   private final ArrayDeque<Integer> released = new ArrayDeque<>(); // guarded by this
   private int nextSlot; // guarded by this
   private boolean filled; // guarded by this
+  private List<Integer> demotedWhileBuilding; // guarded by this; null when no build runs
+  private final Object building = new Object(); // one build at a time
   private volatile Snapshot snapshot;
+  private volatile RegionOrder order;
+  private volatile long lastRouted;
 
-  /** Counts invalidations: a snapshot built across one is used once, not kept. */
-  private final AtomicLong generation = new AtomicLong();
+  SlicedRoutes(TableName regionsOf) {
+    this.regionsOf = regionsOf;
+  }
 
   /**
    * Which regions a route may trust, in start-key order.
    *
-   * @param validUntil the table's clock after which it is rebuilt
+   * @param validUntil the table's clock from which it is rebuilt before use
    * @param refs every region, in start-key order
    * @param regionOfSlot the sure region a slot's bits stand for, or -1
    * @param unsure regions the route asks whatever the bits say
@@ -52,7 +63,29 @@ final class SlicedRoutes implements AutoCloseable {
       int[] unsure,
       ValueCounts[] counts,
       int counted,
-      long entries) {}
+      long entries) {
+
+    /** This snapshot with {@code slot}'s region unsure (itself if the slot maps no region). */
+    Snapshot demote(int slot) {
+      int region = slot < regionOfSlot.length ? regionOfSlot[slot] : -1;
+      if (region < 0) return this;
+      int[] slots = regionOfSlot.clone();
+      slots[slot] = -1;
+      int[] moreUnsure = Arrays.copyOf(unsure, unsure.length + 1);
+      moreUnsure[unsure.length] = region;
+      ValueCounts[] fewer = counts.clone();
+      ValueCounts gone = fewer[region];
+      fewer[region] = null;
+      return new Snapshot(
+          validUntil,
+          refs,
+          slots,
+          moreUnsure,
+          fewer,
+          gone == null ? counted : counted - 1,
+          gone == null ? entries : entries - gone.getEntries());
+    }
+  }
 
   /**
    * The index's regions in start-key order and their refs, as last computed from {@code listed}
@@ -66,8 +99,6 @@ final class SlicedRoutes implements AutoCloseable {
       return true;
     }
   }
-
-  private volatile RegionOrder order;
 
   /** The order for {@code listed}, computed by {@code compute} unless the last one still holds. */
   RegionOrder orderOf(List<RegionInfo> listed, Function<List<RegionInfo>, RegionOrder> compute) {
@@ -97,19 +128,17 @@ final class SlicedRoutes implements AutoCloseable {
     set.set(slot, previous, next);
   }
 
+  /** The slot's region is unsure until the next snapshot is built. */
+  synchronized void demote(int slot) {
+    Snapshot s = snapshot;
+    if (s != null) snapshot = s.demote(slot);
+    if (demotedWhileBuilding != null) demotedWhileBuilding.add(slot);
+  }
+
   synchronized void release(int slot) {
+    demote(slot);
     set.clear(slot);
     released.add(slot);
-    invalidate();
-  }
-
-  void invalidate() {
-    generation.incrementAndGet();
-    snapshot = null;
-  }
-
-  long generation() {
-    return generation.get();
   }
 
   /** The snapshot if still valid at {@code now}, else null. */
@@ -119,16 +148,42 @@ final class SlicedRoutes implements AutoCloseable {
   }
 
   /**
-   * Keeps a new snapshot unless an invalidation came after {@code generationBefore} (the state it
-   * read may be older); slots released before it was built may be reused from now on.
+   * Builds and installs a new snapshot with {@code build}, unless another caller installed one
+   * valid at {@code now} while this one waited; returns the snapshot to use. Slots released before
+   * the build started may be reused once it is installed.
    */
-  synchronized void install(Snapshot s, int releasedBefore, long generationBefore) {
-    for (int i = 0; i < releasedBefore && !released.isEmpty(); i++) free.add(released.poll());
-    if (generation.get() == generationBefore) snapshot = s;
+  Snapshot rebuild(long now, boolean force, Supplier<Snapshot> build) {
+    synchronized (building) {
+      Snapshot s = current(now);
+      if (s != null && !force) return s;
+      int releasedBefore;
+      synchronized (this) {
+        releasedBefore = released.size();
+        demotedWhileBuilding = new ArrayList<>();
+      }
+      Snapshot fresh = null;
+      try {
+        fresh = build.get();
+      } finally {
+        synchronized (this) {
+          if (fresh != null) {
+            for (int slot : demotedWhileBuilding) fresh = fresh.demote(slot);
+            snapshot = fresh;
+            for (int i = 0; i < releasedBefore; i++) free.add(released.poll());
+          }
+          demotedWhileBuilding = null;
+        }
+      }
+      return fresh;
+    }
   }
 
-  synchronized int releasedCount() {
-    return released.size();
+  void routed(long now) {
+    lastRouted = now;
+  }
+
+  long lastRouted() {
+    return lastRouted;
   }
 
   /** The slots whose bits may hold {@code key}. */

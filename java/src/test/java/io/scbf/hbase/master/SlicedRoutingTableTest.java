@@ -19,12 +19,12 @@ class SlicedRoutingTableTest extends RoutingTableTest {
 
   @Override
   RoutingTable newTable(RoutingTable.ClusterView cluster) {
-    return new RoutingTable(cluster, STALE, 0, 0);
+    return new RoutingTable(cluster, STALE, 0, 0, false);
   }
 
   @Test
   void aReusedSnapshotSeesPublicationsAtOnceAndDistrustsSilentServersEarly() {
-    try (RoutingTable reusing = new RoutingTable(view, STALE, 0, REUSE)) {
+    try (RoutingTable reusing = new RoutingTable(view, STALE, 0, REUSE, false)) {
       publishTo(reusing, 0);
       assertEquals(List.of(1), routeWith(reusing, "v1", 10));
       // A new bit (a delta) shows at once: bits are not part of the snapshot.
