@@ -272,9 +272,9 @@ final class RoutingTable implements AutoCloseable {
       if (e.bitmap != null && e.slot < 0) {
         e.slot = sr.allocate();
         sr.put(e.slot, null, e.bitmap);
-      } else if (e.bitmap != bitmap && e.bitmap != null && e.slot >= 0) {
+      } else if (rf.hasMembership() && e.bitmap != bitmap && e.slot >= 0) {
         sr.put(e.slot, null, e.bitmap); // a full bitmap: the slot is rewritten
-      }
+      } // a delta to a sliced entry changed only its bits (applySliced)
       boolean changed = !from.equals(server) || ready != e.ready || current != e.current;
       if (changed && e.slot >= 0) sr.demote(e.slot);
     }
