@@ -49,13 +49,23 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
   private static final Logger LOG = LoggerFactory.getLogger(RoutingMasterEndpoint.class);
   private RoutingTable table;
 
+  /** The routing table, for tests in this package; null before start. */
+  RoutingTable table() {
+    return table;
+  }
+
   @Override
   public void start(CoprocessorEnvironment env) {
     if (!(env instanceof MasterCoprocessorEnvironment menv)) return;
     MasterServices master = ((HasMasterServices) menv).getMasterServices();
+    Settings settings = Settings.from(env.getConfiguration());
     table =
         new RoutingTable(
-            new MasterClusterView(master), Settings.from(env.getConfiguration()).routeStaleMs());
+            new MasterClusterView(master),
+            settings.routeStaleMs(),
+            settings.routeSlicedMinRegions(),
+            RoutingTable.SNAPSHOT_MS,
+            true);
     registerMetrics(menv.getMetricRegistryForMaster());
   }
 
@@ -155,6 +165,8 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
     gauge(registry, "scbfRoutingFilterBytes", table::filterBytes);
     gauge(registry, "scbfRoutingStatesServed", table.statesServed::get);
     gauge(registry, "scbfPublishedBytesReceived", table.bytesReceived::get);
+    gauge(registry, "scbfRoutesSliced", table.slicedRoutesServed::get);
+    gauge(registry, "scbfRoutingSlicedBytes", table::slicedBytes);
   }
 
   /** Replaces a gauge left by an earlier master in this JVM (the registry outlives it). */

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.scbf.CorruptSnapshotException;
 import io.scbf.MembershipFilter;
 import io.scbf.hbase.shared.RowEstimates;
+import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.PublishResponse;
@@ -66,9 +67,9 @@ final class RoutingTable implements AutoCloseable {
   /**
    * Regions from which an index is routed bit-sliced ({@link SlicedRoutes}): below it, a probe per
    * region is fast (256 regions: tens of microseconds) and a second copy of the bitmaps not worth
-   * its memory.
+   * its memory ({@code scbf.route.sliced.min.regions}).
    */
-  static final int SLICED_MIN_REGIONS = 512;
+  static final int SLICED_MIN_REGIONS = Settings.DEFAULT_ROUTE_SLICED_MIN_REGIONS;
 
   /**
    * How long a sliced index's snapshot of sure regions may be used (docs/design.md); while routes
@@ -114,6 +115,7 @@ final class RoutingTable implements AutoCloseable {
   private final Map<ServerName, Long> serverSeen = new ConcurrentHashMap<>();
 
   final AtomicLong routesServed = new AtomicLong();
+  final AtomicLong slicedRoutesServed = new AtomicLong();
   final AtomicLong bucketsAsked = new AtomicLong();
   final AtomicLong bucketsTotal = new AtomicLong();
   final AtomicLong unsureAnswers = new AtomicLong();
@@ -465,6 +467,7 @@ final class RoutingTable implements AutoCloseable {
     }
     out.setUnsureRegions(snap.unsure().length).setEstimate(estimate.build());
     routesServed.incrementAndGet();
+    slicedRoutesServed.incrementAndGet();
     bucketsAsked.addAndGet(n);
     bucketsTotal.addAndGet(snap.refs().size());
     unsureAnswers.addAndGet(snap.unsure().length);

@@ -25,6 +25,7 @@ public final class Settings {
 
   public static final String PUBLISH_INTERVAL_MS = "scbf.publish.interval.ms";
   public static final String ROUTE_STALE_MS = "scbf.route.stale.ms";
+  public static final String ROUTE_SLICED_MIN_REGIONS = "scbf.route.sliced.min.regions";
   public static final String CACHE_CAPACITY_BYTES = "scbf.cache.capacity.bytes";
   public static final String CACHE_POLICY = "scbf.cache.policy";
   public static final String CACHE_PERIOD = "scbf.cache.period";
@@ -53,6 +54,7 @@ public final class Settings {
   public static final String PLANNER_LOCAL_ROW_US = "scbf.planner.local.row.us";
 
   public static final long DEFAULT_PUBLISH_INTERVAL_MS = 500;
+  public static final int DEFAULT_ROUTE_SLICED_MIN_REGIONS = 512;
   public static final long DEFAULT_CACHE_CAPACITY_BYTES = 64L << 20;
   public static final int DEFAULT_CACHE_PERIOD = 1000;
   public static final double DEFAULT_CACHE_DECAY = 0.5;
@@ -150,6 +152,16 @@ public final class Settings {
               "The master trusts a region server's bitmaps only while it heard from it (a"
                   + " publication, or the keep-alive an idle server sends every third of this)"
                   + " within this long; else its regions are unsure to routing (always asked), ms."),
+          new Definition(
+              ROUTE_SLICED_MIN_REGIONS,
+              DEFAULT_ROUTE_SLICED_MIN_REGIONS,
+              0,
+              1 << 24,
+              true,
+              "master",
+              null,
+              "From this many regions, the master routes an index from a bit-sliced copy of its"
+                  + " regions' bitmaps (docs/design.md, \"Routing at many regions\")."),
           new Definition(
               CACHE_CAPACITY_BYTES,
               DEFAULT_CACHE_CAPACITY_BYTES,
@@ -418,6 +430,10 @@ public final class Settings {
 
   public long routeStaleMs() {
     return (long) get(ROUTE_STALE_MS, 3 * publishIntervalMs() + 2000);
+  }
+
+  public int routeSlicedMinRegions() {
+    return (int) get(ROUTE_SLICED_MIN_REGIONS, DEFAULT_ROUTE_SLICED_MIN_REGIONS);
   }
 
   public long cacheCapacityBytes() {
