@@ -34,7 +34,8 @@ final class SlicedRoutes implements AutoCloseable {
   private final ArrayDeque<Integer> free = new ArrayDeque<>(); // guarded by this
   private final ArrayDeque<Integer> released = new ArrayDeque<>(); // guarded by this
   private int nextSlot; // guarded by this
-  private boolean filled; // guarded by this
+  private boolean filled; // guarded by filling
+  private final Object filling = new Object();
   private List<Integer> demotedWhileBuilding; // guarded by this; null when no build runs
   private final Object building = new Object(); // one build at a time
   private volatile Snapshot snapshot;
@@ -108,10 +109,14 @@ final class SlicedRoutes implements AutoCloseable {
   }
 
   /** Runs {@code fill} once, the first caller's; later callers wait for it to finish. */
-  synchronized void fillOnce(Runnable fill) {
-    if (filled) return;
-    fill.run();
-    filled = true;
+  void fillOnce(Runnable fill) {
+    // Not under this object's monitor: the fill takes entries' locks, and a publication holds an
+    // entry's lock while it calls allocate, demote or release, which take the monitor.
+    synchronized (filling) {
+      if (filled) return;
+      fill.run();
+      filled = true;
+    }
   }
 
   synchronized int allocate() {
