@@ -59,7 +59,12 @@ public final class BulkBuildBenchmark {
   }
 
   static IndexSpec spec() {
-    return IndexSpec.builder(D, CITY).alias("city").buckets(16).covered(D, NAME).build();
+    return IndexSpec.builder(D, CITY)
+        .alias("city")
+        .layout(IndexSpec.Layout.BY_ROW)
+        .buckets(16)
+        .covered(D, NAME)
+        .build();
   }
 
   private void run() throws Exception {

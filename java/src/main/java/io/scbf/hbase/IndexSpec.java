@@ -75,7 +75,7 @@ public final class IndexSpec {
 
   private IndexSpec(Builder b, List<Column> indexed) {
     this.local = b.local;
-    this.layout = b.layout;
+    this.layout = b.resolvedLayout();
     this.columns = List.copyOf(indexed);
     this.alias = b.alias;
     this.buckets = b.buckets;
@@ -183,10 +183,11 @@ public final class IndexSpec {
    */
   public enum Layout {
     /**
-     * Fixed buckets salted by a hash of the data row (the 0.1 layout, and still the default): a
-     * value's rows spread over the buckets, the master's routing bitmaps tell a query which buckets
-     * may hold it, and the bucket regions never split. Routed queries see a write once its bucket
-     * has published (about a second).
+     * Fixed buckets salted by a hash of the data row (the layout of releases before by-value became
+     * the default; specs stored without a layout are this one): a value's rows spread over the
+     * buckets, the master's routing bitmaps tell a query which buckets may hold it, and the bucket
+     * regions never split. Routed queries see a write once its bucket has published (about a
+     * second).
      */
     BY_ROW,
     /**
@@ -313,10 +314,14 @@ public final class IndexSpec {
         throw new IllegalArgumentException(
             "index spec field local must be true or false: " + local);
       }
+      // A spec written before the layout existed (or by a jar whose default was BY_ROW) names no
+      // layout: it is a bucket index, whatever the builder's default is now.
       String layout = fields.getOrDefault("layout", "by-row");
       if (layout.equals("by-value")) {
         b.layout(Layout.BY_VALUE);
-      } else if (!layout.equals("by-row")) {
+      } else if (layout.equals("by-row")) {
+        b.layout(Layout.BY_ROW);
+      } else {
         throw new IllegalArgumentException(
             "index spec field layout must be by-row or by-value: " + layout);
       }
@@ -426,7 +431,9 @@ public final class IndexSpec {
     private long initialCapacity = DEFAULT_INITIAL_CAPACITY;
     private final List<Column> covered = new ArrayList<>();
     private boolean local;
-    private Layout layout = Layout.BY_ROW;
+
+    /** Null until set: a global index then gets {@link Layout#BY_VALUE}, a local one BY_ROW. */
+    private Layout layout;
 
     private Builder(byte[] family, byte[] qualifier) {
       this.family = family == null ? null : family.clone();
@@ -449,8 +456,10 @@ public final class IndexSpec {
     }
 
     /**
-     * Where a global index's rows live (default {@link Layout#BY_ROW}); {@link Layout#BY_VALUE} for
-     * an index that splits as it grows and asks one region per selective value.
+     * Where a global index's rows live: {@link Layout#BY_VALUE} (the default for a global index)
+     * splits as it grows and asks one region per selective value; {@link Layout#BY_ROW} keeps the
+     * fixed buckets of earlier releases (the writes of a popular value spread over all buckets, an
+     * absent value costs no RPC). A local index is always BY_ROW.
      */
     public Builder layout(Layout layout) {
       if (layout == null) throw new IllegalArgumentException("layout must not be null");
@@ -524,7 +533,7 @@ public final class IndexSpec {
               "a local index has no buckets (its entries live in the data regions), got buckets="
                   + buckets);
         }
-        if (layout != Layout.BY_ROW) {
+        if (layout != null && layout != Layout.BY_ROW) {
           throw new IllegalArgumentException(
               "a local index lives in the data regions; layout " + layout + " is for global ones");
         }
@@ -576,6 +585,11 @@ public final class IndexSpec {
         }
       }
       return new IndexSpec(this, indexed);
+    }
+
+    private Layout resolvedLayout() {
+      if (layout != null) return layout;
+      return local ? Layout.BY_ROW : Layout.BY_VALUE;
     }
   }
 }

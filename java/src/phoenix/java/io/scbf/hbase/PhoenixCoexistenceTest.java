@@ -97,7 +97,13 @@ class PhoenixCoexistenceTest {
               .build());
     }
     new IndexAdmin(hbase)
-        .createIndex(SCBF, IndexSpec.builder(D, CITY).alias("city").buckets(4).build());
+        .createIndex(
+            SCBF,
+            IndexSpec.builder(D, CITY)
+                .alias("city")
+                .layout(IndexSpec.Layout.BY_ROW)
+                .buckets(4)
+                .build());
   }
 
   @AfterAll

@@ -350,7 +350,13 @@ class ByValueIndexClusterTest {
   @Order(5)
   void aBucketIndexMovesToTheValueLayoutOnlineUnderANewAlias() throws Exception {
     IndexAdmin admin = new IndexAdmin(writerConnection);
-    admin.createIndex(TABLE, IndexSpec.builder(D, AMOUNT).alias("amount_v1").buckets(4).build());
+    admin.createIndex(
+        TABLE,
+        IndexSpec.builder(D, AMOUNT)
+            .alias("amount_v1")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .build());
     Map<String, Set<String>> acked = new ConcurrentHashMap<>();
     ExecutorService pool = Executors.newSingleThreadExecutor();
     Future<?> writes =

@@ -107,7 +107,13 @@ class IndexAuthorizationClusterTest {
     }
     IndexAdmin indexes = new IndexAdmin(admin);
     indexes.createIndex(
-        TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(4).covered(D, NAME).build());
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .covered(D, NAME)
+            .build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").local().build());
     try (Table t = admin.getTable(TABLE)) {
       List<Put> puts = new ArrayList<>();

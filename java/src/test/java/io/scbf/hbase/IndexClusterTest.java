@@ -102,6 +102,7 @@ class IndexClusterTest {
             TABLE,
             IndexSpec.builder(D, CITY)
                 .alias("city")
+                .layout(IndexSpec.Layout.BY_ROW)
                 .buckets(CITY_BUCKETS)
                 .fpp(CITY_FPP)
                 .covered(D, NAME)
@@ -403,7 +404,13 @@ class IndexClusterTest {
     IllegalArgumentException dupColumn =
         assertThrows(
             IllegalArgumentException.class,
-            () -> indexAdmin.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city2").build()));
+            () ->
+                indexAdmin.createIndex(
+                    TABLE,
+                    IndexSpec.builder(D, CITY)
+                        .alias("city2")
+                        .layout(IndexSpec.Layout.BY_ROW)
+                        .build()));
     assertTrue(dupColumn.getMessage().contains("already indexed"), dupColumn.getMessage());
 
     try (Table t = connection.getTable(TABLE)) {
@@ -438,7 +445,13 @@ class IndexClusterTest {
       t.put(puts);
     }
     IndexAdmin indexAdmin = new IndexAdmin(connection);
-    indexAdmin.createIndex(TABLE, IndexSpec.builder(X, NAME).alias("xname").buckets(4).build());
+    indexAdmin.createIndex(
+        TABLE,
+        IndexSpec.builder(X, NAME)
+            .alias("xname")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .build());
     assertEquals(
         List.of("city", "xname"),
         indexAdmin.listIndexes(TABLE).stream().map(IndexSpec::alias).toList());

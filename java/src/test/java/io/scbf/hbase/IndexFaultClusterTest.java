@@ -67,7 +67,13 @@ class IndexFaultClusterTest {
     }
     new IndexAdmin(connection)
         .createIndex(
-            TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).fpp(0.001).build());
+            TABLE,
+            IndexSpec.builder(D, CITY)
+                .alias("city")
+                .layout(IndexSpec.Layout.BY_ROW)
+                .buckets(BUCKETS)
+                .fpp(0.001)
+                .build());
     new IndexAdmin(connection)
         .createIndex(LOCAL, IndexSpec.builder(D, CITY).alias("city").local().fpp(0.001).build());
   }

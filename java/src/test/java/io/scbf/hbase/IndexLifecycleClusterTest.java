@@ -101,7 +101,11 @@ class IndexLifecycleClusterTest {
   }
 
   static IndexSpec citySpec() {
-    return IndexSpec.builder(D, CITY).alias("city").buckets(4).build();
+    return IndexSpec.builder(D, CITY)
+        .alias("city")
+        .layout(IndexSpec.Layout.BY_ROW)
+        .buckets(4)
+        .build();
   }
 
   void write(TableName t, int from, int to, String cityName) throws IOException {

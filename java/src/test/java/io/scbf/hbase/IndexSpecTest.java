@@ -211,9 +211,9 @@ class IndexSpecTest {
     assertTrue(spec.encode().contains(";layout=by-value"));
     assertEquals(spec, IndexSpec.decode(spec.encode()));
     assertEquals(IndexSpec.Layout.BY_VALUE, IndexSpec.decode(spec.encode()).layout());
-    IndexSpec old = IndexSpec.builder(F, Q).alias("a").build();
-    assertEquals(IndexSpec.Layout.BY_ROW, old.layout(), "the default layout is unchanged");
-    assertTrue(old.encode().startsWith("v1;"));
+    IndexSpec byRow = IndexSpec.builder(F, Q).alias("a").layout(IndexSpec.Layout.BY_ROW).build();
+    assertTrue(byRow.encode().startsWith("v1;"));
+    assertFalse(byRow.encode().contains("layout"), "a bucket spec encodes as releases before");
     assertThrows(
         IllegalArgumentException.class,
         () -> IndexSpec.decode(spec.encode().replace("v2;", "v1;")),
@@ -225,5 +225,24 @@ class IndexSpecTest {
         failure(IndexSpec.builder(F, Q).alias("a").local().layout(IndexSpec.Layout.BY_VALUE))
             .contains("for global ones"));
     assertThrows(IllegalArgumentException.class, () -> IndexSpec.builder(F, Q).layout(null));
+  }
+
+  @Test
+  void aGlobalIndexIsByValueUnlessToldWhileStoredSpecsKeepTheirBuckets() {
+    IndexSpec global = IndexSpec.builder(F, Q).alias("a").build();
+    assertEquals(IndexSpec.Layout.BY_VALUE, global.layout());
+    assertEquals(
+        IndexSpec.Layout.BY_ROW, IndexSpec.builder(F, Q).alias("a").local().build().layout());
+    // What a table descriptor written by an earlier release holds: no layout field.
+    IndexSpec stored =
+        IndexSpec.decode(
+            "v1;family=66;qualifier=71;alias=a;buckets=16;fpp=0.001;capacity=16384;covered=");
+    assertEquals(IndexSpec.Layout.BY_ROW, stored.layout());
+    assertEquals(stored, IndexSpec.decode(stored.encode()));
+    IndexSpec storedLocal =
+        IndexSpec.decode(
+            "v1;family=66;qualifier=71;alias=a;buckets=1;fpp=0.001;capacity=16384;local=true;covered=");
+    assertTrue(storedLocal.isLocal());
+    assertEquals(IndexSpec.Layout.BY_ROW, storedLocal.layout());
   }
 }

@@ -77,9 +77,17 @@ class MultiColumnQueryClusterTest {
           new byte[][] {row(ROWS / 2)});
     }
     IndexAdmin indexes = new IndexAdmin(util.getConnection());
-    indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(4).build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").local().build());
-    indexes.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").buckets(2).build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, AGE).alias("age").layout(IndexSpec.Layout.BY_ROW).buckets(2).build());
     List<Put> puts = new ArrayList<>();
     for (int i = 0; i < ROWS; i++) {
       puts.add(
@@ -221,7 +229,13 @@ class MultiColumnQueryClusterTest {
     }
     IndexAdmin indexes = new IndexAdmin(util.getConnection());
     indexes.createIndex(
-        table, IndexSpec.builder(D, CITY).thenColumn(D, AGE).alias("city_age").buckets(3).build());
+        table,
+        IndexSpec.builder(D, CITY)
+            .thenColumn(D, AGE)
+            .alias("city_age")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(3)
+            .build());
     indexes.createIndex(
         table, IndexSpec.builder(D, ZIP).thenColumn(D, AGE).alias("zip_age").local().build());
     int n = 600;
@@ -261,7 +275,13 @@ class MultiColumnQueryClusterTest {
     }
     Thread.sleep(2000); // publications
     indexes.defineIndex(
-        table, IndexSpec.builder(D, AGE).thenColumn(D, CITY).alias("age_city").buckets(2).build());
+        table,
+        IndexSpec.builder(D, AGE)
+            .thenColumn(D, CITY)
+            .alias("age_city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(2)
+            .build());
 
     Configuration cheapScans = new Configuration(util.getConfiguration());
     cheapScans.setDouble(Settings.PLANNER_SCAN_ROW_US, 1e-6);

@@ -65,7 +65,13 @@ class RoutingClusterTest {
           new byte[][] {Bytes.toBytes("row-0200")});
     }
     IndexAdmin indexes = new IndexAdmin(util.getConnection());
-    indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(BUCKETS)
+            .build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").local().build());
     try (Table t = util.getConnection().getTable(TABLE)) {
       List<Put> puts = new ArrayList<>();

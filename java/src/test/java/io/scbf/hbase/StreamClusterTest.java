@@ -78,7 +78,13 @@ class StreamClusterTest {
           new byte[][] {Bytes.toBytes("row-0300")});
     }
     IndexAdmin indexes = new IndexAdmin(util.getConnection());
-    indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(4).build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").local().build());
     List<Put> puts = new ArrayList<>();
     for (int i = 0; i < ROWS; i++) {

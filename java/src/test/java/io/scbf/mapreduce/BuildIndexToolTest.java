@@ -70,13 +70,15 @@ class BuildIndexToolTest {
   static final IndexSpec CITY_INDEX =
       IndexSpec.builder(D, CITY)
           .alias("city")
+          .layout(IndexSpec.Layout.BY_ROW)
           .buckets(4)
           .fpp(0.01)
           .initialCapacity(64)
           .covered(D, NAME)
           .build();
 
-  static final IndexSpec NAME_INDEX = IndexSpec.builder(D, NAME).alias("name").buckets(3).build();
+  static final IndexSpec NAME_INDEX =
+      IndexSpec.builder(D, NAME).alias("name").layout(IndexSpec.Layout.BY_ROW).buckets(3).build();
 
   static final IndexSpec LOCAL_CITY_INDEX =
       IndexSpec.builder(D, CITY).alias("city").local().covered(D, NAME).build();

@@ -30,7 +30,12 @@ class IndexRowMapperTest {
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] NAME = Bytes.toBytes("name");
   static final IndexSpec SPEC =
-      IndexSpec.builder(D, CITY).alias("city").buckets(8).covered(D, NAME).build();
+      IndexSpec.builder(D, CITY)
+          .alias("city")
+          .layout(IndexSpec.Layout.BY_ROW)
+          .buckets(8)
+          .covered(D, NAME)
+          .build();
 
   final IndexRows indexRows = new IndexRows(SPEC);
   final Counters counters = new Counters();

@@ -88,7 +88,13 @@ public final class LayoutBenchmark {
       }
       IndexAdmin indexes = new IndexAdmin(connection);
       indexes.createIndex(
-          BY_ROW, IndexSpec.builder(D, CITY).alias("city").buckets(16).covered(D, NAME).build());
+          BY_ROW,
+          IndexSpec.builder(D, CITY)
+              .alias("city")
+              .layout(IndexSpec.Layout.BY_ROW)
+              .buckets(16)
+              .covered(D, NAME)
+              .build());
       indexes.createIndex(
           BY_VALUE,
           IndexSpec.builder(D, CITY)

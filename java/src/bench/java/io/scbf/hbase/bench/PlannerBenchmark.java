@@ -106,7 +106,13 @@ public final class PlannerBenchmark {
           BenchData.splits(8));
     }
     IndexAdmin indexes = new IndexAdmin(connection);
-    indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(16).build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(16)
+            .build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").local().build());
     Map<String, Integer> counts = new LinkedHashMap<>();
     long t0 = System.nanoTime();

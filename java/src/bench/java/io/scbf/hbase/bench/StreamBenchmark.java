@@ -82,7 +82,13 @@ public final class StreamBenchmark {
     }
     IndexAdmin indexes = new IndexAdmin(connection);
     indexes.createIndex(
-        TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(1).covered(D, BLOB).build());
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(1)
+            .covered(D, BLOB)
+            .build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").local().build());
     long t0 = System.nanoTime();
     Random random = new Random(42);

@@ -78,9 +78,16 @@ public final class Demo {
     IndexAdmin indexAdmin = new IndexAdmin(connection);
     indexAdmin.createIndex(
         TABLE,
-        IndexSpec.builder(D, CITY).alias("city").buckets(16).fpp(0.001).covered(D, NAME).build());
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(16)
+            .fpp(0.001)
+            .covered(D, NAME)
+            .build());
     say(
-        "table %s: 8 regions; index 'city' on d:city (16 buckets, fpp 0.001, covers d:name)",
+        "table %s: 8 regions; index 'city' on d:city (the bucket layout, BY_ROW: 16 buckets, fpp"
+            + " 0.001, covers d:name)",
         TABLE);
 
     long t0 = System.nanoTime();
@@ -108,7 +115,9 @@ public final class Demo {
         rows, load, rows / load);
 
     t0 = System.nanoTime();
-    indexAdmin.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").buckets(8).build());
+    indexAdmin.createIndex(
+        TABLE,
+        IndexSpec.builder(D, AGE).alias("age").layout(IndexSpec.Layout.BY_ROW).buckets(8).build());
     say("created index 'age' on d:age (8 buckets) over the existing rows: %.1f s", seconds(t0));
     t0 = System.nanoTime();
     indexAdmin.createIndex(
@@ -120,8 +129,8 @@ public final class Demo {
             .covered(D, NAME)
             .build());
     say(
-        "created index 'city_v' on d:city laid out by value (4 regions to start, they split as"
-            + " they grow) over the existing rows: %.1f s",
+        "created index 'city_v' on d:city laid out by value (BY_VALUE, the default layout: 4"
+            + " regions to start, they split as they grow) over the existing rows: %.1f s",
         seconds(t0));
     Thread.sleep(1500); // let every bucket publish its filter to the master (interval 500 ms)
 

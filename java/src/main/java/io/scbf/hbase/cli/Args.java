@@ -106,7 +106,11 @@ final class Args {
     IndexSpec.Builder b = IndexSpec.builder(c[0], c[1]);
     try {
       if (a.flag("--local")) b.local();
+      if (a.flag("--by-value") && a.flag("--by-row")) {
+        throw new UsageException("--by-value and --by-row exclude each other");
+      }
       if (a.flag("--by-value")) b.layout(IndexSpec.Layout.BY_VALUE);
+      if (a.flag("--by-row")) b.layout(IndexSpec.Layout.BY_ROW);
       for (String[] o : a.options()) {
         switch (o[0]) {
           case "--alias" -> b.alias(o[1]);

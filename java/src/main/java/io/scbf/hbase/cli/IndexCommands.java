@@ -21,12 +21,14 @@ final class IndexCommands {
 
   static final String CREATE_OPTIONS =
       "  --alias A            the index's name (default: the qualifier)\n"
-          + "  --buckets N          global index: bucket regions (BY_ROW) or initial regions"
-          + " (--by-value)\n"
+          + "  --buckets N          global index: initial regions, or the fixed buckets of"
+          + " --by-row\n"
           + "  --fpp P              the filters' false-positive rate\n"
           + "  --local              a local index, inside the data regions\n"
-          + "  --by-value           a global index ordered by value: one region per selective"
-          + " value, splits as it grows\n"
+          + "  --by-value           a global index ordered by value (the default): one region"
+          + " per selective value, splits as it grows\n"
+          + "  --by-row             a global index of fixed buckets salted by row (the layout"
+          + " before by-value was the default)\n"
           + "  --then F:Q           the next column of a composite index (repeatable)\n"
           + "  --covered F:Q        a column stored in the index, answered without reading the"
           + " row (repeatable)";
@@ -70,7 +72,7 @@ final class IndexCommands {
                 + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), then mark-built.\n"
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
-            List.of("--local", "--by-value", "--no-backfill"),
+            List.of("--local", "--by-value", "--by-row", "--no-backfill"),
             List.of("--alias", "--buckets", "--fpp", "--then", "--covered"),
             IndexCommands::create),
         new Command(

@@ -165,6 +165,7 @@ public final class PhoenixBenchmark {
         COVERED_BY_ROW,
         IndexSpec.builder(D, CITY)
             .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
             .buckets(HBaseBenchmark.BUCKETS)
             .covered(D, BenchData.NAME)
             .covered(D, BenchData.AGE)

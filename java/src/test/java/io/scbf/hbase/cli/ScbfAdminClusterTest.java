@@ -118,7 +118,17 @@ class ScbfAdminClusterTest {
   @Order(1)
   void createListAndDescribe() {
     Run created =
-        cli("create", "vr", "d:city", "--alias", "city", "--buckets", "4", "--covered", "d:name");
+        cli(
+            "create",
+            "vr",
+            "d:city",
+            "--alias",
+            "city",
+            "--by-row",
+            "--buckets",
+            "4",
+            "--covered",
+            "d:name");
     assertEquals(0, created.status(), created.err());
     assertTrue(
         created.out().contains(": backfill city of vr: 60 rows, 2/2 regions"), created.out());
@@ -292,6 +302,14 @@ class ScbfAdminClusterTest {
     Run defined = cli("create", "vr", "d:name", "--alias", "nm", "--no-backfill");
     assertEquals(0, defined.status(), defined.err());
     assertTrue(new IndexAdmin(connection).isBuilding(TABLE, "nm"));
+    assertEquals(
+        List.of(IndexSpec.Layout.BY_VALUE),
+        new IndexAdmin(connection)
+            .listIndexes(TABLE).stream()
+                .filter(s -> s.alias().equals("nm"))
+                .map(IndexSpec::layout)
+                .toList(),
+        "a global index is by value unless --by-row");
     assertEquals(0, cli("mark-built", "vr", "nm").status());
     assertFalse(new IndexAdmin(connection).isBuilding(TABLE, "nm"));
     assertEquals(0, cli("drop", "vr", "nm").status());
@@ -306,6 +324,7 @@ class ScbfAdminClusterTest {
     assertEquals(2, cli("create", "vr", "nocolon").status());
     assertEquals(2, cli("create", "vr", "d:x", "--then", "d:x", "--alias", "xx").status());
     assertEquals(2, cli("create", "vr", "d:x", "--buckets", "many").status());
+    assertEquals(2, cli("create", "vr", "d:x", "--by-row", "--by-value").status());
     Run missing = cli("verify", "vr", "nosuch");
     assertEquals(2, missing.status());
     assertTrue(missing.err().contains("no index 'nosuch'"), missing.err());

@@ -113,7 +113,13 @@ public final class CrashWorkload {
 
   static void createIndexes(Connection c) throws IOException {
     IndexAdmin indexes = new IndexAdmin(c);
-    indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(8).build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(8)
+            .build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, AGE).alias("age").local().build());
     indexes.createIndex(
         TABLE,

@@ -62,7 +62,9 @@ class SlicedRoutingClusterTest {
     }
     IndexAdmin indexes = new IndexAdmin(util.getConnection());
     indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").local().build());
-    indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").buckets(4).build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.BY_ROW).buckets(4).build());
   }
 
   @AfterAll

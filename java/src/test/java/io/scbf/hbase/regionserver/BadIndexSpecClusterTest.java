@@ -71,6 +71,7 @@ class BadIndexSpecClusterTest {
   static final String HUGE_SPEC =
       IndexSpec.builder(D, NAME)
           .alias("huge")
+          .layout(IndexSpec.Layout.BY_ROW)
           .buckets(1)
           .build()
           .encode()
@@ -116,7 +117,13 @@ class BadIndexSpecClusterTest {
     }
     // The valid index beside the bad attributes is created, maintained and queried as usual.
     new IndexAdmin(connection)
-        .createIndex(table, IndexSpec.builder(D, CITY).alias("city").buckets(2).build());
+        .createIndex(
+            table,
+            IndexSpec.builder(D, CITY)
+                .alias("city")
+                .layout(IndexSpec.Layout.BY_ROW)
+                .buckets(2)
+                .build());
     List<byte[]> suzhou = new ArrayList<>();
     try (Table t = connection.getTable(table)) {
       for (int i = 0; i < 40; i++) {
@@ -234,7 +241,13 @@ class BadIndexSpecClusterTest {
 
       // The valid path still works, and removing a family an index uses is refused.
       new IndexAdmin(connection)
-          .createIndex(table, IndexSpec.builder(D, CITY).alias("city").buckets(1).build());
+          .createIndex(
+              table,
+              IndexSpec.builder(D, CITY)
+                  .alias("city")
+                  .layout(IndexSpec.Layout.BY_ROW)
+                  .buckets(1)
+                  .build());
       assertRejected(
           () ->
               admin.modifyTable(

@@ -89,6 +89,7 @@ class IndexMetricsTest {
             TABLE,
             IndexSpec.builder(D, V)
                 .alias("v")
+                .layout(IndexSpec.Layout.BY_ROW)
                 .buckets(BUCKETS)
                 .fpp(FPP)
                 .initialCapacity(CAPACITY)

@@ -184,7 +184,14 @@ class IndexWriteLoadTest {
           new byte[][] {Bytes.toBytes("w08"), Bytes.toBytes("w16"), Bytes.toBytes("w24")});
     }
     new IndexAdmin(connection)
-        .createIndex(name, IndexSpec.builder(D, V).alias("v").buckets(BUCKETS).fpp(0.01).build());
+        .createIndex(
+            name,
+            IndexSpec.builder(D, V)
+                .alias("v")
+                .layout(IndexSpec.Layout.BY_ROW)
+                .buckets(BUCKETS)
+                .fpp(0.01)
+                .build());
   }
 
   /** Moves the data and index regions of {@code table} to {@code target} and waits. */

@@ -61,7 +61,13 @@ class MetricsJmxTest {
           new byte[][] {Bytes.toBytes("row-0200")});
     }
     IndexAdmin indexes = new IndexAdmin(connection);
-    indexes.createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(BUCKETS)
+            .build());
     indexes.createIndex(TABLE, IndexSpec.builder(D, ZIP).alias("zip").local().build());
   }
 

@@ -132,7 +132,11 @@ class IndexKeyCodecTest {
             .layout(IndexSpec.Layout.BY_VALUE)
             .build();
     var byRow =
-        IndexSpec.builder(Bytes.toBytes("f"), Bytes.toBytes("q")).alias("city").buckets(16).build();
+        IndexSpec.builder(Bytes.toBytes("f"), Bytes.toBytes("q"))
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(16)
+            .build();
     byte[] value = Bytes.toBytes("Nanjing");
     int slot = IndexPlacement.salt(byValue, ALIAS, value, Bytes.toBytes("r1"));
     Set<Integer> buckets = new HashSet<>();

@@ -24,7 +24,12 @@ class IndexUpdatePlannerTest {
   static final byte[] NAME = Bytes.toBytes("name");
   static final byte[] ROW = Bytes.toBytes("r1");
   static final IndexSpec SPEC =
-      IndexSpec.builder(D, CITY).alias("c").buckets(4).covered(D, NAME).build();
+      IndexSpec.builder(D, CITY)
+          .alias("c")
+          .layout(IndexSpec.Layout.BY_ROW)
+          .buckets(4)
+          .covered(D, NAME)
+          .build();
   static final IndexSpec.Column CITY_COL = SPEC.column();
   static final IndexSpec.Column NAME_COL = new IndexSpec.Column(D, NAME);
   final IndexUpdatePlanner planner = new IndexUpdatePlanner(List.of(SPEC));
@@ -179,7 +184,12 @@ class IndexUpdatePlannerTest {
   @Test
   void aCompositeIndexFollowsEachOfItsColumns() throws Exception {
     IndexSpec composite =
-        IndexSpec.builder(D, CITY).thenColumn(D, NAME).alias("cn").buckets(4).build();
+        IndexSpec.builder(D, CITY)
+            .thenColumn(D, NAME)
+            .alias("cn")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .build();
     IndexUpdatePlanner p = new IndexUpdatePlanner(List.of(composite));
     java.util.function.Function<List<byte[]>, byte[]> key =
         values ->

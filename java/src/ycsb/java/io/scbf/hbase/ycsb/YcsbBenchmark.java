@@ -103,7 +103,12 @@ public final class YcsbBenchmark {
       targets.add(new HBaseTarget(hbase, "scbf unindexed", null));
       targets.add(
           new HBaseTarget(
-              hbase, "scbf global BY_ROW", IndexSpec.builder(FAMILY, FIELD0).alias("f0").build()));
+              hbase,
+              "scbf global BY_ROW",
+              IndexSpec.builder(FAMILY, FIELD0)
+                  .alias("f0")
+                  .layout(IndexSpec.Layout.BY_ROW)
+                  .build()));
       targets.add(
           new HBaseTarget(
               hbase,

@@ -26,7 +26,11 @@ import org.junit.jupiter.api.Test;
 class FilterBookkeepingTest {
   static final byte[] ALIAS = Bytes.toBytes("v");
   static final IndexSpec SPEC =
-      IndexSpec.builder(Bytes.toBytes("d"), Bytes.toBytes("v")).alias("v").buckets(4).build();
+      IndexSpec.builder(Bytes.toBytes("d"), Bytes.toBytes("v"))
+          .alias("v")
+          .layout(IndexSpec.Layout.BY_ROW)
+          .buckets(4)
+          .build();
 
   final InMemoryIndexRows rows = new InMemoryIndexRows();
   final AtomicBoolean closing = new AtomicBoolean();

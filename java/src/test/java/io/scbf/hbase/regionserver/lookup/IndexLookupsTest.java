@@ -24,7 +24,10 @@ class IndexLookupsTest {
   static final int BUCKET = 3;
   static final byte[] ALIAS = Bytes.toBytes("city");
   static final IndexSpec SPEC =
-      IndexSpec.builder(Bytes.toBytes("f"), Bytes.toBytes("city")).alias("city").build();
+      IndexSpec.builder(Bytes.toBytes("f"), Bytes.toBytes("city"))
+          .alias("city")
+          .layout(IndexSpec.Layout.BY_ROW)
+          .build();
 
   final InMemoryIndexRows rows = new InMemoryIndexRows();
   final HotscoreCache cache = HotscoreCache.builder().capacityBytes(1 << 20).build();
