@@ -39,16 +39,20 @@ import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * The HBase benchmark, in one run on an in-process HBase with the scbf coprocessors: (a)
- * batched-put throughput of an unindexed table, one with a global index and one with a local index,
- * (b) routed point queries vs a full scan with SingleColumnValueFilter, (c) buckets or regions
- * asked per query, (d) hot vs cold lookups (b-d for both index kinds), (e) filter and cache memory,
- * (f) an update pass rewriting the indexed column of 25% of the rows. Run with {@code mvn -B
+ * batched-put throughput of an unindexed table, one with a global index of buckets ({@code
+ * BY_ROW}), one with a global index by value (the default layout) and one with a local index, (b)
+ * routed point queries vs a full scan with SingleColumnValueFilter, (c) buckets or regions asked
+ * per query, (d) hot vs cold lookups (b-d for both index kinds), (e) filter and cache memory, (f)
+ * an update pass rewriting the indexed column of 25% of the rows. Run with {@code mvn -B
  * -Pbench-hbase verify} ({@code -Dbench.rows=N}).
  */
 public final class HBaseBenchmark {
   static final TableName PLAIN = TableName.valueOf("bench_plain");
   static final TableName INDEXED = TableName.valueOf("bench_indexed");
   static final TableName LOCAL = TableName.valueOf("bench_local");
+
+  /** A global index in the default layout (BY_VALUE), for the write figures. */
+  static final TableName BY_VALUE = TableName.valueOf("bench_by_value");
 
   /** A global index on a table declared insert-only (no read of the current row per put). */
   static final TableName IMMUTABLE = TableName.valueOf("bench_immutable");
@@ -83,6 +87,7 @@ public final class HBaseBenchmark {
     try {
       Connection connection = util.getConnection();
       createTables(connection, PLAIN, INDEXED, LOCAL);
+      createByValueTable(connection);
       createTables(connection, null, IMMUTABLE, LOCAL_IMMUTABLE);
       new IndexAdmin(connection).setImmutableRows(IMMUTABLE, true);
       new IndexAdmin(connection).setImmutableRows(LOCAL_IMMUTABLE, true);
@@ -94,7 +99,7 @@ public final class HBaseBenchmark {
               data,
               batch,
               writers,
-              List.of(PLAIN, INDEXED, LOCAL, IMMUTABLE, LOCAL_IMMUTABLE),
+              List.of(PLAIN, INDEXED, LOCAL, IMMUTABLE, LOCAL_IMMUTABLE, BY_VALUE),
               Durability.USE_DEFAULT,
               true,
               false);
@@ -123,8 +128,13 @@ public final class HBaseBenchmark {
       try (Admin admin = connection.getAdmin()) {
         // Queries, lookups and scans read HFiles (not memstores), as on a loaded cluster.
         for (TableName t :
-            List.of(PLAIN, INDEXED, LOCAL, IndexCatalog.indexTableName(INDEXED, "city")))
-          admin.flush(t);
+            List.of(
+                PLAIN,
+                INDEXED,
+                LOCAL,
+                BY_VALUE,
+                IndexCatalog.indexTableName(INDEXED, "city"),
+                IndexCatalog.indexTableName(BY_VALUE, "city"))) admin.flush(t);
       }
       try (IndexedTable table = new IndexedTable(connection, INDEXED)) {
         say("%n--- global index (%s) ---", INDEXED);
@@ -142,7 +152,7 @@ public final class HBaseBenchmark {
               data,
               batch,
               writers,
-              List.of(PLAIN, INDEXED, LOCAL),
+              List.of(PLAIN, INDEXED, LOCAL, BY_VALUE),
               Durability.USE_DEFAULT,
               false,
               true);
@@ -151,6 +161,9 @@ public final class HBaseBenchmark {
           "  load   global %.2fx   local %.2fx   immutable rows: global %.2fx, local %.2fx",
           load[1] / load[0], load[2] / load[0], load[3] / load[0], load[4] / load[0]);
       say("  update global %.2fx   local %.2fx", update[1] / update[0], update[2] / update[0]);
+      say(
+          "  global by value (the default layout): load %.2fx   update %.2fx",
+          load[5] / load[0], update[3] / update[0]);
     } finally {
       util.shutdownMiniCluster();
     }
@@ -188,7 +201,13 @@ public final class HBaseBenchmark {
     }
     IndexAdmin indexes = new IndexAdmin(connection);
     indexes.createIndex(
-        global, IndexSpec.builder(D, CITY).alias("city").buckets(BUCKETS).fpp(0.001).build());
+        global,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(BUCKETS)
+            .fpp(0.001)
+            .build());
     if (local != null) {
       indexes.createIndex(
           local, IndexSpec.builder(D, CITY).alias("city").local().fpp(0.001).build());
@@ -202,6 +221,26 @@ public final class HBaseBenchmark {
         global,
         BUCKETS,
         local == null ? "" : " and on " + local + " (local, fpp 0.001)");
+  }
+
+  /**
+   * {@link #BY_VALUE}: a global index in the default layout, starting with one region per data
+   * region.
+   */
+  static void createByValueTable(Connection connection) throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(BY_VALUE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          BenchData.splits(REGIONS));
+    }
+    new IndexAdmin(connection)
+        .createIndex(
+            BY_VALUE, IndexSpec.builder(D, CITY).alias("city").buckets(REGIONS).fpp(0.001).build());
+    say(
+        "table %s: %d regions; index 'city' by value (%d regions to start)",
+        BY_VALUE, REGIONS, REGIONS);
   }
 
   /**
