@@ -42,8 +42,14 @@
  *
  * Concurrency. A cache is split into shards by key hash, each an
  * independent cache with its own lock and share of the capacity (and of
- * max_entries), so threads that look up different keys rarely wait for each
- * other; the policy then works per shard. All functions are thread-safe;
+ * max_entries); the policy works per shard. With the LRU and hotscore
+ * policies hotcache_get takes no lock: it copies the value while an epoch
+ * keeps the entry alive and leaves the access in a small read buffer, which the
+ * next operation that holds the shard's lock replays into the policy (a
+ * lookup that finds its buffer full and the lock busy is not replayed: the
+ * policy may miss a few accesses under contention, never a value). A single
+ * thread's accesses are all replayed, in order, before its next put. The
+ * paper's policy locks on every lookup. All functions are thread-safe;
  * hotcache_free must not race with anything.
  */
 #ifndef SCBF_HOTCACHE_H

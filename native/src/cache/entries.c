@@ -8,6 +8,15 @@
  * preallocated at create), the bucket array, the entry heap, and each entry
  * node with its key and value.  Growing the bucket array or the heap is
  * charged before it happens, so bytes_used never exceeds capacity_bytes.
+ * (An unlinked entry or array still waiting for lookups that take no lock to
+ * leave, readers.c, is no longer charged: at most a few dozen per shard.)
+ *
+ * Lookups without the lock read the chains while this file changes them:
+ * every store to a published link is an atomic release (link_set), a node is
+ * complete before it is linked, and an unlinked node or array is retired,
+ * not freed. Growing the table rewires nodes into the new array's chains; a
+ * lookup walking an old chain then ends in a new one, which can make it
+ * miss (a miss is always a correct answer of a cache), never loop.
  */
 #include "shard_internal.h"
 
@@ -15,10 +24,16 @@
 
 void entries_destroy(struct shard *h, struct entry *e) {
     struct entry **link = chain_link(h, e->hash, e->data, e->klen);
-    *link = e->chain;
+    link_set(link, e->chain);
     h->nentries--;
     h->entry_bytes -= entry_charge(e->klen, e->vlen);
-    free(e);
+    readers_retire_entry(h, e);
+}
+
+struct entry *entries_find_hash(const struct shard *h, uint64_t hash) {
+    struct entry *e = h->tab->slot[hash & (h->tab->n - 1)];
+    while (e && e->hash != hash) e = e->chain;
+    return e;
 }
 
 void entries_drop(struct shard *h, struct entry *e) {
@@ -36,9 +51,8 @@ int entries_fit(const struct shard *h, size_t n, uint64_t freed, uint64_t charge
     if (h->cfg.max_entries && n1 > h->cfg.max_entries) return 0;
     if (n1 >= UINT32_MAX) return 0; /* heap slots are 32-bit */
     uint64_t need = charge;
-    if (n1 > h->nbuckets)
-        need += alloc_bytes(2 * (uint64_t)h->nbuckets * sizeof(struct entry *)) -
-                alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
+    if (n1 > h->tab->n)
+        need += alloc_bytes(table_bytes(2 * h->tab->n)) - alloc_bytes(table_bytes(h->tab->n));
     if (h->paper && n1 > h->heap_cap)
         need += alloc_bytes(2 * (uint64_t)h->heap_cap * sizeof(rec_t *)) -
                 alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
@@ -55,22 +69,28 @@ static int lru_make_room(struct shard *h, uint64_t charge) {
     return 1;
 }
 
+struct table *entries_table(size_t n) {
+    struct table *t = calloc(1, table_bytes(n));
+    if (t) t->n = n;
+    return t;
+}
+
 static int grow_buckets(struct shard *h) {
-    size_t nb = 2 * h->nbuckets;
-    struct entry **b = calloc(nb, sizeof *b);
+    struct table *old = h->tab;
+    size_t nb = 2 * old->n;
+    struct table *b = entries_table(nb);
     if (!b) return SCBF_E_NOMEM;
-    for (size_t i = 0; i < h->nbuckets; i++) {
-        struct entry *e = h->buckets[i];
+    for (size_t i = 0; i < old->n; i++) {
+        struct entry *e = old->slot[i];
         while (e) {
             struct entry *next = e->chain;
-            e->chain = b[e->hash & (nb - 1)];
-            b[e->hash & (nb - 1)] = e;
+            link_set(&e->chain, b->slot[e->hash & (nb - 1)]);
+            b->slot[e->hash & (nb - 1)] = e;
             e = next;
         }
     }
-    free(h->buckets);
-    h->buckets = b;
-    h->nbuckets = nb;
+    __atomic_store_n(&h->tab, b, __ATOMIC_RELEASE);
+    readers_retire_table(h, old);
     return SCBF_OK;
 }
 
@@ -86,11 +106,11 @@ static int grow_heap(struct shard *h) {
  * then evicts until the cache fits. */
 int entries_link(struct shard *h, struct entry *e, const rec_t *r, int queue) {
     int rc;
-    if (h->nentries + 1 > h->nbuckets && (rc = grow_buckets(h)) != SCBF_OK) return rc;
+    if (h->nentries + 1 > h->tab->n && (rc = grow_buckets(h)) != SCBF_OK) return rc;
     if (h->paper && h->heap_n + 1 > h->heap_cap && (rc = grow_heap(h)) != SCBF_OK) return rc;
-    struct entry **head = &h->buckets[e->hash & (h->nbuckets - 1)];
+    struct entry **head = &h->tab->slot[e->hash & (h->tab->n - 1)];
     e->chain = *head;
-    *head = e;
+    link_set(head, e);
     h->nentries++;
     h->entry_bytes += entry_charge(e->klen, e->vlen);
     if (h->paper) {
@@ -102,14 +122,14 @@ int entries_link(struct shard *h, struct entry *e, const rec_t *r, int queue) {
 }
 
 void entries_free_all(struct shard *h) {
-    for (size_t i = 0; i < h->nbuckets; i++) {
-        struct entry *e = h->buckets[i];
+    for (size_t i = 0; i < h->tab->n; i++) {
+        struct entry *e = h->tab->slot[i];
+        link_set(&h->tab->slot[i], NULL);
         while (e) {
             struct entry *next = e->chain;
-            free(e);
+            readers_retire_entry(h, e);
             e = next;
         }
-        h->buckets[i] = NULL;
     }
     h->nentries = 0;
     h->heap_n = 0;

@@ -74,15 +74,18 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
     }
     uint64_t keys = adaptive ? adaptive_expected_keys(c) : 0;
 
-    struct shard *h = calloc(1, sizeof *h);
+    /* The read stripes are cache-line aligned (shard_internal.h). */
+    size_t size = (sizeof(struct shard) + 63) & ~(size_t)63;
+    struct shard *h = aligned_alloc(64, size);
     if (!h) return SCBF_E_NOMEM;
+    memset(h, 0, size);
     h->cfg = *c;
+    h->lockfree_reads = !paper;
     h->paper = paper;
     h->memoryless = paper && c->decay == 1.0;
     h->keep = 1.0 - c->decay;
     for (int k = 0; k < 64; k++) h->keep_pow[k] = pow(h->keep, k);
     h->ghost_cap = (size_t)ghosts;
-    h->nbuckets = INITIAL_BUCKETS;
     h->heap_cap = paper ? INITIAL_HEAP : 0;
     h->fixed_bytes = alloc_bytes(sizeof *h);
     if (ghosts) {
@@ -99,15 +102,21 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
         h->fixed_bytes += sketch_bytes(keys) + 2 * 32 + shadow_bytes((uint32_t)keys) + 4 * 32;
         adaptive_reset(h);
     }
+    h->tab = entries_table(INITIAL_BUCKETS);
+    if (!h->tab) {
+        free(h);
+        return SCBF_E_NOMEM;
+    }
     if (bytes_used(h) > c->capacity_bytes) {
+        free(h->tab);
         free(h);
         return SCBF_E_INVALID_ARG; /* capacity below the fixed overhead */
     }
     if (init_lock(&h->lock)) {
+        free(h->tab);
         free(h);
         return SCBF_E_NOMEM;
     }
-    h->buckets = calloc(h->nbuckets, sizeof *h->buckets);
     if (paper) h->heap = malloc(h->heap_cap * sizeof *h->heap);
     if (ghosts) {
         h->ghosts = malloc(ghosts * sizeof *h->ghosts);
@@ -116,7 +125,7 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
     }
     int sketch_failed = adaptive && (sketch_init(&h->sketch, keys) != 0 ||
                                      shadow_init(&h->shadow, (uint32_t)keys) != 0);
-    if (!h->buckets || (paper && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex)) ||
+    if ((paper && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex)) ||
         sketch_failed) {
         shard_free(h);
         return SCBF_E_NOMEM;
@@ -128,8 +137,9 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
 
 void shard_free(struct shard *h) {
     if (!h) return;
-    if (h->buckets) entries_free_all(h);
-    free(h->buckets);
+    entries_free_all(h);
+    readers_free_all(h);
+    free(h->tab);
     free(h->heap);
     free(h->ghosts);
     free(h->gheap);
@@ -140,22 +150,28 @@ void shard_free(struct shard *h) {
     free(h);
 }
 
+/* Every operation that takes the lock first replays the lookups made
+ * without it (readers.c), so the policy sees them before it decides. */
+static void lock_shard(struct shard *h) {
+    pthread_mutex_lock(&h->lock);
+    readers_drain(h);
+}
+
+static void unlock_shard(struct shard *h) {
+    readers_reclaim(h);
+    pthread_mutex_unlock(&h->lock);
+}
+
 int shard_get(struct shard *h, uint64_t hash, const void *key, size_t klen, void *buf, size_t cap,
               size_t *vlen) {
+    if (h->lockfree_reads) return readers_get(h, hash, key, klen, buf, cap, vlen);
+    /* The paper's policy: a lookup closes periods and writes the key's record. */
     int rc;
     pthread_mutex_lock(&h->lock);
-    if (h->paper) {
-        paper_close_due_periods(h, 1);
-        h->lookups++;
-    }
+    paper_close_due_periods(h, 1);
+    h->lookups++;
     struct entry *e = *chain_link(h, hash, key, klen);
-    if (h->paper) {
-        paper_visit(h, e, hash);
-    } else if (h->cfg.policy == HOTCACHE_HOTSCORE) {
-        adaptive_lookup(h, hash, e);
-    } else if (e) {
-        list_move_front(h, e, Q_WINDOW);
-    }
+    paper_visit(h, e, hash);
     if (e) {
         h->hits++;
         if (vlen) *vlen = e->vlen;
@@ -187,7 +203,7 @@ int shard_put(struct shard *h, uint64_t hash, const void *key, size_t klen, cons
     }
 
     int rc, in = 0;
-    pthread_mutex_lock(&h->lock);
+    lock_shard(h);
     /* The old value goes first: if the new one is refused, neither stays. */
     struct entry *old = *chain_link(h, hash, key, klen);
     if (h->paper)
@@ -203,23 +219,23 @@ int shard_put(struct shard *h, uint64_t hash, const void *key, size_t klen, cons
         free(node); /* NULL if the cache took it */
     }
     if (admitted) *admitted = in;
-    pthread_mutex_unlock(&h->lock);
+    unlock_shard(h);
     return rc;
 }
 
 int shard_invalidate(struct shard *h, uint64_t hash, const void *key, size_t klen) {
-    pthread_mutex_lock(&h->lock);
+    lock_shard(h);
     struct entry *e = *chain_link(h, hash, key, klen);
     if (e) {
         entries_drop(h, e);
         h->invalidations++;
     }
-    pthread_mutex_unlock(&h->lock);
+    unlock_shard(h);
     return e ? SCBF_OK : SCBF_E_NOT_FOUND;
 }
 
 void shard_clear(struct shard *h) {
-    pthread_mutex_lock(&h->lock);
+    lock_shard(h);
     entries_free_all(h);
     paper_clear_ghosts(h);
     if (h->cfg.policy == HOTCACHE_HOTSCORE) {
@@ -227,13 +243,14 @@ void shard_clear(struct shard *h) {
         shadow_clear(&h->shadow);
         adaptive_reset(h);
     }
-    pthread_mutex_unlock(&h->lock);
+    unlock_shard(h);
 }
 
 void shard_stats(struct shard *h, hotcache_stats_t *out) {
-    pthread_mutex_lock(&h->lock);
-    out->hits = h->hits;
-    out->misses = h->misses;
+    lock_shard(h);
+    readers_counts(h, &out->hits, &out->misses);
+    out->hits += h->hits;
+    out->misses += h->misses;
     out->admissions = h->admissions;
     out->rejections = h->rejections;
     out->evictions = h->evictions;
@@ -244,12 +261,12 @@ void shard_stats(struct shard *h, hotcache_stats_t *out) {
     out->capacity_bytes = h->cfg.capacity_bytes;
     out->periods = h->paper ? h->period : h->sketch.ages;
     out->window_share = h->cfg.policy == HOTCACHE_HOTSCORE ? h->window_share : 0;
-    pthread_mutex_unlock(&h->lock);
+    unlock_shard(h);
 }
 
 int shard_peek(struct shard *h, uint64_t hash, const void *key, size_t klen, double *score,
                uint32_t *visits, int *cached) {
-    pthread_mutex_lock(&h->lock);
+    lock_shard(h);
     struct entry *e = *chain_link(h, hash, key, klen);
     const rec_t *r = h->paper ? paper_record(h, e, hash) : NULL;
     int found = e || r;
@@ -260,6 +277,6 @@ int shard_peek(struct shard *h, uint64_t hash, const void *key, size_t klen, dou
         if (visits) *visits = r && r->visits && r->vstamp == h->period ? r->visits : 0;
         if (cached) *cached = e != NULL;
     }
-    pthread_mutex_unlock(&h->lock);
+    unlock_shard(h);
     return found ? SCBF_OK : SCBF_E_NOT_FOUND;
 }

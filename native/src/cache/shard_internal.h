@@ -6,8 +6,11 @@
  *   paper.c     the paper's formula: scores, record heaps and ghosts
  *   adaptive.c  the adaptive hotscore policy (window, sketch admission,
  *               segmented main area, window tuned against a shadow LRU)
+ *   readers.c   lookups without the lock (LRU and adaptive): the read
+ *               buffers they leave their accesses in, and the epochs that
+ *               keep what they read alive
  *
- * Everything here runs with the shard's lock held. */
+ * Everything here runs with the shard's lock held, except readers_get. */
 #ifndef SCBF_CACHE_SHARD_INTERNAL_H
 #define SCBF_CACHE_SHARD_INTERNAL_H
 
@@ -59,6 +62,37 @@ struct entry {
     unsigned char data[]; /* key, then value */
 };
 
+/* A bucket array: replaced whole when it grows, so a lookup without the lock
+ * reads `n` and the slots of one array. `retired` links arrays waiting for
+ * their readers to leave. */
+struct table {
+    size_t n;
+    struct table *retired;
+    struct entry *slot[];
+};
+
+static inline uint64_t table_bytes(size_t n) {
+    return sizeof(struct table) + (uint64_t)n * sizeof(struct entry *);
+}
+
+/* Lookups without the lock (readers.c). A thread writes one stripe (the one
+ * of the CPU it first ran a lookup on), on its own cache lines, so two
+ * threads on two cores share no line on a hit:
+ * `active` counts the readers inside the table by epoch parity, `ring`
+ * holds the key hashes of their lookups until the lock holder replays them
+ * into the policy (lossy: a lookup finding its ring full while the lock is
+ * busy is not replayed). */
+#define READ_STRIPES 4  /* power of two */
+#define READ_RING    16 /* power of two */
+
+struct read_stripe {
+    _Alignas(64) uint64_t active[2];
+    uint64_t hits, misses;
+    uint64_t tail;                         /* lookups that claimed a ring slot */
+    uint64_t head;                         /* lookups replayed; written by the lock holder */
+    _Alignas(64) uint64_t ring[READ_RING]; /* hash, or 0 while empty */
+};
+
 struct ghost {
     rec_t r; /* first, so a heap's rec_t * is the ghost */
     uint64_t hash;
@@ -71,6 +105,15 @@ struct list {
 };
 
 struct shard {
+    /* first: the stripes' alignment is the struct's */
+    struct read_stripe stripes[READ_STRIPES];
+    uint64_t epoch;          /* readers.c; atomic */
+    int lockfree_reads;      /* LRU and adaptive; the paper's lookups write its records */
+    struct entry *limbo;     /* unlinked since the last epoch flip, by u.lru.next */
+    struct entry *limbo_old; /* unlinked before it: freed once that epoch's readers leave */
+    size_t limbo_n;
+    struct table *tables, *tables_old; /* the same for bucket arrays */
+
     pthread_mutex_t lock;
     hotcache_config_t cfg;
     int paper;           /* the paper's policy: heaps and ghosts; otherwise lists */
@@ -78,8 +121,8 @@ struct shard {
     double keep;         /* 1 - a */
     double keep_pow[64]; /* (1 - a)^k, the common decay gaps */
 
-    struct entry **buckets;
-    size_t nbuckets, nentries;
+    struct table *tab; /* atomic: lookups without the lock read it */
+    size_t nentries;
     rec_t **heap; /* hotscore: min-heap of entries */
     size_t heap_n, heap_cap;
     struct list q[NQUEUES]; /* lru, adaptive */
@@ -118,20 +161,25 @@ static inline uint64_t entry_charge(size_t klen, size_t vlen) {
 }
 
 static inline uint64_t bytes_used(const struct shard *h) {
-    uint64_t b = h->fixed_bytes + h->entry_bytes +
-                 alloc_bytes((uint64_t)h->nbuckets * sizeof(struct entry *));
+    uint64_t b = h->fixed_bytes + h->entry_bytes + alloc_bytes(table_bytes(h->tab->n));
     if (h->paper) b += alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
     return b;
 }
 
+/* Lock held. Links are read plainly here (only the lock holder writes them)
+ * and written with link_set, since readers.c reads them without the lock. */
 static inline struct entry **chain_link(const struct shard *h, uint64_t hash, const void *key,
                                         size_t klen) {
-    struct entry **link = &h->buckets[hash & (h->nbuckets - 1)];
+    struct entry **link = &h->tab->slot[hash & (h->tab->n - 1)];
     for (; *link; link = &(*link)->chain) {
         struct entry *e = *link;
         if (e->hash == hash && e->klen == klen && (klen == 0 || !memcmp(e->data, key, klen))) break;
     }
     return link;
+}
+
+static inline void link_set(struct entry **link, struct entry *e) {
+    __atomic_store_n(link, e, __ATOMIC_RELEASE);
 }
 
 /* An entry's size against the capacity: one with max_entries (the trace
@@ -188,6 +236,29 @@ void entries_drop(struct shard *h, struct entry *e);
 void entries_free_all(struct shard *h);
 int lru_put(struct shard *h, struct entry *old, struct entry *node, int hopeless, uint64_t charge,
             int *admitted);
+
+/* The cached entry whose key hashes to `hash`, or NULL (replayed lookups
+ * carry only the hash). */
+struct entry *entries_find_hash(const struct shard *h, uint64_t hash);
+/* An empty bucket array of n slots, or NULL. */
+struct table *entries_table(size_t n);
+
+/* ---- readers.c --------------------------------------------------------- */
+
+/* A lookup without the lock: the value is copied while the epoch keeps the
+ * entry alive, and the access is left in the CPU's read buffer. */
+int readers_get(struct shard *h, uint64_t hash, const void *key, size_t klen, void *buf, size_t cap,
+                size_t *vlen);
+/* Replay the buffered lookups into the policy, oldest first per stripe. */
+void readers_drain(struct shard *h);
+/* An unlinked entry or bucket array: freed once no lookup can read it. */
+void readers_retire_entry(struct shard *h, struct entry *e);
+void readers_retire_table(struct shard *h, struct table *t);
+/* Free what no reader can hold any more; cheap unless enough is waiting. */
+void readers_reclaim(struct shard *h);
+/* Free everything retired (no lookup may run: shard_free). */
+void readers_free_all(struct shard *h);
+void readers_counts(struct shard *h, uint64_t *hits, uint64_t *misses);
 
 /* ---- paper.c ----------------------------------------------------------- */
 
