@@ -271,12 +271,9 @@ final class RoutingTable implements AutoCloseable {
     MembershipFilter bitmap = e.bitmap;
     boolean ok = apply(e, rf, from, sr);
     if (sr != null) {
-      if (e.bitmap != null && e.slot < 0) {
-        e.slot = sr.allocate();
-        sr.put(e.slot, null, e.bitmap);
-      } else if (rf.hasMembership() && e.bitmap != bitmap && e.slot >= 0) {
-        sr.put(e.slot, null, e.bitmap); // a full bitmap: the slot is rewritten
-      } // a delta to a sliced entry changed only its bits (applySliced)
+      // A delta to a sliced entry changed only its bits (applySliced); a full bitmap rewrites them.
+      boolean fullBitmap = rf.hasMembership() && e.bitmap != bitmap;
+      if (!sliceIfNew(e, sr) && fullBitmap && e.slot >= 0) sr.put(e.slot, null, e.bitmap);
       boolean changed = !from.equals(server) || ready != e.ready || current != e.current;
       if (changed && e.slot >= 0) sr.demote(e.slot);
     }
@@ -413,6 +410,14 @@ final class RoutingTable implements AutoCloseable {
     return out.build();
   }
 
+  /** Gives an entry with a bitmap and no slot its slot and bits; its write lock is held. */
+  private static boolean sliceIfNew(Entry e, SlicedRoutes sr) {
+    if (e.bitmap == null || e.slot >= 0) return false;
+    e.slot = sr.allocate();
+    sr.put(e.slot, null, e.bitmap);
+    return true;
+  }
+
   /** The index's sliced copy, made (and filled from every entry) on first use. */
   private SlicedRoutes slicedOf(String index, TableName regionsOf) {
     SlicedRoutes sr = sliced.computeIfAbsent(index, k -> new SlicedRoutes(regionsOf));
@@ -422,10 +427,7 @@ final class RoutingTable implements AutoCloseable {
           for (Entry e : entriesOf(index).values()) {
             e.lock.writeLock().lock();
             try {
-              if (e.bitmap != null && e.slot < 0) {
-                e.slot = sr.allocate();
-                sr.put(e.slot, null, e.bitmap);
-              }
+              sliceIfNew(e, sr);
             } finally {
               e.lock.writeLock().unlock();
             }
