@@ -11,7 +11,6 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
@@ -273,7 +272,6 @@ public final class IndexCatalog {
         ColumnFamilyDescriptorBuilder.newBuilder(INDEX_FAMILY)
             .setMaxVersions(1)
             .setNewVersionBehavior(true)
-            .setDataBlockEncoding(DataBlockEncoding.ROW_INDEX_V1)
             .build());
     if (spec.layout() == IndexSpec.Layout.BY_ROW) {
       b.setSplitEnabled(false)
