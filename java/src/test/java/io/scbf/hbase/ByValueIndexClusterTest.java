@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -181,7 +182,24 @@ class ByValueIndexClusterTest {
     int asked = 0, queries = 0;
     for (int c = 0; c < VALUES; c++) {
       List<byte[]> rows = reader.findRowKeys(D, CUST, cust(c));
-      assertEquals(acked.get("customer-" + c).size(), rows.size(), "customer-" + c);
+      Set<String> expected = acked.get("customer-" + c);
+      // A miss here would be a false negative: say which rows, where the query went, and whether
+      // a second query (past any cache) finds them.
+      int c0 = c;
+      assertEquals(
+          expected.size(),
+          rows.size(),
+          () ->
+              "customer-"
+                  + c0
+                  + ": found "
+                  + Oracle.strings(rows)
+                  + " of "
+                  + new TreeSet<>(expected)
+                  + "; "
+                  + reader.lastTrace()
+                  + "; "
+                  + askAgain(c0));
       asked += reader.lastTrace().regions().asked();
       queries++;
     }
@@ -190,6 +208,20 @@ class ByValueIndexClusterTest {
     assertEquals(1, reader.lastTrace().regions().asked(), "an absent value asks one region");
     assertEquals(0, reader.lastTrace().lookups().indexHits());
     assertMatchesOracle();
+  }
+
+  /** What a failed check reports: the same query again, and the index regions now. */
+  private String askAgain(int c) {
+    try {
+      return "asked again: "
+          + Oracle.strings(reader.findRowKeys(D, CUST, cust(c)))
+          + " "
+          + reader.lastTrace()
+          + "; index regions: "
+          + indexRegions();
+    } catch (Exception e) {
+      return "asking again failed: " + e;
+    }
   }
 
   @Test
