@@ -9,7 +9,8 @@
  * node with its key and value.  Growing the bucket array or the heap is
  * charged before it happens, so bytes_used never exceeds capacity_bytes.
  * (An unlinked entry or array still waiting for lookups that take no lock to
- * leave, readers.c, is no longer charged: at most a few dozen per shard.)
+ * leave, readers.c, is no longer charged: none while no lookup runs beside
+ * the lock holder, about two batches of 64 per shard under contention.)
  *
  * Lookups without the lock read the chains while this file changes them:
  * every store to a published link is an atomic release (link_set), a node is

@@ -66,8 +66,7 @@ static int lookup(struct shard *h, uint64_t hash, const void *key, size_t klen, 
     /* Sequentially consistent (plain loads on x86): see readers_reclaim. */
     const struct table *t = SEQ_LOAD(&h->tab);
     struct entry *e = SEQ_LOAD(&t->slot[hash & (t->n - 1)]);
-    while (e && !(e->hash == hash && e->klen == klen && (klen == 0 || !memcmp(e->data, key, klen))))
-        e = SEQ_LOAD(&e->chain);
+    while (e && !entry_has_key(e, hash, key, klen)) e = SEQ_LOAD(&e->chain);
     if (!e) return SCBF_E_NOT_FOUND;
     if (vlen) *vlen = e->vlen;
     if (cap < e->vlen) return SCBF_E_BUFFER_TOO_SMALL;

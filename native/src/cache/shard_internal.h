@@ -166,15 +166,19 @@ static inline uint64_t bytes_used(const struct shard *h) {
     return b;
 }
 
+/* Whether e holds this key (lookups with or without the lock). */
+static inline int entry_has_key(const struct entry *e, uint64_t hash, const void *key,
+                                size_t klen) {
+    return e->hash == hash && e->klen == klen && (klen == 0 || !memcmp(e->data, key, klen));
+}
+
 /* Lock held. Links are read plainly here (only the lock holder writes them)
  * and written with link_set, since readers.c reads them without the lock. */
 static inline struct entry **chain_link(const struct shard *h, uint64_t hash, const void *key,
                                         size_t klen) {
     struct entry **link = &h->tab->slot[hash & (h->tab->n - 1)];
-    for (; *link; link = &(*link)->chain) {
-        struct entry *e = *link;
-        if (e->hash == hash && e->klen == klen && (klen == 0 || !memcmp(e->data, key, klen))) break;
-    }
+    for (; *link; link = &(*link)->chain)
+        if (entry_has_key(*link, hash, key, klen)) break;
     return link;
 }
 
