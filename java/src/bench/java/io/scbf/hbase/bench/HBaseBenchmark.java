@@ -190,15 +190,7 @@ public final class HBaseBenchmark {
     for (TableName t : new TableName[] {plain, global, local}) {
       if (t != null) tables.add(t);
     }
-    try (Admin admin = connection.getAdmin()) {
-      for (TableName t : tables) {
-        admin.createTable(
-            TableDescriptorBuilder.newBuilder(t)
-                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
-                .build(),
-            BenchData.splits(REGIONS));
-      }
-    }
+    for (TableName t : tables) createDataTable(connection, t);
     IndexAdmin indexes = new IndexAdmin(connection);
     indexes.createIndex(
         global,
@@ -223,18 +215,23 @@ public final class HBaseBenchmark {
         local == null ? "" : " and on " + local + " (local, fpp 0.001)");
   }
 
+  /** A data table of family {@code d}, pre-split into {@link #REGIONS} regions. */
+  static void createDataTable(Connection connection, TableName table) throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          BenchData.splits(REGIONS));
+    }
+  }
+
   /**
    * {@link #BY_VALUE}: a global index in the default layout, starting with one region per data
    * region.
    */
   static void createByValueTable(Connection connection) throws Exception {
-    try (Admin admin = connection.getAdmin()) {
-      admin.createTable(
-          TableDescriptorBuilder.newBuilder(BY_VALUE)
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
-              .build(),
-          BenchData.splits(REGIONS));
-    }
+    createDataTable(connection, BY_VALUE);
     new IndexAdmin(connection)
         .createIndex(
             BY_VALUE, IndexSpec.builder(D, CITY).alias("city").buckets(REGIONS).fpp(0.001).build());
