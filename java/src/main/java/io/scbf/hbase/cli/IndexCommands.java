@@ -6,6 +6,7 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.cli.Command.Session;
+import io.scbf.hbase.client.IndexRegionReport;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
@@ -240,6 +241,28 @@ final class IndexCommands {
           "  regions: %d (%s)%n",
           hbase.getRegions(regionsOf).size(),
           spec.isLocal() ? "the data table's" : "index table " + regionsOf);
+    }
+    IndexRegionReport.Summary regions = IndexRegionReport.of(s.connection(), table, spec);
+    out.printf(
+        "  filters: %d of %d regions ready; %,d entries; %,d bytes; estimated fpr max %.2g;"
+            + " residue %d%n",
+        regions.ready(),
+        regions.regions(),
+        regions.entries(),
+        regions.filterBytes(),
+        regions.estimatedFprMax(),
+        regions.residue());
+    out.printf(
+        "  lookups: %,d since the regions opened; hot cache hits %,d (%s)%n",
+        regions.lookups(),
+        regions.cacheHits(),
+        regions.lookups() == 0
+            ? "no lookups yet"
+            : String.format("%.1f%%", 100 * regions.cacheHitRatio()));
+    if (!regions.unanswered().isEmpty()) {
+      out.printf(
+          "  %d regions did not answer (an earlier release, or moving): %s%n",
+          regions.unanswered().size(), regions.unanswered().get(0));
     }
     if (spec.layout() == IndexSpec.Layout.BY_VALUE) {
       out.println("  routing: by key (each region answers from its own filter; nothing published)");

@@ -23,6 +23,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
@@ -348,18 +350,7 @@ public class DataTableObserver extends LocalIndexService
       RpcController controller, LocalQueryRequest request, RpcCallback<LocalQueryResponse> done) {
     try {
       String alias = request.getAlias().toStringUtf8();
-      LocalIndex index = localIndexes.get(alias);
-      if (index == null) {
-        throw new DoNotRetryIOException(
-            "scbf: region "
-                + encodedName()
-                + " of "
-                + region.getRegionInfo().getTable()
-                + " serves no local index '"
-                + alias
-                + "'"
-                + (localUnfit != null ? " (" + localUnfit + ")" : ""));
-      }
+      LocalIndex index = localIndex(alias);
       TableName table = region.getRegionInfo().getTable();
       if (request.getAnswer() == LocalQueryRequest.Answer.ROWS) {
         IndexReadAccess.requireTable(region, table, index.spec());
@@ -384,16 +375,50 @@ public class DataTableObserver extends LocalIndexService
       }
       done.run(answer);
     } catch (IOException | RuntimeException e) {
-      NotServingRegionException closed = ClosingRegions.closedUnder(region, e);
-      CoprocessorRpcUtils.setControllerException(
-          controller,
-          e instanceof IOException io
-              ? io
-              : closed != null
-                  ? closed
-                  : new DoNotRetryIOException("scbf local index query failed: " + e, e));
+      CoprocessorRpcUtils.setControllerException(controller, failure("query", e));
       done.run(null);
     }
+  }
+
+  /** What this region holds of one of its local indexes ({@code scbf-admin status}). */
+  @Override
+  public void regionStatus(
+      RpcController controller,
+      RegionStatusRequest request,
+      RpcCallback<RegionStatusResponse> done) {
+    try {
+      LocalIndex index = localIndex(request.getAlias().toStringUtf8());
+      IndexReadAccess.requireColumns(region, region.getRegionInfo().getTable(), index.spec());
+      done.run(index.status());
+    } catch (IOException | RuntimeException e) {
+      CoprocessorRpcUtils.setControllerException(controller, failure("status", e));
+      done.run(null);
+    }
+  }
+
+  /** A local-index call's failure as its caller should see it: retried where the region reopens. */
+  private IOException failure(String call, Exception e) {
+    if (e instanceof IOException io) return io;
+    NotServingRegionException closed = ClosingRegions.closedUnder(region, e);
+    return closed != null
+        ? closed
+        : new DoNotRetryIOException("scbf local index " + call + " failed: " + e, e);
+  }
+
+  private LocalIndex localIndex(String alias) throws DoNotRetryIOException {
+    LocalIndex index = localIndexes.get(alias);
+    if (index == null) {
+      throw new DoNotRetryIOException(
+          "scbf: region "
+              + encodedName()
+              + " of "
+              + region.getRegionInfo().getTable()
+              + " serves no local index '"
+              + alias
+              + "'"
+              + (localUnfit != null ? " (" + localUnfit + ")" : ""));
+    }
+    return index;
   }
 
   /**

@@ -14,6 +14,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionLookup;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
 import java.io.IOException;
@@ -256,6 +258,21 @@ public class IndexRegionCoprocessor extends IndexLookupService
                   request.hasToKey() ? request.getToKey().toByteArray() : null));
     } catch (IOException | RuntimeException e) {
       fail(controller, done, e);
+    }
+  }
+
+  @Override
+  public void regionStatus(
+      RpcController controller,
+      RegionStatusRequest request,
+      RpcCallback<RegionStatusResponse> done) {
+    try {
+      requireRead();
+      done.run(region().status());
+    } catch (IOException | RuntimeException e) {
+      CoprocessorRpcUtils.setControllerException(
+          controller, e instanceof IOException io ? io : unexpected(e));
+      done.run(null);
     }
   }
 

@@ -292,6 +292,9 @@ class ScbfAdminClusterTest {
     assertEquals(0, created.status(), created.err());
     String listed = cli("list", "vr").out();
     assertTrue(listed.contains("local") && listed.contains("[d:name, d:city]"), listed);
+    Run localStatus = cli("status", "vr", "name");
+    assertEquals(0, localStatus.status(), localStatus.err());
+    assertTrue(localStatus.out().contains("of 2 regions ready; 60 entries"), localStatus.out());
     Run localVerify = cli("verify", "vr", "name");
     assertEquals(2, localVerify.status());
     assertTrue(localVerify.err().contains("local"), localVerify.err());
@@ -312,6 +315,22 @@ class ScbfAdminClusterTest {
         "a global index is by value unless --by-row");
     assertEquals(0, cli("mark-built", "vr", "nm").status());
     assertFalse(new IndexAdmin(connection).isBuilding(TABLE, "nm"));
+    // A BY_VALUE index publishes nothing to the master: status asks its regions themselves.
+    try (Table t = connection.getTable(TABLE);
+        IndexedTable indexed = new IndexedTable(connection, TABLE)) {
+      t.put(new Put(row(100)).addColumn(D, NAME, Bytes.toBytes("zed")));
+      for (int i = 0; i < 3; i++) {
+        assertEquals(1, indexed.findRowKeys(D, NAME, Bytes.toBytes("zed")).size());
+      }
+    }
+    Run byValue = cli("status", "vr", "nm");
+    assertEquals(0, byValue.status(), byValue.err());
+    long[] served = lookupsAndCacheHits(byValue.out());
+    assertTrue(served[0] >= 3 && served[1] >= 2, byValue.out());
+    assertTrue(byValue.out().contains("routing: by key"), byValue.out());
+    assertTrue(
+        byValue.out().matches("(?s).*filters: (\\d+) of \\1 regions ready; 1 entries.*"),
+        byValue.out());
     assertEquals(0, cli("drop", "vr", "nm").status());
     assertEquals(0, cli("set-immutable", "vr", "true").status());
     try (Admin admin = connection.getAdmin()) {
@@ -329,6 +348,18 @@ class ScbfAdminClusterTest {
     assertEquals(2, missing.status());
     assertTrue(missing.err().contains("no index 'nosuch'"), missing.err());
     assertEquals(2, cli("list", "nosuchtable").status());
+  }
+
+  /** The lookups and hot cache hits a status prints. */
+  static long[] lookupsAndCacheHits(String status) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile(
+                "lookups: ([\\d,]+) since the regions opened; hot cache hits ([\\d,]+)")
+            .matcher(status);
+    assertTrue(m.find(), status);
+    return new long[] {
+      Long.parseLong(m.group(1).replace(",", "")), Long.parseLong(m.group(2).replace(",", ""))
+    };
   }
 
   /** scripts/scbf-admin run as an operator would: a separate JVM, settings by -D. */
@@ -364,11 +395,6 @@ class ScbfAdminClusterTest {
     assertEquals(0, findHelp.status());
     assertTrue(findHelp.out().contains("--limit N"), findHelp.out());
 
-    Run status = launcher("status", "vr", "city");
-    assertEquals(0, status.status(), status.err());
-    assertTrue(status.out().contains("regions: " + BUCKETS + " (index table"), status.out());
-    assertTrue(status.out().contains("publish lag max"), status.out());
-
     Oracle oracle = new Oracle(connection, TABLE, D, CITY);
     byte[] city1 = Bytes.toBytes("city-1");
     Run keys = launcher("find", "vr", "d:city", "city-1", "--keys-only", "--strict");
@@ -385,6 +411,16 @@ class ScbfAdminClusterTest {
     Run explain = launcher("explain", "vr", "d:city", "city-1");
     assertEquals(0, explain.status(), explain.err());
     assertTrue(explain.out().contains("regions "), explain.out());
+
+    Run status = launcher("status", "vr", "city");
+    assertEquals(0, status.status(), status.err());
+    assertTrue(status.out().contains("regions: " + BUCKETS + " (index table"), status.out());
+    assertTrue(status.out().contains("publish lag max"), status.out());
+    long rows = oracle.values().stream().mapToLong(v -> oracle.rows(v).size()).sum();
+    assertTrue(
+        status.out().contains(String.format("filters: 4 of 4 regions ready; %,d entries", rows)),
+        status.out());
+    assertTrue(lookupsAndCacheHits(status.out())[0] > 0, "the finds above were lookups");
 
     assertEquals(2, launcher("find", "vr", "d:city", "city-1", "--limit", "zero").status());
     assertEquals(2, launcher("status", "vr", "nosuch").status());

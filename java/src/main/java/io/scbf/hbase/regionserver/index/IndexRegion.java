@@ -1,5 +1,6 @@
 package io.scbf.hbase.regionserver.index;
 
+import io.scbf.ScalableFilterStats;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.filter.BucketFilter;
 import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
@@ -8,6 +9,7 @@ import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -119,6 +121,24 @@ public final class IndexRegion {
 
   public IndexLookups lookups() {
     return lookups;
+  }
+
+  /** What an operator sees of this region ({@code scbf-admin status}). */
+  public RegionStatusResponse status() {
+    BucketFilter f = filter();
+    ScalableFilterStats s = f.stats();
+    return RegionStatusResponse.newBuilder()
+        .setEncodedRegion(encodedName)
+        .setReady(routable(f))
+        .setFilterBytes(s.bytes())
+        .setFilters(s.filters())
+        .setEstimatedFpr(s.estimatedFpr())
+        .setNewestFill(s.newestFill())
+        .setResidue(s.residue())
+        .setLookups(lookups.count())
+        .setCacheHits(lookups.cacheHits())
+        .setEntries(f.entries())
+        .build();
   }
 
   /** Region opened: announce it (not ready) and build the filter from the region's rows. */

@@ -12,6 +12,7 @@ import io.scbf.hbase.shared.LocalIndexKeys;
 import io.scbf.hbase.shared.RowState;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -347,6 +348,10 @@ public final class LocalIndex {
 
   private void checkNotClosing() {
     if (entries.isClosing()) throw new CancellationException();
+  }
+
+  public RegionStatusResponse status() {
+    return entries.status();
   }
 
   /** A query of this region's entries (see {@link LocalAnswers#answer}). */
