@@ -197,7 +197,11 @@ public class DataTableObserver extends LocalIndexService
     IndexServices services = context.attach();
     try {
       IndexWriter writer =
-          new IndexWriter(context.settings(), services::connection, services.indexWriters());
+          new IndexWriter(
+              context.settings(),
+              services::connection,
+              services.indexWriters(),
+              context.metrics()::indexWaited);
       IndexCleanups cleanups = new IndexCleanups(services.indexCleanup());
       watchedRows = new WatchedRows(context.settings().watchedRowsMax());
       this.services = services;

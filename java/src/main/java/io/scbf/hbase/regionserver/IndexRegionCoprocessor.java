@@ -268,7 +268,12 @@ public class IndexRegionCoprocessor extends IndexLookupService
       RpcCallback<RegionStatusResponse> done) {
     try {
       requireRead();
-      done.run(region().status());
+      IndexRegion r = region();
+      if (!request.getAlias().toStringUtf8().equals(r.spec().alias())) {
+        throw new DoNotRetryIOException(
+            "index region " + r.encodedName() + " serves index '" + r.spec().alias() + "'");
+      }
+      done.run(r.status());
     } catch (IOException | RuntimeException e) {
       CoprocessorRpcUtils.setControllerException(
           controller, e instanceof IOException io ? io : unexpected(e));

@@ -123,7 +123,19 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
 
   /** What an indexed write of {@code dataTable} waited for its index work, in one mini-batch. */
   void indexWriteDone(String dataTable, long micros) {
-    Meters m = meters("scbfIndexWrite", dataTable, false);
+    timed("scbfIndexWrite", dataTable, micros);
+  }
+
+  /**
+   * A data write of this server waited {@code micros} for the rows of the global index {@code
+   * indexTable} to be durable ({@link io.scbf.hbase.regionserver.write.IndexWriter.WaitListener}).
+   */
+  void indexWaited(String indexTable, long micros) {
+    timed("scbfIndexWait", indexTable, micros);
+  }
+
+  private void timed(String kind, String name, long micros) {
+    Meters m = meters(kind, name, false);
     if (m == null) return;
     m.micros().update(micros);
     m.calls().increment();

@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexAdmin;
@@ -151,6 +152,10 @@ class MetricsJmxTest {
     assertTrue(number(a, "scbfLookupUs_" + LOCAL + "_num_ops") >= queries);
     assertTrue(number(a, "scbfIndexWriteUs_jmx_num_ops") >= ROWS / 50);
     assertTrue(number(a, "scbfIndexWriteUs_jmx_max") >= 0);
+    // Per global index: what the data writes waited for its rows (the local index has no call).
+    assertTrue(number(a, "scbfIndexWaitCalls_" + GLOBAL) >= ROWS / 50);
+    assertTrue(number(a, "scbfIndexWaitUs_" + GLOBAL + "_num_ops") >= ROWS / 50);
+    assertFalse(a.containsKey(("scbfIndexWaitCalls_" + LOCAL).toLowerCase(java.util.Locale.ROOT)));
     for (String gauge :
         List.of("scbfCacheHitRatio", "scbfPublishLagMs", "scbfStaleIndexRowsRemoved")) {
       number(a, gauge);

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -67,17 +68,31 @@ public final class IndexWriter {
     Connection get() throws IOException;
   }
 
+  /** Told, per index table, how long a data write waited for that index's rows to be durable. */
+  public interface WaitListener {
+    void indexWritten(String indexTable, long micros);
+  }
+
   private final Settings settings;
   private final ConnectionSource connections;
   private final ExecutorService writers;
+  private final WaitListener waits;
 
   /**
    * @param writers the threads that send the per-server index calls of a data write in parallel
+   * @param waits told after each successful {@link Phase#BEFORE_DATA} write, per index table, the
+   *     time from the write's start until the last call carrying that index's rows returned
+   *     (retries included): what the data write waited for that index
    */
-  public IndexWriter(Settings settings, ConnectionSource connections, ExecutorService writers) {
+  public IndexWriter(
+      Settings settings,
+      ConnectionSource connections,
+      ExecutorService writers,
+      WaitListener waits) {
     this.settings = settings;
     this.connections = connections;
     this.writers = writers;
+    this.waits = waits;
   }
 
   /** The rows of one index region, as located. */
@@ -106,6 +121,8 @@ public final class IndexWriter {
   /** Writes every mutation or throws {@link IndexWriteException}; returns when all are durable. */
   public void write(String dataTable, Map<TableName, List<Mutation>> byIndexTable, Phase phase)
       throws IndexWriteException {
+    long start = System.nanoTime();
+    Map<TableName, Long> doneAt = new ConcurrentHashMap<>();
     int count = byIndexTable.values().stream().mapToInt(List::size).sum();
     String tables = byIndexTable.keySet().toString();
     long deadline = EnvironmentEdgeManager.currentTime() + settings.indexOperationTimeoutMs();
@@ -119,8 +136,13 @@ public final class IndexWriter {
       throw failure(dataTable, tables, count, phase, e.toString(), e);
     }
     for (int attempt = 1; ; attempt++) {
-      Failed failed = sendAll(connection, pending);
-      if (failed.regions.isEmpty()) return;
+      Failed failed = sendAll(connection, pending, doneAt);
+      if (failed.regions.isEmpty()) {
+        if (phase == Phase.BEFORE_DATA) {
+          doneAt.forEach((t, end) -> waits.indexWritten(t.getNameAsString(), (end - start) / 1000));
+        }
+        return;
+      }
       if (failed.fatal || attempt >= attempts || EnvironmentEdgeManager.currentTime() >= deadline) {
         throw failure(
             dataTable,
@@ -176,8 +198,12 @@ public final class IndexWriter {
     return out;
   }
 
-  /** One call per server, in parallel; every call ends before this returns. */
-  private Failed sendAll(Connection connection, List<RegionRows> regions) {
+  /**
+   * One call per server, in parallel; every call ends before this returns. {@code doneAt}: per
+   * index table, the latest time a call carrying its rows returned.
+   */
+  private Failed sendAll(
+      Connection connection, List<RegionRows> regions, Map<TableName, Long> doneAt) {
     if (regions.isEmpty()) return new Failed();
     Map<ServerName, List<RegionRows>> byServer = new LinkedHashMap<>();
     for (RegionRows r : regions)
@@ -185,10 +211,10 @@ public final class IndexWriter {
     List<Map.Entry<ServerName, List<RegionRows>>> calls = new ArrayList<>(byServer.entrySet());
     List<Future<Failed>> others = new ArrayList<>(calls.size() - 1);
     for (Map.Entry<ServerName, List<RegionRows>> c : calls.subList(0, calls.size() - 1)) {
-      others.add(writers.submit(() -> send(connection, c.getKey(), c.getValue())));
+      others.add(writers.submit(() -> timed(connection, c.getKey(), c.getValue(), doneAt)));
     }
     Map.Entry<ServerName, List<RegionRows>> last = calls.get(calls.size() - 1);
-    Failed failed = send(connection, last.getKey(), last.getValue());
+    Failed failed = timed(connection, last.getKey(), last.getValue(), doneAt);
     for (int i = 0; i < others.size(); i++) {
       try {
         failed.addAll(getUninterruptibly(others.get(i)));
@@ -196,6 +222,17 @@ public final class IndexWriter {
         for (RegionRows r : calls.get(i).getValue()) failed.add(r, e.getCause().toString(), true);
       }
     }
+    return failed;
+  }
+
+  private static Failed timed(
+      Connection connection,
+      ServerName server,
+      List<RegionRows> regions,
+      Map<TableName, Long> doneAt) {
+    Failed failed = send(connection, server, regions);
+    long end = System.nanoTime();
+    for (RegionRows r : regions) doneAt.merge(r.table(), end, Math::max);
     return failed;
   }
 
