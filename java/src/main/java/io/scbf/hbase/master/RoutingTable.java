@@ -24,8 +24,10 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +85,15 @@ final class RoutingTable implements AutoCloseable {
   /** A sliced index whose last route is older than this gets no background rebuilds. */
   static final long ACTIVE_MS = 10_000;
 
+  /**
+   * A sliced copy not routed for this long is dropped (a dropped index's, or one no longer
+   * queried): its memory goes back, and the next route makes it again from the entries.
+   */
+  static final long SLICED_IDLE_MS = 10 * 60_000;
+
+  /** How long a dropped copy stays open for a route or publication that found it just before. */
+  static final long RETIRED_CLOSE_MS = 60_000;
+
   /** What the master knows about regions and servers right now. */
   interface ClusterView {
     /** Regions of the table (not split or offline), any order. */
@@ -107,6 +118,11 @@ final class RoutingTable implements AutoCloseable {
 
   /** Per index routed bit-sliced: created by the first route over enough regions. */
   private final Map<String, SlicedRoutes> sliced = new ConcurrentHashMap<>();
+
+  /** Dropped copies, closed once {@link #RETIRED_CLOSE_MS} old (or with the table). */
+  private record Retired(SlicedRoutes routes, long closeAt) {}
+
+  private final Queue<Retired> retired = new ConcurrentLinkedQueue<>();
 
   /** Index (table name) to encoded region to its entry: a route reads one inner map. */
   private final Map<String, Map<String, Entry>> entries = new ConcurrentHashMap<>();
@@ -161,6 +177,7 @@ final class RoutingTable implements AutoCloseable {
   /** Rebuilds the snapshot of every sliced index routed lately once it is half its life old. */
   private void rebuildActive() {
     try {
+      dropIdle(System.currentTimeMillis());
       for (Map.Entry<String, SlicedRoutes> x : sliced.entrySet()) {
         long now = System.currentTimeMillis();
         SlicedRoutes sr = x.getValue();
@@ -172,6 +189,35 @@ final class RoutingTable implements AutoCloseable {
       // The next route rebuilds on its own thread; the schedule must go on.
       LOG.warn("scbf: background rebuild of routing snapshots failed", e);
     }
+  }
+
+  /**
+   * Drops the sliced copies not routed since {@code now - SLICED_IDLE_MS}; returns how many. Safe
+   * at any time: a copy is a cache of the entries' bitmaps, and an entry's slot belongs to the copy
+   * that gave it ({@link Entry#slotIn}), so a copy made later slices every entry again.
+   */
+  int dropIdle(long now) {
+    int dropped = 0;
+    for (Map.Entry<String, SlicedRoutes> x : sliced.entrySet()) {
+      SlicedRoutes sr = x.getValue();
+      if (now - sr.lastRouted() <= SLICED_IDLE_MS || !sliced.remove(x.getKey(), sr)) continue;
+      // A publication looks the copy up under its entry's lock: once every entry was locked here,
+      // none writes to this copy any more (a route that found it still reads it: closed later).
+      for (Entry e : entriesOf(x.getKey()).values()) {
+        e.lock.writeLock().lock();
+        try {
+          if (e.slicedIn == sr) e.slicedIn = null;
+        } finally {
+          e.lock.writeLock().unlock();
+        }
+      }
+      retired.add(new Retired(sr, now + RETIRED_CLOSE_MS));
+      dropped++;
+    }
+    for (Retired r = retired.peek(); r != null && r.closeAt() <= now; r = retired.peek()) {
+      if (retired.remove(r)) r.routes().close();
+    }
+    return dropped;
   }
 
   private record Delta(long base, long version, byte[] bytes) {}
@@ -187,7 +233,9 @@ final class RoutingTable implements AutoCloseable {
     long residue;
     ValueCounts counts;
 
-    /** The entry's slot in its index's {@link SlicedRoutes}, or -1. */
+    /** The copy that gave the entry its {@link #slot}, or null. */
+    SlicedRoutes slicedIn;
+
     int slot = -1;
 
     /** False while a refused publication left the bitmap behind the server's. */
@@ -200,6 +248,11 @@ final class RoutingTable implements AutoCloseable {
     Entry(String indexTable, String encoded) {
       this.indexTable = indexTable;
       this.encoded = encoded;
+    }
+
+    /** The entry's slot in {@code sr}, or -1 if its bits are not in that copy. */
+    int slotIn(SlicedRoutes sr) {
+      return sr != null && slicedIn == sr ? slot : -1;
     }
 
     void replace(MembershipFilter b) {
@@ -238,8 +291,8 @@ final class RoutingTable implements AutoCloseable {
                 if (!from.equals(e.server)) return e;
                 e.replace(null);
                 SlicedRoutes sr = sliced.get(rf.getIndexTable());
-                if (sr != null && e.slot >= 0) sr.release(e.slot);
-                e.slot = -1;
+                if (e.slotIn(sr) >= 0) sr.release(e.slot);
+                e.slicedIn = null;
                 return null;
               } finally {
                 e.lock.writeLock().unlock();
@@ -273,9 +326,9 @@ final class RoutingTable implements AutoCloseable {
     if (sr != null) {
       // A delta to a sliced entry changed only its bits (applySliced); a full bitmap rewrites them.
       boolean fullBitmap = rf.hasMembership() && e.bitmap != bitmap;
-      if (!sliceIfNew(e, sr) && fullBitmap && e.slot >= 0) sr.put(e.slot, null, e.bitmap);
+      if (!sliceIfNew(e, sr) && fullBitmap && e.slotIn(sr) >= 0) sr.put(e.slot, null, e.bitmap);
       boolean changed = !from.equals(server) || ready != e.ready || current != e.current;
-      if (changed && e.slot >= 0) sr.demote(e.slot);
+      if (changed && e.slotIn(sr) >= 0) sr.demote(e.slot);
     }
     return ok;
   }
@@ -303,8 +356,7 @@ final class RoutingTable implements AutoCloseable {
       if (sameSource && e.version == rf.getBaseVersion()) {
         byte[] delta = rf.getDelta().toByteArray();
         try {
-          applied =
-              sr != null && e.slot >= 0 ? applySliced(e, delta, sr) : e.bitmap.applyDelta(delta);
+          applied = e.slotIn(sr) >= 0 ? applySliced(e, delta, sr) : e.bitmap.applyDelta(delta);
         } catch (CorruptSnapshotException bad) {
           LOG.warn("scbf: unreadable delta from {} for {}: {}", from, e.encoded, bad.toString());
         }
@@ -375,7 +427,7 @@ final class RoutingTable implements AutoCloseable {
     // Only the candidates are sorted: they are few, the regions of a local index can be many.
     List<RegionInfo> regions = cluster.regionsOf(regionsOf);
     if (regions.size() >= slicedMinRegions) {
-      return routeSliced(index, slicedOf(index, regionsOf), filterKey, now);
+      return routeSliced(index, slicedOf(index, regionsOf, now), filterKey, now);
     }
     List<RegionInfo> candidates = new ArrayList<>();
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(regions.size());
@@ -412,15 +464,16 @@ final class RoutingTable implements AutoCloseable {
 
   /** Gives an entry with a bitmap and no slot its slot and bits; its write lock is held. */
   private static boolean sliceIfNew(Entry e, SlicedRoutes sr) {
-    if (e.bitmap == null || e.slot >= 0) return false;
+    if (e.bitmap == null || e.slotIn(sr) >= 0) return false;
     e.slot = sr.allocate();
+    e.slicedIn = sr;
     sr.put(e.slot, null, e.bitmap);
     return true;
   }
 
   /** The index's sliced copy, made (and filled from every entry) on first use. */
-  private SlicedRoutes slicedOf(String index, TableName regionsOf) {
-    SlicedRoutes sr = sliced.computeIfAbsent(index, k -> new SlicedRoutes(regionsOf));
+  private SlicedRoutes slicedOf(String index, TableName regionsOf, long now) {
+    SlicedRoutes sr = sliced.computeIfAbsent(index, k -> new SlicedRoutes(regionsOf, now));
     // After the copy is in the map: a publication locks its entry, then looks the copy up.
     sr.fillOnce(
         () -> {
@@ -510,10 +563,10 @@ final class RoutingTable implements AutoCloseable {
       if (e != null) {
         e.lock.readLock().lock();
         try {
-          sure =
-              e.slot >= 0 && e.slot < regionOfSlot.length && isUsable(e, region, now + snapshotMs);
+          int slot = e.slotIn(sr);
+          sure = slot >= 0 && slot < regionOfSlot.length && isUsable(e, region, now + snapshotMs);
           if (sure) {
-            regionOfSlot[e.slot] = i;
+            regionOfSlot[slot] = i;
             counts[i] = e.counts;
           }
         } finally {
@@ -711,5 +764,6 @@ final class RoutingTable implements AutoCloseable {
     entries.clear();
     for (SlicedRoutes sr : sliced.values()) sr.close();
     sliced.clear();
+    for (Retired r; (r = retired.poll()) != null; ) r.routes().close();
   }
 }

@@ -42,8 +42,12 @@ final class SlicedRoutes implements AutoCloseable {
   private volatile RegionOrder order;
   private volatile long lastRouted;
 
-  SlicedRoutes(TableName regionsOf) {
+  /**
+   * @param now the table's clock: the copy counts as routed from its creation
+   */
+  SlicedRoutes(TableName regionsOf, long now) {
     this.regionsOf = regionsOf;
+    this.lastRouted = now;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.scbf.hbase.master;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,29 @@ class SlicedRoutingTableTest extends RoutingTableTest {
       assertEquals(List.of(), routeWith(reusing, "absent", STALE - REUSE - 5));
       assertEquals(List.of(), routeWith(reusing, "absent", STALE - 6));
       assertEquals(List.of(0, 1), routeWith(reusing, "absent", STALE - 4));
+    }
+  }
+
+  @Test
+  void anIdleCopyIsDroppedAndTheNextRouteSlicesEveryRegionAgain() {
+    try (RoutingTable t = new RoutingTable(view, STALE, 0, 0, false)) {
+      publishTo(t, 0);
+      assertEquals(List.of(1), routeWith(t, "v1", 10));
+      assertTrue(t.slicedBytes() > 0);
+      assertEquals(0, t.dropIdle(10 + RoutingTable.SLICED_IDLE_MS), "routed just now");
+      long later = 11 + RoutingTable.SLICED_IDLE_MS;
+      assertEquals(1, t.dropIdle(later));
+      assertEquals(0, t.slicedBytes(), "the copy's memory is not counted once dropped");
+      // Without a copy: a keep-alive from each server, and a delta.
+      t.publish(request(RS1), later);
+      filters[2].add(key("late"));
+      t.publish(request(RS2, delta(2, 10, 11)), later);
+      // The next route makes a new copy: the regions sliced in the dropped copy are in it too,
+      // else they would all be unsure (asked for every value).
+      assertEquals(List.of(1), routeWith(t, "v1", later + 1));
+      assertEquals(List.of(2), routeWith(t, "late", later + 1));
+      assertEquals(List.of(), routeWith(t, "absent", later + 1));
+      assertTrue(t.slicedBytes() > 0);
     }
   }
 
