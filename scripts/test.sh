@@ -4,6 +4,8 @@
 #   1. C suite (Check, ctest) in a release build
 #   2. C suite again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. concurrency suites under ThreadSanitizer
+#   3b. the native library cross-built for linux-aarch64, its C suite under qemu-user
+#       (scripts/aarch64-check.sh: every case but the concurrency ones)
 #   4. libFuzzer on the snapshot decoders for a bounded time
 #   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven
 #   5b. Apache Phoenix and scbf on one mini cluster (mvn -Pphoenix test)
@@ -41,6 +43,8 @@ cmake --build build-tsan -j"$jobs" >/dev/null
 SCBF_TEST_SCALE=0.05 TSAN_OPTIONS=halt_on_error=1 CK_RUN_CASE=concurrency \
   setarch "$(uname -m)" -R ctest --test-dir build-tsan --output-on-failure -R 'concurrency|hotcache|routeset'
 
+section "C suite for linux-aarch64 (cross-built, under qemu-user)"
+bash scripts/aarch64-check.sh
 
 section "Fuzzing the snapshot decoders (${FUZZ_SECONDS:-60}s per target)"
 CC=clang cmake -S . -B build-fuzz -DSCBF_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

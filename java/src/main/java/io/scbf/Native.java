@@ -18,10 +18,11 @@ import java.util.Locale;
  *
  * <ol>
  *   <li>If the system property {@value #PATH_PROPERTY} is set, that file is loaded.
- *   <li>Otherwise the copy packed in the jar at {@code /native/linux-x86_64/libscbfjni.so} is
- *       extracted to a private temporary file (owner-only permissions, in {@value #TMPDIR_PROPERTY}
- *       or else {@code java.io.tmpdir}), loaded, and deleted right away: on Linux the mapping stays
- *       valid after the file is unlinked, so nothing is left behind even if the JVM is killed.
+ *   <li>Otherwise the copy packed in the jar at {@code /native/linux-x86_64/libscbfjni.so} (or
+ *       {@code linux-aarch64}, in a jar built with {@code -Paarch64}) is extracted to a private
+ *       temporary file (owner-only permissions, in {@value #TMPDIR_PROPERTY} or else {@code
+ *       java.io.tmpdir}), loaded, and deleted right away: on Linux the mapping stays valid after
+ *       the file is unlinked, so nothing is left behind even if the JVM is killed.
  * </ol>
  *
  * The library is statically linked against the C core and xxHash: it needs only libc, libm and
@@ -100,25 +101,35 @@ public final class Native {
   }
 
   /**
-   * The class-path resource holding the library for a platform.
+   * The class-path resource holding the library for a platform: {@code linux-x86_64} (every jar),
+   * or {@code linux-aarch64} (a jar built with {@code -Paarch64}; a jar without it says so when
+   * loading).
    *
-   * @throws UnsatisfiedLinkError for anything but Linux on x86-64
+   * @throws UnsatisfiedLinkError for anything but Linux on x86-64 or AArch64
    */
   static String resourcePath(String osName, String osArch) {
     String os = osName == null ? "" : osName.toLowerCase(Locale.ROOT);
     String arch = osArch == null ? "" : osArch.toLowerCase(Locale.ROOT);
-    if (!os.startsWith("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+    String platform =
+        !os.startsWith("linux")
+            ? null
+            : switch (arch) {
+              case "amd64", "x86_64" -> "linux-x86_64";
+              case "aarch64", "arm64" -> "linux-aarch64";
+              default -> null;
+            };
+    if (platform == null) {
       throw new UnsatisfiedLinkError(
           "scbf: unsupported platform "
               + osName
               + "/"
               + osArch
-              + ": the jar carries a native library for linux-x86_64 only; build libscbfjni.so"
-              + " for this platform and point -D"
+              + ": the jar carries native libraries for linux-x86_64 and (built with -Paarch64)"
+              + " linux-aarch64 only; build libscbfjni.so for this platform and point -D"
               + PATH_PROPERTY
               + " at it");
     }
-    return "/native/linux-x86_64/" + LIBRARY_FILE;
+    return "/native/" + platform + "/" + LIBRARY_FILE;
   }
 
   private static String loadOverride(Path file) {

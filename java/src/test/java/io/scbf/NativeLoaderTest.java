@@ -115,9 +115,10 @@ class NativeLoaderTest {
   void unsupportedPlatformsAreNamed() {
     assertEquals("/" + LIBRARY, Native.resourcePath("Linux", "amd64"));
     assertEquals("/" + LIBRARY, Native.resourcePath("Linux", "x86_64"));
+    assertEquals("/native/linux-aarch64/libscbfjni.so", Native.resourcePath("Linux", "aarch64"));
     for (String[] p :
         new String[][] {
-          {"Linux", "aarch64"}, {"Mac OS X", "x86_64"}, {"Windows 11", "amd64"}, {null, null}
+          {"Linux", "riscv64"}, {"Mac OS X", "x86_64"}, {"Windows 11", "amd64"}, {null, null}
         }) {
       UnsatisfiedLinkError e =
           assertThrows(UnsatisfiedLinkError.class, () -> Native.resourcePath(p[0], p[1]));
