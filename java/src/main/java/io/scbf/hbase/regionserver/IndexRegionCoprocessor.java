@@ -275,13 +275,11 @@ public class IndexRegionCoprocessor extends IndexLookupService
       }
       done.run(r.status());
     } catch (IOException | RuntimeException e) {
-      CoprocessorRpcUtils.setControllerException(
-          controller, e instanceof IOException io ? io : unexpected(e));
-      done.run(null);
+      fail(controller, done, e);
     }
   }
 
-  private void fail(RpcController controller, RpcCallback<LookupResponse> done, Exception e) {
+  private <T> void fail(RpcController controller, RpcCallback<T> done, Exception e) {
     CoprocessorRpcUtils.setControllerException(
         controller, e instanceof IOException io ? io : unexpected(e));
     done.run(null);
