@@ -95,7 +95,7 @@ public final class BuildIndexTool extends Configured implements Tool {
       BuildOptions options,
       Path staging)
       throws Exception {
-    TableName target = spec.isLocal() ? table : IndexCatalog.indexTableName(table, spec.alias());
+    TableName target = IndexCatalog.regionsOf(table, spec);
     IndexBuildJob job = new IndexBuildJob(conf, connection, table, spec);
     long start = System.nanoTime();
     Counters counters;

@@ -54,7 +54,7 @@ final class IndexBuildJob {
     this.connection = connection;
     this.dataTable = dataTable;
     this.spec = spec;
-    this.target = spec.isLocal() ? dataTable : IndexCatalog.indexTableName(dataTable, spec.alias());
+    this.target = IndexCatalog.regionsOf(dataTable, spec);
   }
 
   /** Runs the job writing puts (global indexes only); returns its counters, or throws. */

@@ -235,7 +235,7 @@ final class IndexCommands {
       throws IOException {
     PrintStream out = s.out();
     out.println(line(admin, table, spec));
-    TableName regionsOf = spec.isLocal() ? table : IndexCatalog.indexTableName(table, spec.alias());
+    TableName regionsOf = IndexCatalog.regionsOf(table, spec);
     try (Admin hbase = s.connection().getAdmin()) {
       out.printf(
           "  regions: %d (%s)%n",

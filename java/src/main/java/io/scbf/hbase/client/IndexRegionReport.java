@@ -62,8 +62,7 @@ public final class IndexRegionReport {
 
   public static Summary of(Connection connection, TableName dataTable, IndexSpec spec)
       throws IOException {
-    TableName regionsOf =
-        spec.isLocal() ? dataTable : IndexCatalog.indexTableName(dataTable, spec.alias());
+    TableName regionsOf = IndexCatalog.regionsOf(dataTable, spec);
     RegionStatusRequest request =
         RegionStatusRequest.newBuilder().setAlias(ByteString.copyFromUtf8(spec.alias())).build();
     List<HRegionLocation> locations;

@@ -59,6 +59,13 @@ public final class IndexCatalog {
   }
 
   /**
+   * The table whose regions hold an index's entries: its index table, or (local) the data table.
+   */
+  public static TableName regionsOf(TableName dataTable, IndexSpec spec) {
+    return spec.isLocal() ? dataTable : indexTableName(dataTable, spec.alias());
+  }
+
+  /**
    * The indexes recorded in a data table's descriptor, ordered by alias.
    *
    * @throws IllegalArgumentException naming the attribute, if one does not hold a valid spec
