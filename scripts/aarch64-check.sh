@@ -11,20 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user check:arm64 libsubunit-dev:arm64)
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "aarch64: installing ${missing[*]}"
-  dpkg --print-foreign-architectures | grep -qx arm64 || "${sudo_cmd[@]}" dpkg --add-architecture arm64
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
-fi
+bash scripts/prereqs.sh gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user check:arm64 \
+  libsubunit-dev:arm64
 
 build=build-aarch64
 JAVA_HOME="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}" \
