@@ -31,6 +31,7 @@ import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.master.MasterServices;
 import org.apache.hadoop.hbase.master.RegionState;
+import org.apache.hadoop.hbase.master.assignment.RegionStateNode;
 import org.apache.hadoop.hbase.metrics.Gauge;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
@@ -167,6 +168,9 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
     gauge(registry, "scbfPublishedBytesReceived", table.bytesReceived::get);
     gauge(registry, "scbfRoutesSliced", table.slicedRoutesServed::get);
     gauge(registry, "scbfRoutingSlicedBytes", table::slicedBytes);
+    gauge(registry, "scbfRoutingSnapshots", table.snapshotsBuilt::get);
+    gauge(registry, "scbfRoutingSnapshotsFull", table.snapshotsFull::get);
+    gauge(registry, "scbfRoutingSnapshotRegionsRead", table.snapshotRegionsRead::get);
   }
 
   /** Replaces a gauge left by an earlier master in this JVM (the registry outlives it). */
@@ -182,10 +186,20 @@ public class RoutingMasterEndpoint extends IndexRoutingService implements Master
       return master.getAssignmentManager().getRegionStates().getRegionsOfTable(table);
     }
 
+    /**
+     * By encoded name (a hash map), not by region name (a sorted map), and with no copy of the
+     * state: a snapshot of a sliced index asks this for every region of the index.
+     */
     @Override
     public ServerName openOn(RegionInfo region) {
-      RegionState state = master.getAssignmentManager().getRegionStates().getRegionState(region);
-      return state != null && state.isOpened() ? state.getServerName() : null;
+      RegionStateNode node =
+          master
+              .getAssignmentManager()
+              .getRegionStates()
+              .getRegionStateNodeFromEncodedRegionName(region.getEncodedName());
+      return node != null && node.isInState(RegionState.State.OPEN)
+          ? node.getRegionLocation()
+          : null;
     }
 
     @Override

@@ -22,9 +22,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -137,6 +140,9 @@ final class RoutingTable implements AutoCloseable {
   final AtomicLong unsureAnswers = new AtomicLong();
   final AtomicLong statesServed = new AtomicLong();
   final AtomicLong bytesReceived = new AtomicLong();
+  final AtomicLong snapshotsBuilt = new AtomicLong();
+  final AtomicLong snapshotsFull = new AtomicLong();
+  final AtomicLong snapshotRegionsRead = new AtomicLong();
 
   /** Snapshots rebuilt off the route path, or null (tests drive the clock themselves). */
   private final ScheduledExecutorService refresher;
@@ -181,9 +187,9 @@ final class RoutingTable implements AutoCloseable {
       for (Map.Entry<String, SlicedRoutes> x : sliced.entrySet()) {
         long now = System.currentTimeMillis();
         SlicedRoutes sr = x.getValue();
-        if (now - sr.lastRouted() > ACTIVE_MS) continue;
+        if (now - sr.lastRouted() > ACTIVE_MS || !sr.isFilled()) continue;
         if (sr.current(now + snapshotMs / 2) != null) continue;
-        sr.rebuild(now, true, () -> buildSnapshot(x.getKey(), sr, now));
+        rebuild(x.getKey(), sr, now, true);
       }
     } catch (RuntimeException e) {
       // The next route rebuilds on its own thread; the schedule must go on.
@@ -291,6 +297,7 @@ final class RoutingTable implements AutoCloseable {
                 if (!from.equals(e.server)) return e;
                 e.replace(null);
                 SlicedRoutes sr = sliced.get(rf.getIndexTable());
+                if (sr != null) sr.touch(e.encoded);
                 if (e.slotIn(sr) >= 0) sr.release(e.slot);
                 e.slicedIn = null;
                 return null;
@@ -324,6 +331,7 @@ final class RoutingTable implements AutoCloseable {
     MembershipFilter bitmap = e.bitmap;
     boolean ok = apply(e, rf, from, sr);
     if (sr != null) {
+      sr.touch(e.encoded);
       // A delta to a sliced entry changed only its bits (applySliced); a full bitmap rewrites them.
       boolean fullBitmap = rf.hasMembership() && e.bitmap != bitmap;
       if (!sliceIfNew(e, sr) && fullBitmap && e.slotIn(sr) >= 0) sr.put(e.slot, null, e.bitmap);
@@ -468,6 +476,7 @@ final class RoutingTable implements AutoCloseable {
     e.slot = sr.allocate();
     e.slicedIn = sr;
     sr.put(e.slot, null, e.bitmap);
+    sr.touch(e.encoded);
     return true;
   }
 
@@ -496,7 +505,7 @@ final class RoutingTable implements AutoCloseable {
   private RouteResponse routeSliced(String index, SlicedRoutes sr, byte[] filterKey, long now) {
     sr.routed(now);
     SlicedRoutes.Snapshot snap = sr.current(now);
-    if (snap == null) snap = sr.rebuild(now, false, () -> buildSnapshot(index, sr, now));
+    if (snap == null) snap = rebuild(index, sr, now, false);
     int[] regionOfSlot = snap.regionOfSlot();
     long[] maybe = sr.query(filterKey, regionOfSlot.length);
     int[] candidates = new int[snap.unsure().length + 16];
@@ -529,65 +538,95 @@ final class RoutingTable implements AutoCloseable {
     return out.build();
   }
 
+  private SlicedRoutes.Snapshot rebuild(String index, SlicedRoutes sr, long now, boolean force) {
+    return sr.rebuild(
+        now, force, now + snapshotMs, (last, touched) -> evaluate(index, sr, last, touched, now));
+  }
+
   /**
-   * A new snapshot of which regions are sure: a region is sure if it would still be at {@code now +
-   * snapshotMs}, the snapshot's last use.
+   * Which regions are sure: a region is sure if it would still be at {@code now + snapshotMs}, the
+   * snapshot's last use. Reads every region's entry if {@code last} is null or was made for another
+   * region list or building state; else only the regions whose entry was {@code touched}, whose
+   * host changed, or whose publisher's trust changed, and copies the rest from {@code last}.
    */
-  private SlicedRoutes.Snapshot buildSnapshot(String index, SlicedRoutes sr, long now) {
-    TableName regionsOf = sr.regionsOf;
+  private SlicedRoutes.Evaluation evaluate(
+      String index, SlicedRoutes sr, SlicedRoutes.Evaluation last, Set<String> touched, long now) {
     SlicedRoutes.RegionOrder order =
         sr.orderOf(
-            cluster.regionsOf(regionsOf),
+            cluster.regionsOf(sr.regionsOf),
             listed -> {
               List<RegionInfo> sorted = new ArrayList<>(listed);
               sorted.sort(BY_START_KEY);
               List<RegionRef> refs = new ArrayList<>(sorted.size());
               for (RegionInfo region : sorted) refs.add(refOf(region));
-              return new SlicedRoutes.RegionOrder(
-                  List.copyOf(listed), List.copyOf(sorted), List.copyOf(refs));
+              return SlicedRoutes.RegionOrder.of(listed, sorted, refs);
             });
     List<RegionInfo> regions = order.sorted();
-    boolean building = cluster.isBuilding(regionsOf);
-    Map<String, Entry> ofIndex = entriesOf(index);
-    int[] regionOfSlot = new int[sr.slots()];
-    Arrays.fill(regionOfSlot, -1);
-    int[] unsure = new int[regions.size()];
-    int unsureCount = 0;
-    ValueCounts[] counts = new ValueCounts[regions.size()];
-    int counted = 0;
-    long entriesCounted = 0;
-    for (int i = 0; i < regions.size(); i++) {
-      RegionInfo region = regions.get(i);
-      Entry e = building ? null : ofIndex.get(region.getEncodedName());
-      boolean sure = false;
-      if (e != null) {
-        e.lock.readLock().lock();
-        try {
-          int slot = e.slotIn(sr);
-          sure = slot >= 0 && slot < regionOfSlot.length && isUsable(e, region, now + snapshotMs);
-          if (sure) {
-            regionOfSlot[slot] = i;
-            counts[i] = e.counts;
-          }
-        } finally {
-          e.lock.readLock().unlock();
-        }
+    int n = regions.size();
+    long horizon = now + snapshotMs;
+    boolean building = cluster.isBuilding(sr.regionsOf);
+    boolean full = last == null || last.order() != order || last.building() != building;
+    Map<ServerName, Boolean> trusted = new HashMap<>();
+    Set<ServerName> flipped = new HashSet<>();
+    boolean[] again = new boolean[n];
+    if (!full) {
+      for (Map.Entry<ServerName, Boolean> t : last.trusted().entrySet()) {
+        boolean nowTrusted = isTrusted(t.getKey(), horizon);
+        trusted.put(t.getKey(), nowTrusted);
+        if (nowTrusted != t.getValue()) flipped.add(t.getKey());
       }
-      if (!sure) {
-        unsure[unsureCount++] = i;
-      } else if (counts[i] != null) {
-        counted++;
-        entriesCounted += counts[i].getEntries();
+      for (String encoded : touched) {
+        Integer i = order.indexOf().get(encoded);
+        if (i != null) again[i] = true;
       }
     }
-    return new SlicedRoutes.Snapshot(
-        now + snapshotMs,
-        order.refs(),
-        regionOfSlot,
-        Arrays.copyOf(unsure, unsureCount),
-        counts,
-        counted,
-        entriesCounted);
+    // Copied whole, then overwritten for the regions re-read.
+    boolean[] sure = full ? new boolean[n] : last.sure().clone();
+    int[] slotOf = full ? new int[n] : last.slotOf().clone();
+    ServerName[] publisherOf = full ? new ServerName[n] : last.publisherOf().clone();
+    ValueCounts[] counts = full ? new ValueCounts[n] : last.counts().clone();
+    ServerName[] hostOf = new ServerName[n];
+    Map<String, Entry> ofIndex = entriesOf(index);
+    int read = 0;
+    for (int i = 0; i < n; i++) {
+      RegionInfo region = regions.get(i);
+      ServerName host = cluster.openOn(region);
+      hostOf[i] = host;
+      if (!full
+          && !again[i]
+          && Objects.equals(host, last.hostOf()[i])
+          && (flipped.isEmpty() || !flipped.contains(publisherOf[i]))) {
+        continue;
+      }
+      read++;
+      sure[i] = false;
+      slotOf[i] = -1;
+      publisherOf[i] = null;
+      counts[i] = null;
+      Entry e = building ? null : ofIndex.get(region.getEncodedName());
+      if (e == null) continue;
+      e.lock.readLock().lock();
+      try {
+        publisherOf[i] = e.server;
+        slotOf[i] = e.slotIn(sr);
+        counts[i] = e.counts;
+        sure[i] =
+            slotOf[i] >= 0
+                && e.ready
+                && e.current
+                && e.bitmap != null
+                && e.server != null
+                && e.server.equals(host)
+                && trusted.computeIfAbsent(e.server, s -> isTrusted(s, horizon));
+      } finally {
+        e.lock.readLock().unlock();
+      }
+    }
+    snapshotsBuilt.incrementAndGet();
+    if (full) snapshotsFull.incrementAndGet();
+    snapshotRegionsRead.addAndGet(read);
+    return new SlicedRoutes.Evaluation(
+        order, building, sure, slotOf, publisherOf, hostOf, counts, trusted);
   }
 
   private static RegionRef refOf(RegionInfo region) {
@@ -677,11 +716,13 @@ final class RoutingTable implements AutoCloseable {
   /** Under e's read lock. */
   private boolean isUsable(Entry e, RegionInfo region, long now) {
     if (!e.ready || !e.current || e.bitmap == null || e.server == null) return false;
-    Long seen = serverSeen.get(e.server);
-    return seen != null
-        && now - seen <= staleMs
-        && e.server.equals(cluster.openOn(region))
-        && cluster.isOnline(e.server);
+    return e.server.equals(cluster.openOn(region)) && isTrusted(e.server, now);
+  }
+
+  /** Whether {@code server}'s publications may be trusted at {@code now}. */
+  private boolean isTrusted(ServerName server, long now) {
+    Long seen = serverSeen.get(server);
+    return seen != null && now - seen <= staleMs && cluster.isOnline(server);
   }
 
   StatsResponse stats(String indexTableOrNull, long now) {

@@ -7,9 +7,15 @@ import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.Supplier;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
 
@@ -26,6 +32,11 @@ import org.apache.hadoop.hbase.client.RegionInfo;
  * the current snapshot at once (and in a snapshot being built), which is always safe: unsure means
  * asked. Only the next rebuild makes a region sure again.
  *
+ * <p>A snapshot is derived from an {@link Evaluation} of every region, and each build after the
+ * first re-reads only the regions that may have changed since the last: those whose entry a
+ * publication touched, whose host changed, or whose publishing server's trust changed. A new region
+ * list (a split, a merge) or a change of the index's building state makes it read every region.
+ *
  * <p>A slot given back is reused only after the next snapshot, which no longer maps it.
  */
 final class SlicedRoutes implements AutoCloseable {
@@ -34,10 +45,12 @@ final class SlicedRoutes implements AutoCloseable {
   private final ArrayDeque<Integer> free = new ArrayDeque<>(); // guarded by this
   private final ArrayDeque<Integer> released = new ArrayDeque<>(); // guarded by this
   private int nextSlot; // guarded by this
-  private boolean filled; // guarded by filling
+  private volatile boolean filled; // written under filling
   private final Object filling = new Object();
   private List<Integer> demotedWhileBuilding; // guarded by this; null when no build runs
+  private Set<String> touched = new HashSet<>(); // guarded by this
   private final Object building = new Object(); // one build at a time
+  private Evaluation evaluation; // guarded by building
   private volatile Snapshot snapshot;
   private volatile RegionOrder order;
   private volatile long lastRouted;
@@ -93,11 +106,85 @@ final class SlicedRoutes implements AutoCloseable {
   }
 
   /**
+   * What a build found for each region of {@code order} (start-key order), kept so that the next
+   * build re-reads only what may have changed.
+   *
+   * @param order the regions evaluated
+   * @param building whether the index was building (every region unsure)
+   * @param sure whether the region's bits could be trusted until the snapshot's last use
+   * @param slotOf the region's slot, or -1
+   * @param publisherOf the server whose publication the region's entry held, or null
+   * @param hostOf the server the region was open on, or null
+   * @param counts the region's value counts (null if none)
+   * @param trusted for each publisher seen, whether it was heard from recently enough and online
+   */
+  record Evaluation(
+      RegionOrder order,
+      boolean building,
+      boolean[] sure,
+      int[] slotOf,
+      ServerName[] publisherOf,
+      ServerName[] hostOf,
+      ValueCounts[] counts,
+      Map<ServerName, Boolean> trusted) {
+
+    /** The snapshot a route reads, usable until {@code validUntil}. */
+    Snapshot snapshot(long validUntil) {
+      int n = sure.length;
+      int slots = 0;
+      for (int i = 0; i < n; i++) if (sure[i]) slots = Math.max(slots, slotOf[i] + 1);
+      int[] regionOfSlot = new int[slots];
+      Arrays.fill(regionOfSlot, -1);
+      int[] unsure = new int[n];
+      int unsureCount = 0;
+      ValueCounts[] sureCounts = new ValueCounts[n];
+      int counted = 0;
+      long entries = 0;
+      for (int i = 0; i < n; i++) {
+        if (!sure[i]) {
+          unsure[unsureCount++] = i;
+          continue;
+        }
+        regionOfSlot[slotOf[i]] = i;
+        if (counts[i] != null) {
+          sureCounts[i] = counts[i];
+          counted++;
+          entries += counts[i].getEntries();
+        }
+      }
+      return new Snapshot(
+          validUntil,
+          order.refs(),
+          regionOfSlot,
+          Arrays.copyOf(unsure, unsureCount),
+          sureCounts,
+          counted,
+          entries);
+    }
+  }
+
+  /**
    * The index's regions in start-key order and their refs, as last computed from {@code listed}
    * (the cluster view's list): reused while the view lists the same region objects in the same
    * order, since sorting and copying a hundred thousand keys is most of a snapshot's cost.
    */
-  record RegionOrder(List<RegionInfo> listed, List<RegionInfo> sorted, List<RegionRef> refs) {
+  record RegionOrder(
+      List<RegionInfo> listed,
+      List<RegionInfo> sorted,
+      List<RegionRef> refs,
+      Map<String, Integer> indexOf) {
+
+    static RegionOrder of(List<RegionInfo> listed, List<RegionInfo> sorted, List<RegionRef> refs) {
+      Map<String, Integer> indexOf = new HashMap<>(sorted.size() * 2);
+      for (int i = 0; i < sorted.size(); i++) indexOf.put(sorted.get(i).getEncodedName(), i);
+      // Not copied again: built here and never written after.
+      return new RegionOrder(
+          List.copyOf(listed),
+          List.copyOf(sorted),
+          List.copyOf(refs),
+          Collections.unmodifiableMap(indexOf));
+    }
+
     boolean sameAs(List<RegionInfo> now) {
       if (now.size() != listed.size()) return false;
       for (int i = 0; i < now.size(); i++) if (now.get(i) != listed.get(i)) return false;
@@ -123,18 +210,23 @@ final class SlicedRoutes implements AutoCloseable {
     }
   }
 
+  /** Whether every entry was sliced: a build before that reads regions only half there. */
+  boolean isFilled() {
+    return filled;
+  }
+
   synchronized int allocate() {
     Integer reused = free.poll();
     return reused != null ? reused : nextSlot++;
   }
 
-  /** Slots handed out so far: the bits a snapshot maps. */
-  synchronized int slots() {
-    return nextSlot;
-  }
-
   void put(int slot, MembershipFilter previous, MembershipFilter next) {
     set.set(slot, previous, next);
+  }
+
+  /** The next build re-reads the region's entry (a publication changed or removed it). */
+  synchronized void touch(String encodedRegion) {
+    touched.add(encodedRegion);
   }
 
   /** The slot's region is unsure until the next snapshot is built. */
@@ -157,22 +249,35 @@ final class SlicedRoutes implements AutoCloseable {
   }
 
   /**
-   * Builds and installs a new snapshot with {@code build}, unless another caller installed one
-   * valid at {@code now} while this one waited; returns the snapshot to use. Slots released before
-   * the build started may be reused once it is installed.
+   * Builds and installs a new snapshot unless another caller installed one valid at {@code now}
+   * while this one waited; returns the snapshot to use. {@code evaluate} gets the last build's
+   * evaluation (null for the first, or after a build failed) and the regions whose entries were
+   * touched since it started, and evaluates every region. Slots released before the build started
+   * may be reused once it is installed.
    */
-  Snapshot rebuild(long now, boolean force, Supplier<Snapshot> build) {
+  Snapshot rebuild(
+      long now,
+      boolean force,
+      long validUntil,
+      BiFunction<Evaluation, Set<String>, Evaluation> evaluate) {
     synchronized (building) {
       Snapshot s = current(now);
       if (s != null && !force) return s;
       int releasedBefore;
+      Set<String> changed;
       synchronized (this) {
         releasedBefore = released.size();
+        changed = touched;
+        touched = new HashSet<>();
         demotedWhileBuilding = new ArrayList<>();
       }
+      Evaluation last = evaluation;
+      evaluation = null; // a build that fails leaves the next one to read every region
       Snapshot fresh = null;
       try {
-        fresh = build.get();
+        Evaluation next = evaluate.apply(last, changed);
+        fresh = next.snapshot(validUntil);
+        evaluation = next;
       } finally {
         synchronized (this) {
           if (fresh != null) {

@@ -163,8 +163,12 @@ class RoutingTableTest {
   }
 
   static List<Integer> routeWith(RoutingTable table, String value, long now) {
+    return routeWith(table, value, now, 4);
+  }
+
+  static List<Integer> routeWith(RoutingTable table, String value, long now, int regions) {
     RouteResponse r = table.route(INDEX, key(value), now);
-    assertEquals(4, r.getTotalRegions());
+    assertEquals(regions, r.getTotalRegions());
     List<Integer> buckets = new ArrayList<>();
     for (RegionRef ref : r.getCandidatesList())
       buckets.add(IndexKeyCodec.bucketOfRegion(ref.getStartKey().toByteArray()));

@@ -68,6 +68,39 @@ class SlicedRoutingTableTest extends RoutingTableTest {
     }
   }
 
+  /** A build after the first re-reads the regions that may have changed, and only those. */
+  @Test
+  void aRebuildRereadsOnlyTouchedMovedAndDistrustedRegions() {
+    publishAll(0);
+    assertEquals(List.of(1), route("v1", 1));
+    assertEquals(1, table.snapshotsFull.get());
+    long read = table.snapshotRegionsRead.get();
+    assertEquals(4, read);
+
+    assertEquals(List.of(), route("absent", 2));
+    assertEquals(read, table.snapshotRegionsRead.get(), "nothing changed: nothing re-read");
+
+    filters[2].add(key("late"));
+    publish(3, RS2, false, delta(2, 10, 11));
+    assertEquals(List.of(2), route("late", 4));
+    assertEquals(read += 1, table.snapshotRegionsRead.get(), "the touched region");
+
+    openOn.put(regions.get(3).getEncodedName(), RS1); // moved, no publication yet
+    assertEquals(List.of(3), route("absent", 5));
+    assertEquals(read += 1, table.snapshotRegionsRead.get(), "the moved region");
+
+    publish(STALE - 10, RS2, false); // RS2's keep-alive; RS1 goes silent at STALE
+    assertEquals(List.of(3), route("absent", STALE));
+    assertEquals(List.of(0, 1, 3), route("absent", STALE + 1));
+    assertEquals(read += 2, table.snapshotRegionsRead.get(), "RS1's regions, once distrusted");
+    assertEquals(1, table.snapshotsFull.get());
+
+    regions.remove(3); // the region list changed (here: a region gone): every region re-read
+    assertEquals(List.of(0, 1), routeWith(table, "absent", STALE + 2, 3));
+    assertEquals(2, table.snapshotsFull.get());
+    assertEquals(read + 3, table.snapshotRegionsRead.get());
+  }
+
   void publishTo(RoutingTable t, long now) {
     t.publish(request(RS1, full(0, 10), full(1, 10)), now);
     t.publish(request(RS2, full(2, 10), full(3, 10)), now);
