@@ -367,8 +367,8 @@ public final class ScaleModel {
       master.route(index, table, probes.get(0), 1);
       double firstMs = (System.nanoTime() - firstStart) / 1e6;
       // The snapshot of sure regions is rebuilt every SNAPSHOT_MS of the table's clock: timed
-      // apart (nothing changed; 1% of the regions published; the region list changed, which
-      // re-reads every region), then the routes that reuse it.
+      // apart (nothing changed; 1% of the regions published; the region list changed, which sorts
+      // the regions again), then the routes that reuse it.
       long clock = 1;
       int rebuilds = 20;
       double idleMs = 0;
@@ -423,7 +423,7 @@ public final class ScaleModel {
       System.out.printf(
           "  its snapshot of sure regions, rebuilt once per %d ms while routes run: %.2f ms when"
               + " nothing changed, %.2f ms after %,d regions published, %.1f ms after the region"
-              + " list changed (a split: every region re-read)%n",
+              + " list changed (a split: the regions sorted and placed again, the new one read)%n",
           RoutingTable.SNAPSHOT_MS, idleMs, churnMs, churn, fullMs);
       // As the master runs it: a route every 20 ms while 10 regions publish between routes (500
       // a second), then routes back to back.

@@ -545,9 +545,10 @@ final class RoutingTable implements AutoCloseable {
 
   /**
    * Which regions are sure: a region is sure if it would still be at {@code now + snapshotMs}, the
-   * snapshot's last use. Reads every region's entry if {@code last} is null or was made for another
-   * region list or building state; else only the regions whose entry was {@code touched}, whose
-   * host changed, or whose publisher's trust changed, and copies the rest from {@code last}.
+   * snapshot's last use. Reads every region's entry if {@code last} is null or was made in another
+   * building state; else only the regions new since {@code last} (a split, a merge), those whose
+   * entry was {@code touched}, whose host changed, or whose publisher's trust changed, and copies
+   * the rest from {@code last}.
    */
   private SlicedRoutes.Evaluation evaluate(
       String index, SlicedRoutes sr, SlicedRoutes.Evaluation last, Set<String> touched, long now) {
@@ -558,17 +559,27 @@ final class RoutingTable implements AutoCloseable {
               List<RegionInfo> sorted = new ArrayList<>(listed);
               sorted.sort(BY_START_KEY);
               List<RegionRef> refs = new ArrayList<>(sorted.size());
-              for (RegionInfo region : sorted) refs.add(refOf(region));
+              for (RegionInfo region : sorted) {
+                refs.add(last == null ? refOf(region) : last.order().refOf(region, r -> refOf(r)));
+              }
               return SlicedRoutes.RegionOrder.of(listed, sorted, refs);
             });
     List<RegionInfo> regions = order.sorted();
     int n = regions.size();
     long horizon = now + snapshotMs;
     boolean building = cluster.isBuilding(sr.regionsOf);
-    boolean full = last == null || last.order() != order || last.building() != building;
+    boolean full = last == null || last.building() != building;
+    // Where each region stood in the last evaluation (-1: new since, read again); a split or merge
+    // changes the order but leaves the other regions' evaluations as they were.
+    int[] from = full ? null : positionsIn(last.order(), order);
     Map<ServerName, Boolean> trusted = new HashMap<>();
     Set<ServerName> flipped = new HashSet<>();
     boolean[] again = new boolean[n];
+    boolean[] sure = new boolean[n];
+    int[] slotOf = new int[n];
+    ServerName[] publisherOf = new ServerName[n];
+    ValueCounts[] counts = new ValueCounts[n];
+    ServerName[] lastHostOf = new ServerName[n];
     if (!full) {
       for (Map.Entry<ServerName, Boolean> t : last.trusted().entrySet()) {
         boolean nowTrusted = isTrusted(t.getKey(), horizon);
@@ -579,12 +590,19 @@ final class RoutingTable implements AutoCloseable {
         Integer i = order.indexOf().get(encoded);
         if (i != null) again[i] = true;
       }
+      for (int i = 0; i < n; i++) {
+        int j = from[i];
+        if (j < 0) {
+          again[i] = true;
+          continue;
+        }
+        sure[i] = last.sure()[j];
+        slotOf[i] = last.slotOf()[j];
+        publisherOf[i] = last.publisherOf()[j];
+        counts[i] = last.counts()[j];
+        lastHostOf[i] = last.hostOf()[j];
+      }
     }
-    // Copied whole, then overwritten for the regions re-read.
-    boolean[] sure = full ? new boolean[n] : last.sure().clone();
-    int[] slotOf = full ? new int[n] : last.slotOf().clone();
-    ServerName[] publisherOf = full ? new ServerName[n] : last.publisherOf().clone();
-    ValueCounts[] counts = full ? new ValueCounts[n] : last.counts().clone();
     ServerName[] hostOf = new ServerName[n];
     Map<String, Entry> ofIndex = entriesOf(index);
     int read = 0;
@@ -594,7 +612,7 @@ final class RoutingTable implements AutoCloseable {
       hostOf[i] = host;
       if (!full
           && !again[i]
-          && Objects.equals(host, last.hostOf()[i])
+          && Objects.equals(host, lastHostOf[i])
           && (flipped.isEmpty() || !flipped.contains(publisherOf[i]))) {
         continue;
       }
@@ -627,6 +645,14 @@ final class RoutingTable implements AutoCloseable {
     snapshotRegionsRead.addAndGet(read);
     return new SlicedRoutes.Evaluation(
         order, building, sure, slotOf, publisherOf, hostOf, counts, trusted);
+  }
+
+  /** For each region of {@code now}, its position in {@code before}, or -1 if it was not there. */
+  private static int[] positionsIn(SlicedRoutes.RegionOrder before, SlicedRoutes.RegionOrder now) {
+    int[] at = new int[now.sorted().size()];
+    for (int i = 0; i < at.length; i++)
+      at[i] = before == now ? i : before.positionOf(now.sorted().get(i));
+    return at;
   }
 
   private static RegionRef refOf(RegionInfo region) {

@@ -34,8 +34,9 @@ import org.apache.hadoop.hbase.client.RegionInfo;
  *
  * <p>A snapshot is derived from an {@link Evaluation} of every region, and each build after the
  * first re-reads only the regions that may have changed since the last: those whose entry a
- * publication touched, whose host changed, or whose publishing server's trust changed. A new region
- * list (a split, a merge) or a change of the index's building state makes it read every region.
+ * publication touched, whose host changed, or whose publishing server's trust changed, and the
+ * regions new in the list (a split, a merge). A change of the index's building state makes it read
+ * every region.
  *
  * <p>A slot given back is reused only after the next snapshot, which no longer maps it.
  */
@@ -183,6 +184,18 @@ final class SlicedRoutes implements AutoCloseable {
           List.copyOf(sorted),
           List.copyOf(refs),
           Collections.unmodifiableMap(indexOf));
+    }
+
+    /** The position of {@code region} in this order, or -1 if it is not in it. */
+    int positionOf(RegionInfo region) {
+      Integer at = indexOf.get(region.getEncodedName());
+      return at != null && sorted.get(at) == region ? at : -1;
+    }
+
+    /** The ref this order made for {@code region}, else a new one from {@code make}. */
+    RegionRef refOf(RegionInfo region, Function<RegionInfo, RegionRef> make) {
+      int at = positionOf(region);
+      return at >= 0 ? refs.get(at) : make.apply(region);
     }
 
     boolean sameAs(List<RegionInfo> now) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import org.apache.hadoop.hbase.client.RegionInfoBuilder;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -95,10 +96,22 @@ class SlicedRoutingTableTest extends RoutingTableTest {
     assertEquals(read += 2, table.snapshotRegionsRead.get(), "RS1's regions, once distrusted");
     assertEquals(1, table.snapshotsFull.get());
 
-    regions.remove(3); // the region list changed (here: a region gone): every region re-read
-    assertEquals(List.of(0, 1), routeWith(table, "absent", STALE + 2, 3));
+    // The region list changed (a region gone, one new): only the new region is read.
+    regions.remove(3);
+    regions.add(
+        RegionInfoBuilder.newBuilder(INDEX)
+            .setStartKey(new byte[] {3})
+            .setEndKey(new byte[0])
+            .setRegionId(2)
+            .build());
+    assertEquals(List.of(0, 1, 3), route("absent", STALE + 2));
+    assertEquals(read += 1, table.snapshotRegionsRead.get());
+    assertEquals(1, table.snapshotsFull.get());
+
+    building.add(INDEX); // the index building again: every region re-read, every one unsure
+    assertEquals(List.of(0, 1, 2, 3), route("absent", STALE + 3));
     assertEquals(2, table.snapshotsFull.get());
-    assertEquals(read + 3, table.snapshotRegionsRead.get());
+    assertEquals(read + 4, table.snapshotRegionsRead.get());
   }
 
   void publishTo(RoutingTable t, long now) {

@@ -109,6 +109,14 @@ class SlicedSnapshotModelTest {
 
   /** One random change: a publication (returned) or a change of the cluster (null). */
   PublishRequest change() {
+    if (splitting != null) {
+      // The daughters published before the master lists them: they are usable at once.
+      regions.remove(splitting.parent());
+      openOn.remove(splitting.parent().getEncodedName());
+      regions.addAll(splitting.daughters());
+      splitting = null;
+      return null;
+    }
     RegionInfo region = regions.get(rnd.nextInt(regions.size()));
     String encoded = region.getEncodedName();
     ServerName host = openOn.get(encoded);
@@ -150,34 +158,61 @@ class SlicedSnapshotModelTest {
     } else if (what < 88) {
       building = !building;
     } else if (what < 90 && regions.size() < 60) {
-      split(region);
+      return split(region);
     }
     return null;
   }
 
-  void addRegion(byte[] start, byte[] end, ServerName host) {
+  RegionInfo newRegion(byte[] start, byte[] end, ServerName host) {
     RegionInfo r =
         RegionInfoBuilder.newBuilder(INDEX)
             .setStartKey(start)
             .setEndKey(end)
-            .setRegionId(regions.size() + 1L)
+            .setRegionId(++regionIds)
             .build();
-    regions.add(r);
     openOn.put(r.getEncodedName(), host);
     filters.put(r.getEncodedName(), ScalableSplitCountingBloomFilter.create(200, 0.01));
     version.put(r.getEncodedName(), 0L);
+    return r;
   }
 
-  /** The parent leaves the list; its daughters are new regions on the same server. */
-  void split(RegionInfo parent) {
+  void addRegion(byte[] start, byte[] end, ServerName host) {
+    regions.add(newRegion(start, end, host));
+  }
+
+  record Split(RegionInfo parent, List<RegionInfo> daughters) {}
+
+  Split splitting;
+  long regionIds;
+
+  /**
+   * The daughters open on the parent's server and publish their bitmaps; the next change swaps them
+   * for the parent in the region list.
+   */
+  PublishRequest split(RegionInfo parent) {
     byte[] mid =
         Bytes.add(
             parent.getStartKey().length == 0 ? Bytes.toBytes("k") : parent.getStartKey(),
             Bytes.toBytes("m"));
-    regions.remove(parent);
-    ServerName host = openOn.remove(parent.getEncodedName());
-    addRegion(parent.getStartKey(), mid, host);
-    addRegion(mid, parent.getEndKey(), host);
+    ServerName host = openOn.get(parent.getEncodedName());
+    if (host == null) return null;
+    List<RegionInfo> daughters =
+        List.of(
+            newRegion(parent.getStartKey(), mid, host), newRegion(mid, parent.getEndKey(), host));
+    splitting = new Split(parent, daughters);
+    List<RegionFilter> published = new ArrayList<>();
+    for (RegionInfo d : daughters) {
+      String encoded = d.getEncodedName();
+      filters.get(encoded).add(key("v" + rnd.nextInt(400)));
+      MembershipFilter bitmap = MembershipFilter.of(filters.get(encoded));
+      sent.put(encoded, bitmap);
+      version.put(encoded, 1L);
+      published.add(
+          message(encoded, host, 1, true)
+              .setMembership(ByteString.copyFrom(bitmap.toByteArray()))
+              .build());
+    }
+    return request(host, published.toArray(new RegionFilter[0]));
   }
 
   static RegionFilter.Builder message(
