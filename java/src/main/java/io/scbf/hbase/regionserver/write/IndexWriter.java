@@ -122,7 +122,8 @@ public final class IndexWriter {
   public void write(String dataTable, Map<TableName, List<Mutation>> byIndexTable, Phase phase)
       throws IndexWriteException {
     long start = System.nanoTime();
-    Map<TableName, Long> doneAt = new ConcurrentHashMap<>();
+    // Only the before-data wait is reported: the data write does not wait for the deletes after it.
+    Map<TableName, Long> doneAt = phase == Phase.BEFORE_DATA ? new ConcurrentHashMap<>() : null;
     int count = byIndexTable.values().stream().mapToInt(List::size).sum();
     String tables = byIndexTable.keySet().toString();
     long deadline = EnvironmentEdgeManager.currentTime() + settings.indexOperationTimeoutMs();
@@ -138,7 +139,7 @@ public final class IndexWriter {
     for (int attempt = 1; ; attempt++) {
       Failed failed = sendAll(connection, pending, doneAt);
       if (failed.regions.isEmpty()) {
-        if (phase == Phase.BEFORE_DATA) {
+        if (doneAt != null) {
           doneAt.forEach((t, end) -> waits.indexWritten(t.getNameAsString(), (end - start) / 1000));
         }
         return;
@@ -200,7 +201,7 @@ public final class IndexWriter {
 
   /**
    * One call per server, in parallel; every call ends before this returns. {@code doneAt}: per
-   * index table, the latest time a call carrying its rows returned.
+   * index table, the latest time a call carrying its rows returned (null: not timed).
    */
   private Failed sendAll(
       Connection connection, List<RegionRows> regions, Map<TableName, Long> doneAt) {
@@ -231,8 +232,10 @@ public final class IndexWriter {
       List<RegionRows> regions,
       Map<TableName, Long> doneAt) {
     Failed failed = send(connection, server, regions);
-    long end = System.nanoTime();
-    for (RegionRows r : regions) doneAt.merge(r.table(), end, Math::max);
+    if (doneAt != null) {
+      long end = System.nanoTime();
+      for (RegionRows r : regions) doneAt.merge(r.table(), end, Math::max);
+    }
     return failed;
   }
 
