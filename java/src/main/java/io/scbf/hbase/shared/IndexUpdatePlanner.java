@@ -35,9 +35,18 @@ public final class IndexUpdatePlanner {
   private final List<IndexSpec> specs;
   private final Set<Column> watched = new LinkedHashSet<>();
 
+  /**
+   * The watched columns with their names copied once: a Column hands out copies, and the write path
+   * matches every cell of every mutation against them.
+   */
+  private final List<Named> named = new ArrayList<>();
+
+  private record Named(Column column, byte[] family, byte[] qualifier) {}
+
   public IndexUpdatePlanner(List<IndexSpec> specs) {
     this.specs = List.copyOf(specs);
     for (IndexSpec s : specs) watched.addAll(s.watchedColumns());
+    for (Column c : watched) named.add(new Named(c, c.family(), c.qualifier()));
   }
 
   public List<IndexSpec> specs() {
@@ -105,7 +114,8 @@ public final class IndexUpdatePlanner {
    * composite index this checks the cell's share of the tuple; {@link #diff} checks the whole.
    */
   private void checkKeyLength(byte[] row, byte[] family, Cell c) throws DoNotRetryIOException {
-    Column col = new Column(family, CellUtil.cloneQualifier(c));
+    Column col = watchedColumn(family, c); // every indexed column is watched
+    if (col == null) return;
     for (IndexSpec spec : specs) {
       if (!spec.columns().contains(col)) continue;
       byte[] value = CellUtil.cloneValue(c);
@@ -231,9 +241,10 @@ public final class IndexUpdatePlanner {
   }
 
   private Column watchedColumn(byte[] family, Cell c) {
-    byte[] q = CellUtil.cloneQualifier(c);
-    for (Column col : watched) {
-      if (col.matches(family, q)) return col;
+    for (Named n : named) {
+      if (Arrays.equals(n.family(), family) && CellUtil.matchingQualifier(c, n.qualifier())) {
+        return n.column();
+      }
     }
     return null;
   }
