@@ -36,6 +36,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Predicate;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -630,12 +631,7 @@ final class RoutingTable implements AutoCloseable {
         counts[i] = e.counts;
         sure[i] =
             slotOf[i] >= 0
-                && e.ready
-                && e.current
-                && e.bitmap != null
-                && e.server != null
-                && e.server.equals(host)
-                && trusted.computeIfAbsent(e.server, s -> isTrusted(s, horizon));
+                && isUsable(e, host, s -> trusted.computeIfAbsent(s, t -> isTrusted(t, horizon)));
       } finally {
         e.lock.readLock().unlock();
       }
@@ -741,8 +737,17 @@ final class RoutingTable implements AutoCloseable {
 
   /** Under e's read lock. */
   private boolean isUsable(Entry e, RegionInfo region, long now) {
-    if (!e.ready || !e.current || e.bitmap == null || e.server == null) return false;
-    return e.server.equals(cluster.openOn(region)) && isTrusted(e.server, now);
+    return isUsable(e, cluster.openOn(region), server -> isTrusted(server, now));
+  }
+
+  /** Under e's read lock: e's bitmap answers for its region, open on {@code host}. */
+  private static boolean isUsable(Entry e, ServerName host, Predicate<ServerName> trusted) {
+    return e.ready
+        && e.current
+        && e.bitmap != null
+        && e.server != null
+        && e.server.equals(host)
+        && trusted.test(e.server);
   }
 
   /** Whether {@code server}'s publications may be trusted at {@code now}. */
