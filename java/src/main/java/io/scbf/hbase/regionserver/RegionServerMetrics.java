@@ -161,7 +161,10 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
         };
     gauge(registry, "scbfFilterBytes", () -> sum(regions.get(), r -> r.filter().stats().bytes()));
     gauge(
-        registry, "scbfFilterResidue", () -> sum(regions.get(), r -> r.filter().stats().residue()));
+        registry,
+        "scbfFilterResidue",
+        () ->
+            sum(regions.get(), r -> r.filter().stats().residue() + r.filter().unappliedRemoves()));
     gauge(
         registry,
         "scbfFilterEstimatedFprMax",

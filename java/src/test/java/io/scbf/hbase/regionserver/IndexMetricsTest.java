@@ -11,6 +11,8 @@ import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import io.scbf.hbase.testing.MiniCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -22,8 +24,11 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.hadoop.hbase.metrics.Gauge;
 import org.apache.hadoop.hbase.metrics.Metric;
 import org.apache.hadoop.hbase.metrics.MetricRegistries;
@@ -287,5 +292,80 @@ class IndexMetricsTest {
           "buckets asked = candidates the clients received");
       assertTrue(tracedAsked < (long) values * BUCKETS, "routing skipped buckets: " + tracedAsked);
     }
+  }
+
+  /**
+   * Index deletes are applied blind and leave their counts (residue); once a bucket's residue
+   * passes half its entries the filter compactor counts its rows again. Phase 1 moves a third of
+   * the rows to new values (about 167 deletes per bucket of about 500 rows: below the limit): the
+   * old values stay counted, so a route still asks about 5 of the 6 buckets for each. Phase 2 moves
+   * another third, which takes every bucket past the limit: their compactions run after all of
+   * phase 1's deletes, so phase 1's values then ask almost no bucket.
+   */
+  @Test
+  @Order(3)
+  void deletesLeaveResidueThatFilterCompactionsClear() throws Exception {
+    move(0, 100);
+    assertEquals(1000, rsLong("scbfFilterResidue"), "one count left per index row deleted");
+    assertTrue(askedFor(0, 100) > 300, "old values still counted");
+    move(100, 200);
+    long until = System.currentTimeMillis() + 30_000;
+    long asked;
+    while ((asked = askedFor(0, 100)) > 30) { // fpp 0.01 per bucket: about 6 expected
+      assertTrue(
+          System.currentTimeMillis() < until,
+          "buckets asked for 100 values no row holds, 30 s after the compactions were due: "
+              + asked);
+      Thread.sleep(PUBLISH_INTERVAL_MS);
+    }
+    assertTrue(rsLong("scbfFilterResidue") < 1000, "compactions cleared residue");
+  }
+
+  /** Gives the rows of values [from, to) the values "moved-N"; returns once the index follows. */
+  private void move(int from, int to) throws Exception {
+    try (Table t = connection.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < ROWS; i++) {
+        if (i % VALUES < from || i % VALUES >= to) continue;
+        puts.add(
+            new Put(Bytes.toBytes(String.format("row-%05d", i)))
+                .addColumn(D, V, Bytes.toBytes("moved-" + (i % VALUES))));
+      }
+      t.put(puts);
+    }
+    // The old values' index rows are deleted in the background after the data writes.
+    try (Table index = connection.getTable(IndexCatalog.indexTableName(TABLE, "v"))) {
+      waitFor("old index rows deleted", 30_000, () -> countRows(index) == ROWS);
+    }
+  }
+
+  private static long countRows(Table table) {
+    long n = 0;
+    try (ResultScanner scanner = table.getScanner(new Scan().setFilter(new FirstKeyOnlyFilter()))) {
+      while (scanner.next() != null) n++;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return n;
+  }
+
+  /**
+   * Buckets the master's routes ask for values [from, to) (no client copy: each query is routed by
+   * the master), checking each answer is empty and the moved rows are found.
+   */
+  private long askedFor(int from, int to) throws Exception {
+    Thread.sleep(3 * PUBLISH_INTERVAL_MS); // the latest bitmaps reach the master
+    Configuration perQuery = new Configuration(connection.getConfiguration());
+    perQuery.setLong(Settings.CLIENT_ROUTING_MAX_AGE_MS, 0);
+    long asked = 0;
+    try (Connection c = ConnectionFactory.createConnection(perQuery);
+        IndexedTable routed = new IndexedTable(c, TABLE)) {
+      for (int v = from; v < to; v++) {
+        assertEquals(0, routed.findRowKeys(D, V, value(v)).size());
+        asked += routed.lastTrace().regions().asked();
+        assertEquals(ROWS / VALUES, routed.findRowKeys(D, V, Bytes.toBytes("moved-" + v)).size());
+      }
+    }
+    return asked;
   }
 }

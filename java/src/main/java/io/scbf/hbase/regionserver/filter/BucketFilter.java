@@ -21,7 +21,10 @@ import org.apache.yetus.audience.InterfaceAudience;
  * compaction add normally, but their removes are skipped: the scan may or may not have counted the
  * deleted row, and decrementing a key the filter never counted could hide another row's key (a
  * false negative). A skipped remove only leaves an extra count, i.e. a slightly higher
- * false-positive rate, until the next compaction.
+ * false-positive rate, until the next compaction. Deletes of rows that may not be there are never
+ * applied either ({@link #leaveCounted}). Those extra counts are the filter's residue: past half
+ * its entries (or the first sub-filter's eighth), {@link #needsCompaction} asks for a compaction,
+ * which counts the region's rows again.
  *
  * <p>It also keeps the region's {@link ValueFrequencies} for the query planner. They follow the
  * same adds; removes go to them once the filter is ready (their estimates only steer plans, so a
@@ -37,11 +40,14 @@ public final class BucketFilter implements AutoCloseable {
   private final AtomicLong version = new AtomicLong(System.currentTimeMillis() << 20);
   private final AtomicInteger removesSuspended = new AtomicInteger(1); // building
   private final AtomicLong skippedRemoves = new AtomicLong();
+  private final AtomicLong unappliedRemoves = new AtomicLong(); // since the last count of the rows
+  private final long minResidueForCompaction;
   private final ValueFrequencies frequencies = new ValueFrequencies();
   private volatile boolean ready;
 
   BucketFilter(IndexSpec spec) {
     this.filter = ScalableSplitCountingBloomFilter.create(spec.initialCapacity(), spec.fpp());
+    this.minResidueForCompaction = Math.max(1, spec.initialCapacity() / 8);
   }
 
   /** Counts the index row {@code rowKey} (an index row key; its filter key is a slice of it). */
@@ -58,10 +64,21 @@ public final class BucketFilter implements AutoCloseable {
     if (ready) frequencies.remove(rowKey, 1, length);
     if (removesSuspended.get() > 0) {
       skippedRemoves.incrementAndGet();
+      unappliedRemoves.incrementAndGet();
       return;
     }
     filter.remove(rowKey, 1, length);
     version.incrementAndGet();
+  }
+
+  /**
+   * A delete of an index row that may not have been there (a resent call, a stale row already
+   * repaired): its count stays, as residue, until the next compaction counts the region's rows
+   * again. Decrementing instead would need to know the row existed, a read per deleted row.
+   */
+  void leaveCounted(byte[] rowKey) {
+    if (ready) frequencies.remove(rowKey, 1, IndexKeyCodec.filterKeyEnd(rowKey) - 1);
+    unappliedRemoves.incrementAndGet();
   }
 
   /** Adds the filter keys of all existing index rows, then makes the filter ready. */
@@ -78,9 +95,12 @@ public final class BucketFilter implements AutoCloseable {
 
   /** Rebuilds one right-sized filter from the region's keys (after residue or growth). */
   void compact(long expectedKeys, Iterator<byte[]> filterKeys) {
+    // Residue noted before the scan starts is of rows already gone: the scan does not count them.
+    long before = unappliedRemoves.get();
     removesSuspended.incrementAndGet();
     try {
       filter.compact(expectedKeys, filterKeys);
+      unappliedRemoves.addAndGet(-before);
       version.incrementAndGet();
     } finally {
       removesSuspended.decrementAndGet();
@@ -106,7 +126,9 @@ public final class BucketFilter implements AutoCloseable {
   }
 
   public boolean needsCompaction() {
-    return ready && filter.needsCompaction();
+    if (!ready) return false;
+    long r = unappliedRemoves.get();
+    return (r > minResidueForCompaction && r > entries() / 2) || filter.needsCompaction();
   }
 
   public boolean isReady() {
@@ -119,6 +141,11 @@ public final class BucketFilter implements AutoCloseable {
 
   public long skippedRemoves() {
     return skippedRemoves.get();
+  }
+
+  /** Removes not applied since the last compaction: counts of rows that may be gone. */
+  public long unappliedRemoves() {
+    return unappliedRemoves.get();
   }
 
   /** The routing bitmap of the filter now (the caller closes it). */

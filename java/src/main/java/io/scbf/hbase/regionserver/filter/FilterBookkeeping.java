@@ -19,10 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps one index region's {@link BucketFilter} equal to its rows: builds it from the rows when the
- * region opens, counts the index rows writes create before they become visible (so no lookup can
- * find a row that routing would skip), uncounts the rows deletes really remove, rebuilds it after a
- * bulk load and compacts it when it asks to.
+ * Keeps one index region's {@link BucketFilter} counting at least its rows: builds it from the rows
+ * when the region opens, counts the index rows writes create before they become visible (so no
+ * lookup can find a row that routing would skip), uncounts the rows deletes are known to remove,
+ * rebuilds it after a bulk load and compacts it when it asks to.
  */
 @InterfaceAudience.Private
 public final class FilterBookkeeping {
@@ -77,11 +77,13 @@ public final class FilterBookkeeping {
 
   /**
    * What a mini-batch of index writes must do once applied, and the filter it counted its puts in.
+   * {@code deletesKnown}: every row of {@code deletedRows} is there, so it may be uncounted.
    */
   public record PendingEffects(
       BucketFilter counted,
       List<byte[]> addedRows,
       List<byte[]> deletedRows,
+      boolean deletesKnown,
       List<byte[]> touchedRows) {}
 
   /**
@@ -106,11 +108,12 @@ public final class FilterBookkeeping {
   }
 
   /**
-   * Before the writes apply: counts the index rows a put creates and notes the rows a delete really
-   * removes. Only a put of an absent row is counted, only a delete of a present row uncounted, so
-   * re-writing a row never counts it twice. A put marked {@link IndexCatalog#NEW_INDEX_ROW_ATTR}
-   * (its value is new to its data row) is counted without the existence read: if the row was there
-   * after all, it is counted twice, an over-count that costs false positives, never a missed row.
+   * Before the writes apply: counts the index rows a put creates and notes the rows deletes name.
+   * Only a put of an absent row is counted, so re-writing a row never counts it twice. A put marked
+   * {@link IndexCatalog#NEW_INDEX_ROW_ATTR} (its value is new to its data row) is counted without
+   * the existence read: if the row was there after all, it is counted twice, an over-count that
+   * costs false positives, never a missed row. Deletes are not read either: whether their row was
+   * there is unknown, so {@link #afterWrites} leaves their counts as residue.
    */
   public PendingEffects beforeWrites(List<Mutation> mutations) throws IOException {
     BucketFilter counted = filter;
@@ -119,21 +122,20 @@ public final class FilterBookkeeping {
     List<byte[]> touched = new ArrayList<>(mutations.size());
     List<byte[]> toRead = new ArrayList<>(mutations.size());
     for (Mutation m : mutations) {
-      if (!isNewRow(m)) toRead.add(m.getRow());
+      if (m instanceof Put && !isNewRow(m)) toRead.add(m.getRow());
     }
     Set<byte[]> existing = toRead.isEmpty() ? Set.of() : rows.existing(toRead);
     for (Mutation m : mutations) {
       byte[] row = m.getRow();
-      boolean exists = !isNewRow(m) && existing.contains(row);
-      if (m instanceof Put && !exists) {
+      if (m instanceof Delete) {
+        deleted.add(row);
+      } else if (isNewRow(m) || !existing.contains(row)) {
         counted.add(row);
         added.add(row);
-      } else if (m instanceof Delete && exists) {
-        deleted.add(row);
       }
       touched.add(row);
     }
-    return new PendingEffects(counted, added, deleted, touched);
+    return new PendingEffects(counted, added, deleted, false, touched);
   }
 
   private static boolean isNewRow(Mutation m) {
@@ -152,22 +154,25 @@ public final class FilterBookkeeping {
       List<byte[]> created, List<byte[]> deleted, List<byte[]> touched) {
     BucketFilter counted = filter;
     for (byte[] row : created) counted.add(row);
-    return new PendingEffects(counted, created, deleted, touched);
+    return new PendingEffects(counted, created, deleted, true, touched);
   }
 
   /**
-   * After the writes are visible (or failed): uncounts really deleted rows. If a bulk-load rebuild
-   * replaced the filter since {@link #beforeWrites}, its scan may have started before these rows
-   * were visible: the new rows are counted again in the current filter (at worst twice, never zero
-   * times) and the removes skipped (the scan may not have counted those rows).
+   * After the writes are visible (or failed): uncounts deleted rows known to have been there and
+   * leaves the others' counts as residue. If a bulk-load rebuild replaced the filter since {@link
+   * #beforeWrites}, its scan may have started before these rows were visible: the new rows are
+   * counted again in the current filter (at worst twice, never zero times) and the removes skipped
+   * (the scan may not have counted those rows).
    */
   public void afterWrites(PendingEffects effects, boolean success) {
     if (!success) return;
     BucketFilter current = filter;
     if (current != effects.counted()) {
       for (byte[] row : effects.addedRows()) current.add(row);
-    } else {
+    } else if (effects.deletesKnown()) {
       for (byte[] row : effects.deletedRows()) current.remove(row);
+    } else {
+      for (byte[] row : effects.deletedRows()) current.leaveCounted(row);
     }
   }
 
@@ -176,8 +181,7 @@ public final class FilterBookkeeping {
     BucketFilter target = filter; // not one a bulk-load rebuild swaps in meanwhile
     if (!target.needsCompaction() || closing.getAsBoolean()) return;
     try {
-      long expected =
-          Math.max(spec.initialCapacity(), target.stats().adds() - target.stats().removes());
+      long expected = Math.max(spec.initialCapacity(), target.entries());
       target.compact(expected, rows.filterKeys(closing));
       LOG.info("scbf filter of {} compacted: {}", name, target.stats());
     } catch (CancellationException e) {
