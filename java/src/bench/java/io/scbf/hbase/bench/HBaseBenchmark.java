@@ -35,6 +35,7 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -66,6 +67,10 @@ public final class HBaseBenchmark {
   static final int REGIONS = 8;
   static final int BUCKETS = Integer.getInteger("bench.buckets", 16);
 
+  /** The data tables' block encoding (all of them, unindexed included). */
+  static final DataBlockEncoding ENCODING =
+      DataBlockEncoding.valueOf(System.getProperty("bench.encoding", "NONE"));
+
   public static void main(String[] args) throws Exception {
     BenchData data = new BenchData(Integer.getInteger("bench.rows", 1_000_000));
     int batch = Integer.getInteger("bench.batch", 2000);
@@ -82,8 +87,8 @@ public final class HBaseBenchmark {
         StartMiniClusterOption.builder().numRegionServers(1).numDataNodes(1).build());
     say(
         "HBase (mini cluster, 1 region server) up in %.1f s; %,d rows, batches of %d puts, %d writer"
-            + " threads",
-        seconds(t0), data.rows(), batch, writers);
+            + " threads, data blocks encoded %s",
+        seconds(t0), data.rows(), batch, writers, ENCODING);
     try {
       Connection connection = util.getConnection();
       createTables(connection, PLAIN, INDEXED, LOCAL);
@@ -220,7 +225,10 @@ public final class HBaseBenchmark {
     try (Admin admin = connection.getAdmin()) {
       admin.createTable(
           TableDescriptorBuilder.newBuilder(table)
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .setColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(D)
+                      .setDataBlockEncoding(ENCODING)
+                      .build())
               .build(),
           BenchData.splits(REGIONS));
     }
