@@ -41,6 +41,8 @@ public final class BucketFilter implements AutoCloseable {
   private final AtomicInteger removesSuspended = new AtomicInteger(1); // building
   private final AtomicLong skippedRemoves = new AtomicLong();
   private final AtomicLong unappliedRemoves = new AtomicLong(); // since the last count of the rows
+  private final AtomicLong compactionsStarted = new AtomicLong();
+  private final AtomicLong compactionsFinished = new AtomicLong();
   private final long minResidueForCompaction;
   private final ValueFrequencies frequencies = new ValueFrequencies();
   private volatile boolean ready;
@@ -93,18 +95,38 @@ public final class BucketFilter implements AutoCloseable {
     removesSuspended.decrementAndGet();
   }
 
-  /** Rebuilds one right-sized filter from the region's keys (after residue or growth). */
+  /**
+   * Rebuilds one right-sized filter from the region's keys (after residue or growth). Keys added
+   * while it runs are kept, but a key counted before it began whose row the scan could not see yet
+   * (counted before the write, visible after it) is in neither: the writer adds it again ({@link
+   * #compactionOverlapped}).
+   */
   void compact(long expectedKeys, Iterator<byte[]> filterKeys) {
     // Residue noted before the scan starts is of rows already gone: the scan does not count them.
     long before = unappliedRemoves.get();
     removesSuspended.incrementAndGet();
+    compactionsStarted.incrementAndGet();
     try {
       filter.compact(expectedKeys, filterKeys);
       unappliedRemoves.addAndGet(-before);
       version.incrementAndGet();
     } finally {
+      compactionsFinished.incrementAndGet();
       removesSuspended.decrementAndGet();
     }
+  }
+
+  /** Read by a writer before it counts its rows, for {@link #compactionOverlapped}. */
+  long compactionsFinished() {
+    return compactionsFinished.get();
+  }
+
+  /**
+   * Whether a compaction ran at some moment since the writer read {@code finishedBefore} (one was
+   * running then, or one started since): its scan may have missed the writer's rows.
+   */
+  boolean compactionOverlapped(long finishedBefore) {
+    return compactionsStarted.get() > finishedBefore;
   }
 
   /**

@@ -3,11 +3,16 @@ package io.scbf.hbase.regionserver.filter;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.HConstants;
@@ -71,20 +76,51 @@ public final class FilterBookkeeping {
     BucketFilter fresh = new BucketFilter(spec);
     retired.add(filter);
     filter = fresh;
-    fresh.build(rows.filterKeys(closing));
+    fresh.build(rowsThenInFlight());
     LOG.info("scbf filter of {} rebuilt after a bulk load: {}", name, fresh.stats());
   }
 
   /**
-   * What a mini-batch of index writes must do once applied, and the filter it counted its puts in.
-   * {@code deletesKnown}: every row of {@code deletedRows} is there, so it may be uncounted.
+   * What a mini-batch of index writes must do once applied, the filter it counted its puts in and
+   * that filter's compactions finished before it did. {@code deletesKnown}: every row of {@code
+   * deletedRows} is there, so it may be uncounted. Compared by identity: it is a key of {@link
+   * #inFlight}.
    */
-  public record PendingEffects(
-      BucketFilter counted,
-      List<byte[]> addedRows,
-      List<byte[]> deletedRows,
-      boolean deletesKnown,
-      List<byte[]> touchedRows) {}
+  public static final class PendingEffects {
+    private final BucketFilter counted;
+    private final long compactionsFinished;
+    private final List<byte[]> addedRows;
+    private final List<byte[]> deletedRows;
+    private final boolean deletesKnown;
+    private final List<byte[]> touchedRows;
+
+    PendingEffects(
+        BucketFilter counted,
+        long compactionsFinished,
+        List<byte[]> addedRows,
+        List<byte[]> deletedRows,
+        boolean deletesKnown,
+        List<byte[]> touchedRows) {
+      this.counted = counted;
+      this.compactionsFinished = compactionsFinished;
+      this.addedRows = addedRows;
+      this.deletedRows = deletedRows;
+      this.deletesKnown = deletesKnown;
+      this.touchedRows = touchedRows;
+    }
+
+    public List<byte[]> touchedRows() {
+      return touchedRows;
+    }
+  }
+
+  /**
+   * Mini-batches counted and not yet applied. Their rows are counted before they are visible, so a
+   * scan that rebuilds or compacts the filter meanwhile cannot see them: it counts them from here
+   * once it has read the region ({@link #rowsThenInFlight}); a batch applied before that counts its
+   * rows again itself ({@link #afterWrites}).
+   */
+  private final Set<PendingEffects> inFlight = ConcurrentHashMap.newKeySet();
 
   /**
    * Why the bookkeeping cannot follow a write to an index region, or null if it can. Index
@@ -117,6 +153,7 @@ public final class FilterBookkeeping {
    */
   public PendingEffects beforeWrites(List<Mutation> mutations) throws IOException {
     BucketFilter counted = filter;
+    long compactions = counted.compactionsFinished();
     List<byte[]> added = new ArrayList<>();
     List<byte[]> deleted = new ArrayList<>();
     List<byte[]> touched = new ArrayList<>(mutations.size());
@@ -135,7 +172,12 @@ public final class FilterBookkeeping {
       }
       touched.add(row);
     }
-    return new PendingEffects(counted, added, deleted, false, touched);
+    return track(new PendingEffects(counted, compactions, added, deleted, false, touched));
+  }
+
+  private PendingEffects track(PendingEffects effects) {
+    inFlight.add(effects);
+    return effects;
   }
 
   private static boolean isNewRow(Mutation m) {
@@ -153,27 +195,71 @@ public final class FilterBookkeeping {
   public PendingEffects beforeKnownWrites(
       List<byte[]> created, List<byte[]> deleted, List<byte[]> touched) {
     BucketFilter counted = filter;
+    long compactions = counted.compactionsFinished();
     for (byte[] row : created) counted.add(row);
-    return new PendingEffects(counted, created, deleted, true, touched);
+    return track(new PendingEffects(counted, compactions, created, deleted, true, touched));
   }
 
   /**
    * After the writes are visible (or failed): uncounts deleted rows known to have been there and
    * leaves the others' counts as residue. If a bulk-load rebuild replaced the filter since {@link
-   * #beforeWrites}, its scan may have started before these rows were visible: the new rows are
-   * counted again in the current filter (at worst twice, never zero times) and the removes skipped
-   * (the scan may not have counted those rows).
+   * #beforeWrites}, or a compaction ran meanwhile, its scan may have started before these rows were
+   * visible and replaced the counts made before it began: the new rows are counted again in the
+   * current filter (at worst twice, never zero times), and no remove is applied (the scan may not
+   * have counted the deleted rows either).
    */
   public void afterWrites(PendingEffects effects, boolean success) {
-    if (!success) return;
-    BucketFilter current = filter;
-    if (current != effects.counted()) {
-      for (byte[] row : effects.addedRows()) current.add(row);
-    } else if (effects.deletesKnown()) {
-      for (byte[] row : effects.deletedRows()) current.remove(row);
-    } else {
-      for (byte[] row : effects.deletedRows()) current.leaveCounted(row);
+    try {
+      if (success) apply(effects);
+    } finally {
+      inFlight.remove(effects); // after its rows are counted again, if they had to be
     }
+  }
+
+  private void apply(PendingEffects effects) {
+    BucketFilter current = filter;
+    boolean rescanned =
+        current != effects.counted || current.compactionOverlapped(effects.compactionsFinished);
+    if (rescanned) {
+      for (byte[] row : effects.addedRows) current.add(row);
+    }
+    for (byte[] row : effects.deletedRows) {
+      if (effects.deletesKnown && !rescanned) current.remove(row);
+      else current.leaveCounted(row);
+    }
+  }
+
+  /**
+   * The filter keys of the region's rows, then those of the rows counted by writes still in flight
+   * when the scan ends: a write counted before the rebuild or compaction began and visible only
+   * after its scan started is in neither the scan nor the new counts.
+   */
+  private Iterator<byte[]> rowsThenInFlight() {
+    Iterator<byte[]> scan = rows.filterKeys(closing);
+    return new Iterator<>() {
+      private Iterator<byte[]> pending;
+
+      @Override
+      public boolean hasNext() {
+        if (pending == null) {
+          if (scan.hasNext()) return true;
+          List<byte[]> keys = new ArrayList<>();
+          for (PendingEffects e : inFlight) {
+            for (byte[] row : e.addedRows) {
+              keys.add(Arrays.copyOfRange(row, 1, IndexKeyCodec.filterKeyEnd(row)));
+            }
+          }
+          pending = keys.iterator();
+        }
+        return pending.hasNext();
+      }
+
+      @Override
+      public byte[] next() {
+        if (!hasNext()) throw new NoSuchElementException();
+        return pending == null ? scan.next() : pending.next();
+      }
+    };
   }
 
   /** Rebuilds one right-sized filter if the current one asks for it (residue, growth). */
@@ -182,7 +268,7 @@ public final class FilterBookkeeping {
     if (!target.needsCompaction() || closing.getAsBoolean()) return;
     try {
       long expected = Math.max(spec.initialCapacity(), target.entries());
-      target.compact(expected, rows.filterKeys(closing));
+      target.compact(expected, rowsThenInFlight());
       LOG.info("scbf filter of {} compacted: {}", name, target.stats());
     } catch (CancellationException e) {
       LOG.debug("scbf compaction of {} cancelled: region closing", name);

@@ -9,11 +9,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.scbf.MembershipFilter;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.region.InMemoryIndexRows;
+import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
@@ -30,6 +40,14 @@ class FilterBookkeepingTest {
           .alias("v")
           .layout(IndexSpec.Layout.BY_ROW)
           .buckets(4)
+          .build();
+
+  static final IndexSpec SMALL =
+      IndexSpec.builder(Bytes.toBytes("d"), Bytes.toBytes("v"))
+          .alias("v")
+          .layout(IndexSpec.Layout.BY_ROW)
+          .buckets(4)
+          .initialCapacity(16) // residue limit: more than 2 and than half the entries
           .build();
 
   final InMemoryIndexRows rows = new InMemoryIndexRows();
@@ -94,14 +112,7 @@ class FilterBookkeepingTest {
    */
   @Test
   void deletesAreNotReadAndLeaveResidueUntilACompaction() throws Exception {
-    IndexSpec small =
-        IndexSpec.builder(Bytes.toBytes("d"), Bytes.toBytes("v"))
-            .alias("v")
-            .layout(IndexSpec.Layout.BY_ROW)
-            .buckets(4)
-            .initialCapacity(16) // residue limit: more than 2 and than half the entries
-            .build();
-    FilterBookkeeping smallBooks = new FilterBookkeeping(small, rows, "small", closing::get);
+    FilterBookkeeping smallBooks = new FilterBookkeeping(SMALL, rows, "small", closing::get);
     try {
       smallBooks.build();
       byte[] r1 = indexRow("a", "r1");
@@ -136,14 +147,7 @@ class FilterBookkeepingTest {
   /** Residue below half the entries is not worth a scan of the region's rows. */
   @Test
   void residueBelowHalfTheEntriesAsksNoCompaction() throws Exception {
-    IndexSpec small =
-        IndexSpec.builder(Bytes.toBytes("d"), Bytes.toBytes("v"))
-            .alias("v")
-            .layout(IndexSpec.Layout.BY_ROW)
-            .buckets(4)
-            .initialCapacity(16)
-            .build();
-    FilterBookkeeping smallBooks = new FilterBookkeeping(small, rows, "small", closing::get);
+    FilterBookkeeping smallBooks = new FilterBookkeeping(SMALL, rows, "small", closing::get);
     try {
       smallBooks.build();
       for (int i = 0; i < 12; i++) {
@@ -212,6 +216,122 @@ class FilterBookkeepingTest {
     assertEquals(1, books.filter().skippedRemoves());
     assertEquals(1, books.filter().unappliedRemoves());
     assertEquals(0, books.filter().stats().removes());
+  }
+
+  static Put newRowPut(byte[] row) {
+    Put put = put(row);
+    put.setAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR, new byte[] {1});
+    return put;
+  }
+
+  /** Three deletes of rows that are not there: residue past {@link #SMALL}'s limit. */
+  static void leaveResidue(FilterBookkeeping b) throws Exception {
+    for (int i = 0; i < 3; i++) {
+      b.afterWrites(b.beforeWrites(List.of(new Delete(indexRow("gone", "g" + i)))), true);
+    }
+    assertTrue(b.filter().needsCompaction());
+  }
+
+  static boolean mayHold(FilterBookkeeping b, String value) {
+    return b.filter().mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes(value)));
+  }
+
+  /**
+   * A put is counted before its row is visible. A compaction that starts in between cannot see the
+   * row and replaces the filter's counts: it counts the rows of writes still in flight when its
+   * scan ends, or the value would be "absent" while the row is there (a false negative).
+   */
+  @Test
+  void aCompactionCountsTheRowsOfWritesInFlight() throws Exception {
+    FilterBookkeeping small = new FilterBookkeeping(SMALL, rows, "small", closing::get);
+    try {
+      small.build();
+      byte[] inFlight = indexRow("w", "r1");
+      FilterBookkeeping.PendingEffects effects = small.beforeWrites(List.of(newRowPut(inFlight)));
+      leaveResidue(small);
+      small.compactIfNeeded();
+      assertEquals(0, small.filter().unappliedRemoves(), "it compacted");
+      assertTrue(mayHold(small, "w"), "counted while its write is in flight");
+      rows.put(inFlight, new byte[0]);
+      small.afterWrites(effects, true);
+      assertTrue(mayHold(small, "w"));
+    } finally {
+      small.free();
+    }
+  }
+
+  /**
+   * A write applied while the compaction's scan runs (its row not in the scan, its batch no longer
+   * in flight when the scan ends) counts its rows again; one applied after the compaction does not.
+   */
+  @Test
+  void aWriteAppliedDuringACompactionCountsItsRowsAgain() throws Exception {
+    CountDownLatch scanning = new CountDownLatch(1);
+    CountDownLatch written = new CountDownLatch(1);
+    AtomicBoolean holdScans = new AtomicBoolean();
+    IndexRegionRows heldScans =
+        new IndexRegionRows() {
+          @Override
+          public Set<byte[]> existing(Collection<byte[]> keys) throws IOException {
+            return rows.existing(keys);
+          }
+
+          @Override
+          public void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> cells)
+              throws IOException {
+            rows.scan(start, stop, limit, cells);
+          }
+
+          @Override
+          public Iterator<byte[]> filterKeys(BooleanSupplier cancelled) {
+            Iterator<byte[]> keys = rows.filterKeys(cancelled); // the rows as the scan starts
+            if (!holdScans.get()) return keys;
+            return new Iterator<>() {
+              @Override
+              public boolean hasNext() {
+                scanning.countDown();
+                await(written);
+                return keys.hasNext();
+              }
+
+              @Override
+              public byte[] next() {
+                return keys.next();
+              }
+            };
+          }
+        };
+    FilterBookkeeping small = new FilterBookkeeping(SMALL, heldScans, "small", closing::get);
+    try {
+      small.build();
+      byte[] row = indexRow("w", "r1");
+      FilterBookkeeping.PendingEffects effects = small.beforeWrites(List.of(newRowPut(row)));
+      leaveResidue(small);
+      holdScans.set(true);
+      Thread compaction = new Thread(small::compactIfNeeded);
+      compaction.start();
+      await(scanning); // the scan has started without the row
+      rows.put(row, new byte[0]);
+      small.afterWrites(effects, true);
+      written.countDown();
+      compaction.join(30_000);
+      assertEquals(0, small.filter().unappliedRemoves(), "it compacted");
+      assertTrue(mayHold(small, "w"), "counted again while the compaction ran");
+
+      long adds = small.filter().stats().adds();
+      small.afterWrites(small.beforeWrites(List.of(newRowPut(indexRow("later", "r2")))), true);
+      assertEquals(adds + 1, small.filter().stats().adds(), "no compaction overlapped it");
+    } finally {
+      small.free();
+    }
+  }
+
+  static void await(CountDownLatch latch) {
+    try {
+      if (!latch.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("timed out");
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test
