@@ -160,11 +160,7 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
           return s == null ? null : s.cacheStatsOrNull();
         };
     gauge(registry, "scbfFilterBytes", () -> sum(regions.get(), r -> r.filter().stats().bytes()));
-    gauge(
-        registry,
-        "scbfFilterResidue",
-        () ->
-            sum(regions.get(), r -> r.filter().stats().residue() + r.filter().unappliedRemoves()));
+    gauge(registry, "scbfFilterResidue", () -> sum(regions.get(), r -> r.filter().residue()));
     gauge(
         registry,
         "scbfFilterEstimatedFprMax",

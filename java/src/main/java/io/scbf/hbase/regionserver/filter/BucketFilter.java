@@ -79,7 +79,11 @@ public final class BucketFilter implements AutoCloseable {
    * again. Decrementing instead would need to know the row existed, a read per deleted row.
    */
   void leaveCounted(byte[] rowKey) {
-    if (ready) frequencies.remove(rowKey, 1, IndexKeyCodec.filterKeyEnd(rowKey) - 1);
+    if (ready) {
+      frequencies.remove(rowKey, 1, IndexKeyCodec.filterKeyEnd(rowKey) - 1);
+      version
+          .incrementAndGet(); // the counts changed: the publisher sends them if they moved enough
+    }
     unappliedRemoves.incrementAndGet();
   }
 
@@ -168,6 +172,14 @@ public final class BucketFilter implements AutoCloseable {
   /** Removes not applied since the last compaction: counts of rows that may be gone. */
   public long unappliedRemoves() {
     return unappliedRemoves.get();
+  }
+
+  /**
+   * The extra counts the filter carries: removes it skipped as ambiguous and removes not applied.
+   * Reads every counter, as {@link #stats} does.
+   */
+  public long residue() {
+    return filter.stats().residue() + unappliedRemoves.get();
   }
 
   /** The routing bitmap of the filter now (the caller closes it). */

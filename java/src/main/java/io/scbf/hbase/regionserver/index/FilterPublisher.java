@@ -216,7 +216,7 @@ public final class FilterPublisher {
       } else {
         b.setMembership(ByteString.copyFrom(bitmap.toByteArray()));
       }
-      b.setResidue(f.stats().residue());
+      b.setResidue(f.residue());
       // With every full bitmap (the master may hold none), else only when they moved enough.
       ValueCounts counts = f.counts();
       ValueCounts heldCounts = held == null ? null : held.counts();
