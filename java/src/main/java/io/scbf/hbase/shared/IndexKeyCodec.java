@@ -199,6 +199,11 @@ public final class IndexKeyCodec {
         end);
   }
 
+  /** The filter key of an index row key (a copy of its slice [1, {@link #filterKeyEnd})). */
+  public static byte[] filterKeyOf(byte[] key) {
+    return Arrays.copyOfRange(key, 1, filterKeyEnd(key));
+  }
+
   /** End (exclusive) of the filter key of an index row key, without copying anything. */
   public static int filterKeyEnd(byte[] key) {
     return skipEscaped(key, skipEscaped(key, 1));

@@ -81,8 +81,8 @@ public final class BucketFilter implements AutoCloseable {
   void leaveCounted(byte[] rowKey) {
     if (ready) {
       frequencies.remove(rowKey, 1, IndexKeyCodec.filterKeyEnd(rowKey) - 1);
-      version
-          .incrementAndGet(); // the counts changed: the publisher sends them if they moved enough
+      // The counts changed: a new version makes the publisher send them if they moved enough.
+      version.incrementAndGet();
     }
     unappliedRemoves.incrementAndGet();
   }

@@ -6,7 +6,6 @@ import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -245,9 +244,7 @@ public final class FilterBookkeeping {
           if (scan.hasNext()) return true;
           List<byte[]> keys = new ArrayList<>();
           for (PendingEffects e : inFlight) {
-            for (byte[] row : e.addedRows) {
-              keys.add(Arrays.copyOfRange(row, 1, IndexKeyCodec.filterKeyEnd(row)));
-            }
+            for (byte[] row : e.addedRows) keys.add(IndexKeyCodec.filterKeyOf(row));
           }
           pending = keys.iterator();
         }

@@ -6,7 +6,6 @@ import io.scbf.hbase.shared.LocalIndexKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -175,7 +174,7 @@ public final class HRegionRows implements IndexRegionRows {
           more = scanner.next(cells);
           for (Cell c : cells) {
             byte[] row = toIndexKey(CellUtil.cloneRow(c));
-            pending.add(Arrays.copyOfRange(row, 1, IndexKeyCodec.filterKeyEnd(row)));
+            pending.add(IndexKeyCodec.filterKeyOf(row));
           }
           cells.clear();
         }

@@ -3,7 +3,6 @@ package io.scbf.hbase.regionserver.region;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
@@ -56,7 +55,7 @@ public class InMemoryIndexRows implements IndexRegionRows {
   public Iterator<byte[]> filterKeys(BooleanSupplier cancelled) {
     List<byte[]> keys = new ArrayList<>();
     for (byte[] row : rows.keySet()) {
-      keys.add(Arrays.copyOfRange(row, 1, IndexKeyCodec.filterKeyEnd(row)));
+      keys.add(IndexKeyCodec.filterKeyOf(row));
     }
     Iterator<byte[]> it = keys.iterator();
     return new Iterator<>() {
