@@ -45,6 +45,7 @@ final class IndexServices implements AutoCloseable {
   private final ThreadPoolExecutor indexCleanup;
   private final OpenIndexRegions regions = new OpenIndexRegions();
   private final FilterPublisher publisher;
+  private final FilterCompactor compactor;
   private HotscoreCache cache; // guarded by this
   private Connection connection; // guarded by this
 
@@ -85,8 +86,8 @@ final class IndexServices implements AutoCloseable {
             settings.publishIntervalMs(),
             settings.routeStaleMs() / 3);
     long interval = settings.publishIntervalMs();
-    publishing.scheduleWithFixedDelay(
-        new FilterCompactor(regions, builder), interval, interval, TimeUnit.MILLISECONDS);
+    this.compactor = new FilterCompactor(regions, builder);
+    publishing.scheduleWithFixedDelay(compactor, interval, interval, TimeUnit.MILLISECONDS);
   }
 
   Settings settings() {
@@ -99,6 +100,10 @@ final class IndexServices implements AutoCloseable {
 
   FilterPublisher publisher() {
     return publisher;
+  }
+
+  FilterCompactor compactor() {
+    return compactor;
   }
 
   /** What this server's index regions (global buckets and local indexes) share. */

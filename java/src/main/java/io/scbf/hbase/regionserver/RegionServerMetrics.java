@@ -209,6 +209,20 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
           IndexServices s = services.get();
           return s == null ? 0L : s.publisher().publishedBytes();
         });
+    gauge(
+        registry,
+        "scbfFilterCompactions",
+        () -> {
+          IndexServices s = services.get();
+          return s == null ? 0L : s.compactor().compactions();
+        });
+    gauge(
+        registry,
+        "scbfFilterCompactionRows",
+        () -> {
+          IndexServices s = services.get();
+          return s == null ? 0L : s.compactor().rowsCounted();
+        });
     gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
     gauge(registry, "scbfStaleIndexRowsRemoved", staleIndexRowsRemoved::sum);
     gauge(registry, "scbfOldRowReadsSkipped", oldRowReadsSkipped::sum);

@@ -179,7 +179,12 @@ public final class BucketFilter implements AutoCloseable {
    * Reads every counter, as {@link #stats} does.
    */
   public long residue() {
-    return filter.stats().residue() + unappliedRemoves.get();
+    return residue(filter.stats());
+  }
+
+  /** {@link #residue()} for stats the caller has just read. */
+  public long residue(ScalableFilterStats stats) {
+    return stats.residue() + unappliedRemoves.get();
   }
 
   /** The routing bitmap of the filter now (the caller closes it). */

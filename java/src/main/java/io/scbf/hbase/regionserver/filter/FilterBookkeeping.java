@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -233,45 +234,61 @@ public final class FilterBookkeeping {
    * when the scan ends: a write counted before the rebuild or compaction began and visible only
    * after its scan started is in neither the scan nor the new counts.
    */
-  private Iterator<byte[]> rowsThenInFlight() {
-    Iterator<byte[]> scan = rows.filterKeys(closing);
-    return new Iterator<>() {
-      private Iterator<byte[]> pending;
-
-      @Override
-      public boolean hasNext() {
-        if (pending == null) {
-          if (scan.hasNext()) return true;
-          List<byte[]> keys = new ArrayList<>();
-          for (PendingEffects e : inFlight) {
-            for (byte[] row : e.addedRows) keys.add(IndexKeyCodec.filterKeyOf(row));
-          }
-          pending = keys.iterator();
-        }
-        return pending.hasNext();
-      }
-
-      @Override
-      public byte[] next() {
-        if (!hasNext()) throw new NoSuchElementException();
-        return pending == null ? scan.next() : pending.next();
-      }
-    };
+  private RowsThenInFlight rowsThenInFlight() {
+    return new RowsThenInFlight(rows.filterKeys(closing));
   }
 
-  /** Rebuilds one right-sized filter if the current one asks for it (residue, growth). */
-  public void compactIfNeeded() {
+  /** The filter keys of {@link #rowsThenInFlight}, counted as they are read. */
+  private final class RowsThenInFlight implements Iterator<byte[]> {
+    private final Iterator<byte[]> scan;
+    private Iterator<byte[]> pending;
+    private long read;
+
+    RowsThenInFlight(Iterator<byte[]> scan) {
+      this.scan = scan;
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (pending == null) {
+        if (scan.hasNext()) return true;
+        List<byte[]> keys = new ArrayList<>();
+        for (PendingEffects e : inFlight) {
+          for (byte[] row : e.addedRows) keys.add(IndexKeyCodec.filterKeyOf(row));
+        }
+        pending = keys.iterator();
+      }
+      return pending.hasNext();
+    }
+
+    @Override
+    public byte[] next() {
+      if (!hasNext()) throw new NoSuchElementException();
+      read++;
+      return pending == null ? scan.next() : pending.next();
+    }
+  }
+
+  /**
+   * Rebuilds one right-sized filter if the current one asks for it (residue, growth); returns the
+   * index rows the compaction read (those of writes in flight included), or empty if none ran to
+   * its end.
+   */
+  public OptionalLong compactIfNeeded() {
     BucketFilter target = filter; // not one a bulk-load rebuild swaps in meanwhile
-    if (!target.needsCompaction() || closing.getAsBoolean()) return;
+    if (!target.needsCompaction() || closing.getAsBoolean()) return OptionalLong.empty();
     try {
       long expected = Math.max(spec.initialCapacity(), target.entries());
-      target.compact(expected, rowsThenInFlight());
-      LOG.info("scbf filter of {} compacted: {}", name, target.stats());
+      RowsThenInFlight keys = rowsThenInFlight();
+      target.compact(expected, keys);
+      LOG.info("scbf filter of {} compacted from {} rows: {}", name, keys.read, target.stats());
+      return OptionalLong.of(keys.read);
     } catch (CancellationException e) {
       LOG.debug("scbf compaction of {} cancelled: region closing", name);
     } catch (RuntimeException e) {
       LOG.warn("scbf compaction of {} failed; the filter is unchanged", name, e);
     }
+    return OptionalLong.empty();
   }
 
   /** The region is closed and no operation runs any more: frees the native filters. */

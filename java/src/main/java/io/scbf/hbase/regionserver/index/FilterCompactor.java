@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver.index;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -13,6 +14,8 @@ import org.apache.yetus.audience.InterfaceAudience;
 public final class FilterCompactor implements Runnable {
   private final OpenIndexRegions regions;
   private final ExecutorService builder;
+  private final LongAdder compactions = new LongAdder();
+  private final LongAdder rowsCounted = new LongAdder();
 
   public FilterCompactor(OpenIndexRegions regions, ExecutorService builder) {
     this.regions = regions;
@@ -23,12 +26,32 @@ public final class FilterCompactor implements Runnable {
   public void run() {
     for (IndexRegion r : regions.list()) {
       try {
-        if (r.filter().needsCompaction()) builder.execute(r.bookkeeping()::compactIfNeeded);
+        if (r.filter().needsCompaction()) builder.execute(() -> compact(r));
       } catch (IllegalStateException closed) {
         // the region closed after it was listed
       } catch (RejectedExecutionException stopped) {
         return; // the server's services are stopping
       }
     }
+  }
+
+  private void compact(IndexRegion r) {
+    r.bookkeeping()
+        .compactIfNeeded()
+        .ifPresent(
+            rows -> {
+              compactions.increment();
+              rowsCounted.add(rows);
+            });
+  }
+
+  /** Filter compactions run to their end on this server since it started. */
+  public long compactions() {
+    return compactions.sum();
+  }
+
+  /** Index rows those compactions counted (each read once per compaction). */
+  public long rowsCounted() {
+    return rowsCounted.sum();
   }
 }

@@ -134,7 +134,7 @@ public final class IndexRegion {
         .setFilters(s.filters())
         .setEstimatedFpr(s.estimatedFpr())
         .setNewestFill(s.newestFill())
-        .setResidue(f.residue())
+        .setResidue(f.residue(s))
         .setLookups(lookups.count())
         .setCacheHits(lookups.cacheHits())
         .setEntries(f.entries())

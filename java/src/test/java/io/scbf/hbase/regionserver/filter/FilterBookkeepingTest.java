@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
@@ -134,11 +135,12 @@ class FilterBookkeepingTest {
       assertEquals(3, f.unappliedRemoves());
       assertTrue(f.mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes("a"))));
       assertTrue(f.needsCompaction(), "3 > 16 / 8 and > half of the 1 entry left");
-      smallBooks.compactIfNeeded();
+      assertEquals(OptionalLong.of(1), smallBooks.compactIfNeeded(), "counted the one row left");
       assertEquals(0, f.unappliedRemoves());
       assertFalse(f.mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes("a"))));
       assertTrue(f.mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes("b"))));
       assertFalse(f.needsCompaction());
+      assertEquals(OptionalLong.empty(), smallBooks.compactIfNeeded(), "none needed");
     } finally {
       smallBooks.free();
     }
