@@ -69,17 +69,19 @@ final class BenchData {
   }
 
   /**
-   * The update pass (after the queries, whose checks use the generated counts): every fourth row of
-   * [from, to) gets a new city "moved-i", one of rows/10; the other columns are untouched.
+   * An update pass (after the queries, whose checks use the generated counts): every fourth row of
+   * [from, to) gets a new city, one of rows/10: "moved-i" in pass 0, "moved{pass}-i" after it, so
+   * that every pass replaces each row's indexed value; the other columns are untouched.
    */
-  List<Put> updates(int from, int to, Durability durability) {
+  List<Put> updates(int from, int to, Durability durability, int pass) {
+    String prefix = pass == 0 ? "moved-" : "moved" + pass + "-";
     List<Put> out = new ArrayList<>((to - from) / 4 + 1);
     for (int i = from; i < to; i++) {
       if (i % 4 != 0) continue;
       Random rnd = new Random(~i * 0x9E3779B97F4A7C15L);
       out.add(
           new Put(Bytes.toBytes(String.format("u%08x", i * 0x9E3779B1)))
-              .addColumn(D, CITY, Bytes.toBytes("moved-" + rnd.nextInt(cities)))
+              .addColumn(D, CITY, Bytes.toBytes(prefix + rnd.nextInt(cities)))
               .setDurability(durability));
     }
     return out;

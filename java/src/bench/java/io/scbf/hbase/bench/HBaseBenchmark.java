@@ -13,6 +13,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -44,8 +46,9 @@ import org.apache.hadoop.hbase.util.Bytes;
  * BY_ROW}), one with a global index by value (the default layout) and one with a local index, (b)
  * routed point queries vs a full scan with SingleColumnValueFilter, (c) buckets or regions asked
  * per query, (d) hot vs cold lookups (b-d for both index kinds), (e) filter and cache memory, (f)
- * an update pass rewriting the indexed column of 25% of the rows. Run with {@code mvn -B
- * -Pbench-hbase verify} ({@code -Dbench.rows=N}).
+ * update passes rewriting the indexed column of 25% of the rows ({@code bench.updatePasses}, 1 by
+ * default), then the global index's routing filters and filter compactions after them. Run with
+ * {@code mvn -B -Pbench-hbase verify} ({@code -Dbench.rows=N}).
  */
 public final class HBaseBenchmark {
   static final TableName PLAIN = TableName.valueOf("bench_plain");
@@ -67,6 +70,12 @@ public final class HBaseBenchmark {
   static final int REGIONS = 8;
   static final int BUCKETS = Integer.getInteger("bench.buckets", 16);
 
+  private static final com.sun.management.OperatingSystemMXBean CPU =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+  /** {@link #writes}'s update pass for a load (new rows) instead. */
+  static final int LOAD = -1;
+
   /** The data tables' block encoding (all of them, unindexed included). */
   static final DataBlockEncoding ENCODING =
       DataBlockEncoding.valueOf(System.getProperty("bench.encoding", "NONE"));
@@ -76,6 +85,7 @@ public final class HBaseBenchmark {
     int batch = Integer.getInteger("bench.batch", 2000);
     int writers = Integer.getInteger("bench.writers", 2);
     int samples = Integer.getInteger("bench.samples", 200);
+    int updatePasses = Integer.getInteger("bench.updatePasses", 1);
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     Coprocessors.configure(conf);
@@ -107,7 +117,7 @@ public final class HBaseBenchmark {
               List.of(PLAIN, INDEXED, LOCAL, IMMUTABLE, LOCAL_IMMUTABLE, BY_VALUE),
               Durability.USE_DEFAULT,
               true,
-              false);
+              LOAD);
       try (Admin admin = connection.getAdmin()) {
         // Their global index tables follow (IndexLifecycleObserver).
         for (TableName t : List.of(IMMUTABLE, LOCAL_IMMUTABLE)) {
@@ -126,7 +136,7 @@ public final class HBaseBenchmark {
             List.of(PLAIN_SKIP_WAL, INDEXED_SKIP_WAL),
             Durability.SKIP_WAL,
             false,
-            false);
+            LOAD);
         dropSkipWalTables(connection);
       }
       Thread.sleep(3000); // every bucket and region publishes its filter (1 s interval)
@@ -150,22 +160,31 @@ public final class HBaseBenchmark {
         say("%n--- local index (%s) ---", LOCAL);
         new QueryBench(connection, table, data, samples).run();
       }
-      say("%n(f) update pass: the indexed column of 25%% of the rows rewritten");
-      double[] update =
-          writes(
-              connection,
-              data,
-              batch,
-              writers,
-              List.of(PLAIN, INDEXED, LOCAL, BY_VALUE),
-              Durability.USE_DEFAULT,
-              false,
-              true);
+      say(
+          "%n(f) update passes: the indexed column of 25%% of the rows rewritten, %d time(s)",
+          updatePasses);
+      double[] update = null;
+      for (int pass = 0; pass < updatePasses; pass++) {
+        double[] rates =
+            writes(
+                connection,
+                data,
+                batch,
+                writers,
+                List.of(PLAIN, INDEXED, LOCAL, BY_VALUE),
+                Durability.USE_DEFAULT,
+                false,
+                pass);
+        if (update == null) update = rates;
+      }
+      afterUpdates(connection, data);
       say("%nSUMMARY (ratios to the unindexed table in this run)");
       say(
           "  load   global %.2fx   local %.2fx   immutable rows: global %.2fx, local %.2fx",
           load[1] / load[0], load[2] / load[0], load[3] / load[0], load[4] / load[0]);
-      say("  update global %.2fx   local %.2fx", update[1] / update[0], update[2] / update[0]);
+      say(
+          "  update global %.2fx   local %.2fx   (first pass)",
+          update[1] / update[0], update[2] / update[0]);
       say(
           "  global by value (the default layout): load %.2fx   update %.2fx",
           load[5] / load[0], update[3] / update[0]);
@@ -253,8 +272,11 @@ public final class HBaseBenchmark {
    * load and the same memstore/flush phases; each table's time is the sum of its chunks. {@code
    * durability} applies to the data puts of all tables; the index rows always keep their WAL
    * (skipping it could lose an index row whose data row survives: a false negative). {@code
-   * countValues} once per distinct set of rows, for the query checks. {@code update}: rewrite the
-   * indexed column of every fourth row instead. Returns rows per second per table.
+   * countValues} once per distinct set of rows, for the query checks. {@code updatePass}: {@link
+   * #LOAD}, or rewrite the indexed column of every fourth row (pass 0, 1, ...: a new value each
+   * time). Returns rows per second per table. Also prints the process's CPU time per row (client,
+   * region server, master and HDFS share this JVM; background work of one table, such as index
+   * deletes sent after the data write, may land in the next table's chunk).
    */
   static double[] writes(
       Connection connection,
@@ -264,10 +286,11 @@ public final class HBaseBenchmark {
       List<TableName> tables,
       Durability durability,
       boolean countValues,
-      boolean update)
+      int updatePass)
       throws Exception {
     int chunk = Math.max(batch * writers, data.rows() / 10);
     long[] nanos = new long[tables.size()];
+    long[] cpuNanos = new long[tables.size()];
     long[] rows = new long[tables.size()];
     ExecutorService pool = Executors.newFixedThreadPool(writers);
     List<Table> open = new ArrayList<>();
@@ -277,8 +300,10 @@ public final class HBaseBenchmark {
         int to = Math.min(data.rows(), from + chunk);
         for (int i = 0; i < open.size(); i++) {
           List<List<Put>> batches =
-              batches(data, from, to, batch, durability, countValues && i == 0, update);
+              batches(data, from, to, batch, durability, countValues && i == 0, updatePass);
+          long cpu = CPU.getProcessCpuTime();
           nanos[i] += load(pool, open.get(i), batches, writers);
+          cpuNanos[i] += CPU.getProcessCpuTime() - cpu;
           for (List<Put> b : batches) rows[i] += b.size();
         }
       }
@@ -290,21 +315,25 @@ public final class HBaseBenchmark {
         durability == Durability.SKIP_WAL
             ? "data puts SKIP_WAL (index rows with WAL)"
             : "WAL on data and index rows (production)";
-    say("  %s%s", wal, update ? ", update pass" : "");
+    say("  %s%s", wal, updatePass == LOAD ? "" : ", update pass " + (updatePass + 1));
     double[] rates = new double[tables.size()];
     for (int i = 0; i < tables.size(); i++) {
       rates[i] = rows[i] / (nanos[i] / 1e9);
       say(
-          "    %-22s %,10.0f rows/s  (%.1f s)%s",
+          "    %-22s %,10.0f rows/s  (%.1f s, cpu %5.1f us/row)%s",
           tables.get(i),
           rates[i],
           nanos[i] / 1e9,
+          cpuNanos[i] / 1e3 / rows[i],
           i == 0 ? "" : String.format("   %.2fx unindexed", rates[i] / rates[0]));
     }
     return rates;
   }
 
-  /** The batches of rows [from, to): their puts, or the updates of every fourth row. */
+  /**
+   * The batches of rows [from, to): their puts ({@link #LOAD}), or the updates of every fourth row
+   * in update pass {@code updatePass}.
+   */
   static List<List<Put>> batches(
       BenchData data,
       int from,
@@ -312,10 +341,12 @@ public final class HBaseBenchmark {
       int batch,
       Durability durability,
       boolean count,
-      boolean update) {
+      int updatePass) {
     List<List<Put>> batches = new ArrayList<>();
     List<Put> all =
-        update ? data.updates(from, to, durability) : data.puts(from, to, durability, count);
+        updatePass == LOAD
+            ? data.puts(from, to, durability, count)
+            : data.updates(from, to, durability, updatePass);
     for (int b = 0; b < all.size(); b += batch) {
       batches.add(all.subList(b, Math.min(all.size(), b + batch)));
     }
@@ -356,23 +387,53 @@ public final class HBaseBenchmark {
     say(
         "  master routes served %d, buckets asked %d of %d offered",
         stats.getRoutesServed(), stats.getBucketsAsked(), stats.getBucketsTotal());
+    Map<String, Object> gauges = regionServerGauges();
+    if (gauges.isEmpty()) say("  region server gauges not exported to JMX within 15 s");
+    else say("  region server gauges (JMX):");
+    gauges.forEach((name, value) -> say("    %-26s %s", name, value));
+  }
+
+  /**
+   * After the update passes: the routing state of the global index of buckets (the master's bitmaps
+   * per entry, the residue that blind index deletes leave) and the filter compactions so far.
+   */
+  static void afterUpdates(Connection connection, BenchData data) throws Exception {
+    Thread.sleep(11_000); // publications reach the master; the JMX adapter exports every 10 s
+    try (IndexedTable table = new IndexedTable(connection, INDEXED)) {
+      StatsResponse stats = table.routingStats(D, CITY);
+      long bytes = stats.getServersList().stream().mapToLong(ServerStats::getFilterBytes).sum();
+      long residue = stats.getRegionsList().stream().mapToLong(r -> r.getResidue()).sum();
+      double maxFpr =
+          stats.getRegionsList().stream().mapToDouble(r -> r.getEstimatedFpr()).max().orElse(0);
+      say(
+          "  %s routing bitmaps on the master: %,d bytes for %,d entries (%.1f bits/entry);"
+              + " residue %,d; max estimated FPR %.5f",
+          INDEXED, bytes, data.rows(), 8.0 * bytes / data.rows(), residue, maxFpr);
+    }
+    Map<String, Object> gauges = regionServerGauges(); // Hadoop capitalises the names
+    say(
+        "  filter compactions on the region server: %s, index rows read %s",
+        gauges.get("ScbfFilterCompactions"), gauges.get("ScbfFilterCompactionRows"));
+  }
+
+  /** The region server's scbf gauges as JMX exports them (empty if not exported within 15 s). */
+  static Map<String, Object> regionServerGauges() throws Exception {
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
     long deadline = System.currentTimeMillis() + 15_000; // the JMX adapter exports every 10 s
     while (System.currentTimeMillis() < deadline) {
       for (ObjectName name :
           jmx.queryNames(new ObjectName("Hadoop:service=HBase,name=RegionServer,*"), null)) {
-        List<String> scbf = new ArrayList<>();
+        Map<String, Object> scbf = new TreeMap<>();
         for (MBeanAttributeInfo a : jmx.getMBeanInfo(name).getAttributes()) {
-          if (a.getName().toLowerCase().startsWith("scbf")) scbf.add(a.getName());
+          if (a.getName().toLowerCase().startsWith("scbf")) {
+            scbf.put(a.getName(), jmx.getAttribute(name, a.getName()));
+          }
         }
-        if (scbf.isEmpty()) continue;
-        say("  region server gauges (JMX %s):", name.getKeyProperty("sub"));
-        for (String attr : scbf) say("    %-26s %s", attr, jmx.getAttribute(name, attr));
-        return;
+        if (!scbf.isEmpty()) return scbf;
       }
       Thread.sleep(1000);
     }
-    say("  region server gauges not exported to JMX within 15 s");
+    return Map.of();
   }
 
   /** Rows matching {@code d:city = city} by a full scan with SingleColumnValueFilter. */

@@ -122,7 +122,7 @@ public final class LayoutBenchmark {
           List.of(PLAIN, BY_ROW, BY_VALUE, LOCAL),
           Durability.USE_DEFAULT,
           true,
-          false);
+          HBaseBenchmark.LOAD);
       Thread.sleep(15_000); // splits in flight finish; every bucket publishes
       try (Admin admin = connection.getAdmin()) {
         say(

@@ -65,7 +65,13 @@ public final class RoutingBenchmark {
               pool,
               table,
               HBaseBenchmark.batches(
-                  data, 0, data.rows(), 2000, Durability.USE_DEFAULT, t == INDEXED, false),
+                  data,
+                  0,
+                  data.rows(),
+                  2000,
+                  Durability.USE_DEFAULT,
+                  t == INDEXED,
+                  HBaseBenchmark.LOAD),
               2);
         }
       }

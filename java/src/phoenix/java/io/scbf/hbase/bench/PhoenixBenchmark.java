@@ -267,7 +267,13 @@ public final class PhoenixBenchmark {
       public long write(BenchData data, int from, int to, boolean update) throws Exception {
         List<List<Put>> batches =
             HBaseBenchmark.batches(
-                data, from, to, BATCH, Durability.USE_DEFAULT, countValues, update);
+                data,
+                from,
+                to,
+                BATCH,
+                Durability.USE_DEFAULT,
+                countValues,
+                update ? 0 : HBaseBenchmark.LOAD);
         try (Table t = hbase.getTable(name)) {
           return HBaseBenchmark.load(pool, t, batches, WRITERS);
         }
@@ -284,7 +290,7 @@ public final class PhoenixBenchmark {
       public long write(BenchData data, int from, int to, boolean update) throws Exception {
         List<Put> rows =
             update
-                ? data.updates(from, to, Durability.USE_DEFAULT)
+                ? data.updates(from, to, Durability.USE_DEFAULT, 0)
                 : data.puts(from, to, Durability.USE_DEFAULT, false);
         String sql =
             update
