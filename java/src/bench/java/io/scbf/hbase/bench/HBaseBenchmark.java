@@ -164,6 +164,7 @@ public final class HBaseBenchmark {
           "%n(f) update passes: the indexed column of 25%% of the rows rewritten, %d time(s)",
           updatePasses);
       double[] update = null;
+      double[] secondsPerRow = new double[4]; // every pass rewrites as many rows
       for (int pass = 0; pass < updatePasses; pass++) {
         double[] rates =
             writes(
@@ -176,6 +177,7 @@ public final class HBaseBenchmark {
                 false,
                 pass);
         if (update == null) update = rates;
+        for (int i = 0; i < rates.length; i++) secondsPerRow[i] += 1 / rates[i];
       }
       afterUpdates(connection, data);
       say("%nSUMMARY (ratios to the unindexed table in this run)");
@@ -188,6 +190,14 @@ public final class HBaseBenchmark {
       say(
           "  global by value (the default layout): load %.2fx   update %.2fx",
           load[5] / load[0], update[3] / update[0]);
+      if (updatePasses > 1) {
+        say(
+            "  all %d update passes: global %.2fx   local %.2fx   by value %.2fx",
+            updatePasses,
+            secondsPerRow[0] / secondsPerRow[1],
+            secondsPerRow[0] / secondsPerRow[2],
+            secondsPerRow[0] / secondsPerRow[3]);
+      }
     } finally {
       util.shutdownMiniCluster();
     }
