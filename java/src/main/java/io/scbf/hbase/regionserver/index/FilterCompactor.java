@@ -45,7 +45,7 @@ public final class FilterCompactor implements Runnable {
             });
   }
 
-  /** Filter compactions run to their end on this server since it started. */
+  /** Filter compactions run to their end since these services started. */
   public long compactions() {
     return compactions.sum();
   }
