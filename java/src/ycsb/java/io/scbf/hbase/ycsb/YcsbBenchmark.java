@@ -37,13 +37,14 @@ import site.ycsb.workloads.CoreWorkload;
  * {@code field0}: here by each kind of index (global {@code BY_ROW} and {@code BY_VALUE}, local),
  * through one HBase binding ({@link HBaseDB}; the coprocessors keep the indexes), and, when Phoenix
  * 5.2.1 is on the class path ({@code -Pphoenix,bench-ycsb}), by Phoenix's global and local indexes
- * through a JDBC binding ({@link JdbcDB}). Each system's unindexed table runs first and last; its
- * ratios are to the mean of those two runs (after a warm-up run of each system, not reported).
- * After each indexed run, 500 rows are looked up by their current {@code field0} through the index
- * (misses counted).
+ * through a JDBC binding ({@link JdbcDB}). The tables take turns: each phase runs in slices, every
+ * table's first slice, then every table's second, so that all see the same phases of the machine;
+ * each table's ratios are to its own system's unindexed table (after a warm-up run of each system,
+ * not reported). After the phases, 500 rows of each indexed table are looked up by their current
+ * {@code field0} through the index (misses counted).
  *
  * <p>{@code mvn -B -Pbench-ycsb verify} with -Dycsb.records (100,000), -Dycsb.ops (100,000),
- * -Dycsb.threads (16); docs/benchmarks-ycsb.md.
+ * -Dycsb.threads (16), -Dycsb.rounds (4 slices per phase); docs/benchmarks-ycsb.md.
  */
 public final class YcsbBenchmark {
   static final byte[] FAMILY = Bytes.toBytes("family");
@@ -75,10 +76,18 @@ public final class YcsbBenchmark {
   record Run(
       Target target, double loadRowsPerSecond, double opsPerSecond, long errors, long misses) {}
 
+  /** A target's totals over its slices. */
+  private static final class Totals {
+    final AtomicLong errors = new AtomicLong();
+    double loadSeconds;
+    double opsSeconds;
+  }
+
   public static void main(String[] args) throws Exception {
     int records = Integer.getInteger("ycsb.records", 100_000);
     int ops = Integer.getInteger("ycsb.ops", 100_000);
     int threads = Integer.getInteger("ycsb.threads", 16);
+    int rounds = Integer.getInteger("ycsb.rounds", 4);
     boolean phoenix = onClassPath(PHOENIX_DRIVER);
     HBaseTestingUtility util =
         MiniCluster.start(
@@ -97,8 +106,9 @@ public final class YcsbBenchmark {
       String url = "jdbc:phoenix:localhost:" + util.getZkCluster().getClientPort() + ":/hbase";
       System.out.printf(
           "YCSB 0.17 CoreWorkload: %,d records x 10 fields of 100 B, workload A %,d operations,"
-              + " %d client threads; one mini cluster (2 region servers)%s%n",
-          records, ops, threads, phoenix ? "; Phoenix 5.2.1 beside scbf" : "");
+              + " %d client threads, each phase in %d slices the tables take in turn; one mini"
+              + " cluster (2 region servers)%s%n",
+          records, ops, threads, rounds, phoenix ? "; Phoenix 5.2.1 beside scbf" : "");
       List<Target> targets = new ArrayList<>();
       targets.add(new HBaseTarget(hbase, "scbf unindexed", null));
       targets.add(
@@ -120,39 +130,34 @@ public final class YcsbBenchmark {
       targets.add(
           new HBaseTarget(
               hbase, "scbf local", IndexSpec.builder(FAMILY, FIELD0).alias("f0").local().build()));
-      targets.add(new HBaseTarget(hbase, "scbf unindexed (again)", null));
       if (phoenix) {
         targets.add(new PhoenixTarget(url, "Phoenix unindexed", null));
         targets.add(new PhoenixTarget(url, "Phoenix global", "INDEX"));
         targets.add(new PhoenixTarget(url, "Phoenix local", "LOCAL INDEX"));
-        targets.add(new PhoenixTarget(url, "Phoenix unindexed (again)", null));
       }
       // Warm-up (not reported): the JIT and the clients' caches would favour later runs.
-      run(new HBaseTarget(hbase, "warm-up", null), records / 4, ops / 4, threads);
-      if (phoenix) run(new PhoenixTarget(url, "warm-up", null), records / 4, ops / 4, threads);
-      List<Run> runs = new ArrayList<>();
-      for (Target t : targets) runs.add(run(t, records, ops, threads));
+      List<Target> warmUps = new ArrayList<>();
+      warmUps.add(new HBaseTarget(hbase, "warm-up", null));
+      if (phoenix) warmUps.add(new PhoenixTarget(url, "warm-up", null));
+      run(warmUps, records / 4, ops / 4, threads, 1);
+      List<Run> runs = run(targets, records, ops, threads, rounds);
       System.out.printf(
           "%n| table | load rows/s | vs unindexed | workload A ops/s | vs unindexed | errors |"
               + " index misses of 500 |%n| --- | --- | --- | --- | --- | --- | --- |%n");
       for (Run r : runs) {
-        double baseLoad = 0;
-        double baseOps = 0;
-        int bases = 0;
-        for (Run b : runs) {
-          if (!b.target().indexed() && b.target().system().equals(r.target().system())) {
-            baseLoad += b.loadRowsPerSecond();
-            baseOps += b.opsPerSecond();
-            bases++;
-          }
-        }
+        Run base =
+            runs.stream()
+                .filter(b -> !b.target().indexed())
+                .filter(b -> b.target().system().equals(r.target().system()))
+                .findFirst()
+                .orElseThrow();
         System.out.printf(
             "| %s | %,.0f | %.2fx | %,.0f | %.2fx | %d | %s |%n",
             r.target().name(),
             r.loadRowsPerSecond(),
-            r.loadRowsPerSecond() / (baseLoad / bases),
+            r.loadRowsPerSecond() / base.loadRowsPerSecond(),
             r.opsPerSecond(),
-            r.opsPerSecond() / (baseOps / bases),
+            r.opsPerSecond() / base.opsPerSecond(),
             r.errors(),
             r.target().indexed() ? Long.toString(r.misses()) : "-");
       }
@@ -177,8 +182,14 @@ public final class YcsbBenchmark {
     }
   }
 
-  static Run run(Target target, int records, int ops, int threads) throws Exception {
-    target.create();
+  /**
+   * Creates the targets, loads {@code records} rows into each, runs workload A's {@code ops}
+   * operations on each, both phases in {@code rounds} slices taken in turn (every target's first
+   * slice, then every target's second, ...), then looks up 500 rows of each indexed target through
+   * its index.
+   */
+  static List<Run> run(List<Target> targets, int records, int ops, int threads, int rounds)
+      throws Exception {
     Properties p = new Properties();
     p.setProperty(CoreWorkload.TABLENAME_PROPERTY, "usertable");
     p.setProperty("recordcount", Integer.toString(records));
@@ -190,35 +201,69 @@ public final class YcsbBenchmark {
     p.setProperty("requestdistribution", "zipfian");
     // CoreWorkload reads YCSB's measurement settings from this process-wide holder.
     Measurements.setProperties(p);
-    AtomicLong errors = new AtomicLong();
-    CoreWorkload load = new CoreWorkload();
-    load.init(p);
-    double loadRate = records / phase(load, target, errors, p, threads, records, true);
-    CoreWorkload a = new CoreWorkload();
-    a.init(p);
-    double opsRate = ops / phase(a, target, errors, p, threads, ops, false);
-    long misses = 0;
-    if (target.indexed()) {
-      // Routed queries of BY_ROW and local indexes are promised rows after publication and the
-      // client's refresh (docs/design.md, "Consistency contract for readers").
-      Thread.sleep(3_000);
-      Keys keys = new Keys();
-      keys.init(p);
-      Random rnd = new Random(1);
-      for (int i = 0; i < 500; i++) {
-        String key = keys.key(rnd.nextInt(records));
-        String value = target.field0(key);
-        if (value == null || !target.byField0(value).contains(key)) misses++;
+    List<Totals> totals = new ArrayList<>();
+    for (Target t : targets) {
+      t.create();
+      totals.add(new Totals());
+    }
+    for (int r = 0; r < rounds; r++) {
+      // Slice r inserts records [from, to): CoreWorkload's insertstart and insertcount.
+      int from = (int) ((long) records * r / rounds);
+      int to = (int) ((long) records * (r + 1) / rounds);
+      Properties slice = new Properties();
+      slice.putAll(p);
+      slice.setProperty(CoreWorkload.INSERT_START_PROPERTY, Integer.toString(from));
+      slice.setProperty(CoreWorkload.INSERT_COUNT_PROPERTY, Integer.toString(to - from));
+      for (int i = 0; i < targets.size(); i++) {
+        CoreWorkload load = new CoreWorkload();
+        load.init(slice);
+        Totals t = totals.get(i);
+        t.loadSeconds += phase(load, targets.get(i), t.errors, slice, threads, to - from, true);
       }
     }
-    System.out.printf(
-        "%s: load %,.0f rows/s, workload A %,.0f ops/s, %d errors%s%n",
-        target.name(),
-        loadRate,
-        opsRate,
-        errors.get(),
-        target.indexed() ? ", " + misses + " misses of 500 rows looked up by field0" : "");
-    return new Run(target, loadRate, opsRate, errors.get(), misses);
+    for (int r = 0; r < rounds; r++) {
+      int count = (int) ((long) ops * (r + 1) / rounds - (long) ops * r / rounds);
+      for (int i = 0; i < targets.size(); i++) {
+        CoreWorkload a = new CoreWorkload(); // keys chosen over all records (no insertstart)
+        a.init(p);
+        Totals t = totals.get(i);
+        t.opsSeconds += phase(a, targets.get(i), t.errors, p, threads, count, false);
+      }
+    }
+    // Routed queries of BY_ROW and local indexes are promised rows after publication and the
+    // client's refresh (docs/design.md, "Consistency contract for readers").
+    Thread.sleep(3_000);
+    List<Run> runs = new ArrayList<>();
+    for (int i = 0; i < targets.size(); i++) {
+      Target target = targets.get(i);
+      Totals t = totals.get(i);
+      long misses = target.indexed() ? misses(target, p, records) : 0;
+      Run run =
+          new Run(target, records / t.loadSeconds, ops / t.opsSeconds, t.errors.get(), misses);
+      System.out.printf(
+          "%s: load %,.0f rows/s, workload A %,.0f ops/s, %d errors%s%n",
+          target.name(),
+          run.loadRowsPerSecond(),
+          run.opsPerSecond(),
+          run.errors(),
+          target.indexed() ? ", " + misses + " misses of 500 rows looked up by field0" : "");
+      runs.add(run);
+    }
+    return runs;
+  }
+
+  /** Of 500 random records, those the index does not return for their current field0. */
+  private static long misses(Target target, Properties p, int records) throws Exception {
+    Keys keys = new Keys();
+    keys.init(p);
+    Random rnd = new Random(1);
+    long misses = 0;
+    for (int i = 0; i < 500; i++) {
+      String key = keys.key(rnd.nextInt(records));
+      String value = target.field0(key);
+      if (value == null || !target.byField0(value).contains(key)) misses++;
+    }
+    return misses;
   }
 
   /** Runs {@code count} inserts (load) or transactions over {@code threads}; seconds taken. */
