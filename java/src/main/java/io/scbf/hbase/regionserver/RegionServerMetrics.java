@@ -195,34 +195,10 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
           CacheStats c = cache.get();
           return c == null ? 0L : c.bytesUsed();
         });
-    gauge(
-        registry,
-        "scbfPublishLagMs",
-        () -> {
-          IndexServices s = services.get();
-          return s == null ? 0L : s.publisher().lagMillis();
-        });
-    gauge(
-        registry,
-        "scbfPublishedBytes",
-        () -> {
-          IndexServices s = services.get();
-          return s == null ? 0L : s.publisher().publishedBytes();
-        });
-    gauge(
-        registry,
-        "scbfFilterCompactions",
-        () -> {
-          IndexServices s = services.get();
-          return s == null ? 0L : s.compactor().compactions();
-        });
-    gauge(
-        registry,
-        "scbfFilterCompactionRows",
-        () -> {
-          IndexServices s = services.get();
-          return s == null ? 0L : s.compactor().rowsCounted();
-        });
+    servicesGauge(registry, "scbfPublishLagMs", services, s -> s.publisher().lagMillis());
+    servicesGauge(registry, "scbfPublishedBytes", services, s -> s.publisher().publishedBytes());
+    servicesGauge(registry, "scbfFilterCompactions", services, s -> s.compactor().compactions());
+    servicesGauge(registry, "scbfFilterCompactionRows", services, s -> s.compactor().rowsCounted());
     gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
     gauge(registry, "scbfStaleIndexRowsRemoved", staleIndexRowsRemoved::sum);
     gauge(registry, "scbfOldRowReadsSkipped", oldRowReadsSkipped::sum);
@@ -232,6 +208,21 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
         "scbfDisabledIndexes",
         () -> disabledIndexes.values().stream().mapToLong(Integer::longValue).sum());
     gauge(registry, "scbfIndexRpcCalls", indexRpcCalls::getAsLong);
+  }
+
+  /** A figure of the running services; 0 while none run. */
+  private static void servicesGauge(
+      MetricRegistry registry,
+      String name,
+      Supplier<IndexServices> services,
+      ToLongFunction<IndexServices> figure) {
+    gauge(
+        registry,
+        name,
+        () -> {
+          IndexServices s = services.get();
+          return s == null ? 0L : figure.applyAsLong(s);
+        });
   }
 
   private static <T> void gauge(MetricRegistry registry, String name, Gauge<T> gauge) {
