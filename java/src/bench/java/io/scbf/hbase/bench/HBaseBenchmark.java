@@ -386,14 +386,10 @@ public final class HBaseBenchmark {
    */
   static void memory(IndexedTable table) throws Exception {
     StatsResponse stats = table.routingStats(D, CITY);
-    long masterBytes = 0;
-    for (ServerStats s : stats.getServersList()) masterBytes += s.getFilterBytes();
-    double maxFpr =
-        stats.getRegionsList().stream().mapToDouble(r -> r.getEstimatedFpr()).max().orElse(0);
     say("%n(e) memory");
     say(
         "  routing filters on the master: %,d bytes for %d buckets (%d server); max estimated FPR %.5f",
-        masterBytes, stats.getRegionsCount(), stats.getServersCount(), maxFpr);
+        masterBytes(stats), stats.getRegionsCount(), stats.getServersCount(), maxFpr(stats));
     say(
         "  master routes served %d, buckets asked %d of %d offered",
         stats.getRoutesServed(), stats.getBucketsAsked(), stats.getBucketsTotal());
@@ -411,19 +407,27 @@ public final class HBaseBenchmark {
     Thread.sleep(11_000); // publications reach the master; the JMX adapter exports every 10 s
     try (IndexedTable table = new IndexedTable(connection, INDEXED)) {
       StatsResponse stats = table.routingStats(D, CITY);
-      long bytes = stats.getServersList().stream().mapToLong(ServerStats::getFilterBytes).sum();
+      long bytes = masterBytes(stats);
       long residue = stats.getRegionsList().stream().mapToLong(r -> r.getResidue()).sum();
-      double maxFpr =
-          stats.getRegionsList().stream().mapToDouble(r -> r.getEstimatedFpr()).max().orElse(0);
       say(
           "  %s routing bitmaps on the master: %,d bytes for %,d entries (%.1f bits/entry);"
               + " residue %,d; max estimated FPR %.5f",
-          INDEXED, bytes, data.rows(), 8.0 * bytes / data.rows(), residue, maxFpr);
+          INDEXED, bytes, data.rows(), 8.0 * bytes / data.rows(), residue, maxFpr(stats));
     }
     Map<String, Object> gauges = regionServerGauges(); // Hadoop capitalises the names
     say(
         "  filter compactions on the region server: %s, index rows read %s",
         gauges.get("ScbfFilterCompactions"), gauges.get("ScbfFilterCompactionRows"));
+  }
+
+  /** The routing bitmaps the master holds for the index, in bytes. */
+  static long masterBytes(StatsResponse stats) {
+    return stats.getServersList().stream().mapToLong(ServerStats::getFilterBytes).sum();
+  }
+
+  /** The highest false-positive rate the index's regions estimate for their filters. */
+  static double maxFpr(StatsResponse stats) {
+    return stats.getRegionsList().stream().mapToDouble(r -> r.getEstimatedFpr()).max().orElse(0);
   }
 
   /** The region server's scbf gauges as JMX exports them (empty if not exported within 15 s). */
