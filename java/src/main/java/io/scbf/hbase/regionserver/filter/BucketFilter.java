@@ -27,9 +27,9 @@ import org.apache.yetus.audience.InterfaceAudience;
  * which counts the region's rows again.
  *
  * <p>It also keeps the region's {@link ValueFrequencies} for the query planner. They follow the
- * same adds; removes go to them once the filter is ready (their estimates only steer plans, so a
- * remove of a row the build had not counted costs an under-count at worst, and compactions do not
- * rebuild them).
+ * same adds; removes go to them once the filter is ready, {@link #leaveCounted}'s included (their
+ * estimates only steer plans, so a remove of a row that was not there costs an under-count until
+ * the next compaction, which counts them again from the region's rows with the filter).
  *
  * <p>{@link #version()} changes with every change of the filter; versions start at the open time
  * shifted left by 20 bits, so a reopened region never reuses an earlier instance's versions.
@@ -44,7 +44,11 @@ public final class BucketFilter implements AutoCloseable {
   private final AtomicLong compactionsStarted = new AtomicLong();
   private final AtomicLong compactionsFinished = new AtomicLong();
   private final long minResidueForCompaction;
-  private final ValueFrequencies frequencies = new ValueFrequencies();
+  private volatile ValueFrequencies frequencies = new ValueFrequencies();
+
+  /** The frequencies a running compaction counts: its scan's keys and the adds meanwhile. */
+  private volatile ValueFrequencies recount;
+
   private volatile boolean ready;
 
   BucketFilter(IndexSpec spec) {
@@ -56,7 +60,10 @@ public final class BucketFilter implements AutoCloseable {
   void add(byte[] rowKey) {
     int length = IndexKeyCodec.filterKeyEnd(rowKey) - 1;
     filter.add(rowKey, 1, length);
-    frequencies.add(rowKey, 1, length);
+    ValueFrequencies counting = recount; // before the swap that ends a compaction
+    ValueFrequencies current = frequencies;
+    current.add(rowKey, 1, length);
+    if (counting != null && counting != current) counting.add(rowKey, 1, length);
     version.incrementAndGet();
   }
 
@@ -108,15 +115,42 @@ public final class BucketFilter implements AutoCloseable {
   void compact(long expectedKeys, Iterator<byte[]> filterKeys) {
     // Residue noted before the scan starts is of rows already gone: the scan does not count them.
     long before = unappliedRemoves.get();
+    ValueFrequencies fresh = new ValueFrequencies();
+    recount = fresh; // removes skip it, as they skip the filter while the scan runs
     removesSuspended.incrementAndGet();
     compactionsStarted.incrementAndGet();
     try {
-      filter.compact(expectedKeys, filterKeys);
+      filter.compact(expectedKeys, new CountedInto(fresh, filterKeys));
+      frequencies = fresh;
       unappliedRemoves.addAndGet(-before);
       version.incrementAndGet();
     } finally {
+      recount = null;
       compactionsFinished.incrementAndGet();
       removesSuspended.decrementAndGet();
+    }
+  }
+
+  /** The keys of a compaction's scan, each counted into its frequencies as the filter reads it. */
+  private static final class CountedInto implements Iterator<byte[]> {
+    private final ValueFrequencies frequencies;
+    private final Iterator<byte[]> keys;
+
+    CountedInto(ValueFrequencies frequencies, Iterator<byte[]> keys) {
+      this.frequencies = frequencies;
+      this.keys = keys;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return keys.hasNext();
+    }
+
+    @Override
+    public byte[] next() {
+      byte[] key = keys.next();
+      frequencies.add(key, 0, key.length);
+      return key;
     }
   }
 

@@ -135,8 +135,11 @@ class FilterBookkeepingTest {
       assertEquals(3, f.unappliedRemoves());
       assertTrue(f.mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes("a"))));
       assertTrue(f.needsCompaction(), "3 > 16 / 8 and > half of the 1 entry left");
+      assertEquals(0, f.entries(), "the planner's count fell with the deletes of absent rows");
       assertEquals(OptionalLong.of(1), smallBooks.compactIfNeeded(), "counted the one row left");
       assertEquals(0, f.unappliedRemoves());
+      assertEquals(1, f.entries(), "and counted again with the filter");
+      assertEquals(1, f.estimate(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes("b"))));
       assertFalse(f.mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes("a"))));
       assertTrue(f.mightContain(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes("b"))));
       assertFalse(f.needsCompaction());
@@ -319,6 +322,8 @@ class FilterBookkeepingTest {
       compaction.join(30_000);
       assertEquals(0, small.filter().unappliedRemoves(), "it compacted");
       assertTrue(mayHold(small, "w"), "counted again while the compaction ran");
+      assertEquals(1, small.filter().entries(), "in the planner's counts too");
+      assertEquals(1, small.filter().estimate(IndexKeyCodec.filterKey(ALIAS, Bytes.toBytes("w"))));
 
       long adds = small.filter().stats().adds();
       small.afterWrites(small.beforeWrites(List.of(newRowPut(indexRow("later", "r2")))), true);
