@@ -553,6 +553,10 @@ final class RoutingTable implements AutoCloseable {
    */
   private SlicedRoutes.Evaluation evaluate(
       String index, SlicedRoutes sr, SlicedRoutes.Evaluation last, Set<String> touched, long now) {
+    // Where each region of a newly computed order stood in the last one (-1: new since, its ref
+    // made again and its entry read again); a split or merge changes the order but leaves the other
+    // regions' refs and evaluations as they were.
+    int[][] placed = new int[1][];
     SlicedRoutes.RegionOrder order =
         sr.orderOf(
             cluster.regionsOf(sr.regionsOf),
@@ -560,9 +564,13 @@ final class RoutingTable implements AutoCloseable {
               List<RegionInfo> sorted = new ArrayList<>(listed);
               sorted.sort(BY_START_KEY);
               List<RegionRef> refs = new ArrayList<>(sorted.size());
-              for (RegionInfo region : sorted) {
-                refs.add(last == null ? refOf(region) : last.order().refOf(region, r -> refOf(r)));
+              int[] at = new int[sorted.size()];
+              for (int i = 0; i < at.length; i++) {
+                RegionInfo region = sorted.get(i);
+                at[i] = last == null ? -1 : last.order().positionOf(region);
+                refs.add(at[i] >= 0 ? last.order().refs().get(at[i]) : refOf(region));
               }
+              placed[0] = at;
               return SlicedRoutes.RegionOrder.of(listed, sorted, refs);
             });
     List<RegionInfo> regions = order.sorted();
@@ -570,9 +578,7 @@ final class RoutingTable implements AutoCloseable {
     long horizon = now + snapshotMs;
     boolean building = cluster.isBuilding(sr.regionsOf);
     boolean full = last == null || last.building() != building;
-    // Where each region stood in the last evaluation (-1: new since, read again); a split or merge
-    // changes the order but leaves the other regions' evaluations as they were.
-    int[] from = full ? null : positionsIn(last.order(), order);
+    int[] from = full ? null : placed[0] != null ? placed[0] : positionsIn(last.order(), order);
     Map<ServerName, Boolean> trusted = new HashMap<>();
     Set<ServerName> flipped = new HashSet<>();
     boolean[] again = new boolean[n];

@@ -192,12 +192,6 @@ final class SlicedRoutes implements AutoCloseable {
       return at != null && sorted.get(at) == region ? at : -1;
     }
 
-    /** The ref this order made for {@code region}, else a new one from {@code make}. */
-    RegionRef refOf(RegionInfo region, Function<RegionInfo, RegionRef> make) {
-      int at = positionOf(region);
-      return at >= 0 ? refs.get(at) : make.apply(region);
-    }
-
     boolean sameAs(List<RegionInfo> now) {
       if (now.size() != listed.size()) return false;
       for (int i = 0; i < now.size(); i++) if (now.get(i) != listed.get(i)) return false;
