@@ -16,7 +16,9 @@ import io.scbf.hbase.shared.proto.IndexProtos.ServerStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
@@ -39,12 +41,12 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * The two global index layouts side by side on one mini cluster (2 region servers), the same rows
  * in four tables: unindexed (the load baseline), a {@code BY_ROW} index (16 fixed buckets, routed
- * by the master's bitmaps), a local index (freshness only) and a {@code BY_VALUE} index that starts
- * with one region and splits as it grows (index regions split at {@code bench.split.mb}, 4 MiB by
- * default, so that a mini load crosses the split size several times). Prints index regions, regions
- * asked per selective covered query, covered queries per second (a filtered full scan as the
- * unindexed baseline), misses of a query sent by another client right after an acknowledged write,
- * and routing memory.
+ * by the master's bitmaps), a local index and a {@code BY_VALUE} index that starts with one region
+ * and splits as it grows (index regions split at {@code bench.split.mb}, 4 MiB by default, so that
+ * a mini load crosses the split size several times). Prints index regions, regions asked per
+ * selective covered query, covered queries per second (a filtered full scan as the unindexed
+ * baseline), misses of a query sent by another client right after an acknowledged write, and
+ * routing memory.
  *
  * <p>{@code mvn -B -Pbench-hbase verify -Dbench.main=io.scbf.hbase.bench.LayoutBenchmark
  * -Dbench.rows=200000}
@@ -135,8 +137,13 @@ public final class LayoutBenchmark {
       List<String> selective = data.citiesWithRows(5, 20, 2000, 42);
       say("%n(2) regions asked per selective covered query (%d values of 5-20 rows)", 2000);
       try (IndexedTable row = new IndexedTable(connection, BY_ROW);
-          IndexedTable value = new IndexedTable(connection, BY_VALUE)) {
-        for (IndexedTable t : List.of(row, value)) {
+          IndexedTable value = new IndexedTable(connection, BY_VALUE);
+          IndexedTable local = new IndexedTable(connection, LOCAL)) {
+        Map<IndexedTable, String> names = new LinkedHashMap<>();
+        names.put(row, "BY_ROW");
+        names.put(value, "BY_VALUE");
+        names.put(local, "local");
+        for (IndexedTable t : names.keySet()) {
           long asked = 0, total = 0, entries = 0;
           for (String c : selective) {
             entries += t.findEntries(D, CITY, Bytes.toBytes(c)).size();
@@ -146,7 +153,7 @@ public final class LayoutBenchmark {
           }
           say(
               "  %-16s %.2f of %d regions asked per query (%.1f rows per value)",
-              t == row ? "BY_ROW" : "BY_VALUE",
+              names.get(t),
               (double) asked / selective.size(),
               total,
               (double) entries / selective.size());
@@ -157,11 +164,9 @@ public final class LayoutBenchmark {
             threads, queryMs / 1000);
         double scanQps = scanRate(connection, selective, Math.min(queryMs, 5000));
         say("  %-16s %,10.1f queries/s (filtered full scan, 2 threads)", "unindexed", scanQps);
-        for (IndexedTable t : List.of(row, value)) {
+        for (IndexedTable t : names.keySet()) {
           double qps = queryRate(t, selective, threads, queryMs);
-          say(
-              "  %-16s %,10.0f queries/s  (%.0fx the scan)",
-              t == row ? "BY_ROW" : "BY_VALUE", qps, qps / scanQps);
+          say("  %-16s %,10.0f queries/s  (%.0fx the scan)", names.get(t), qps, qps / scanQps);
         }
       }
 
