@@ -208,8 +208,8 @@ public final class YcsbBenchmark {
     }
     for (int r = 0; r < rounds; r++) {
       // Slice r inserts records [from, to): CoreWorkload's insertstart and insertcount.
-      int from = (int) ((long) records * r / rounds);
-      int to = (int) ((long) records * (r + 1) / rounds);
+      int from = sliceStart(records, r, rounds);
+      int to = sliceStart(records, r + 1, rounds);
       Properties slice = new Properties();
       slice.putAll(p);
       slice.setProperty(CoreWorkload.INSERT_START_PROPERTY, Integer.toString(from));
@@ -222,7 +222,7 @@ public final class YcsbBenchmark {
       }
     }
     for (int r = 0; r < rounds; r++) {
-      int count = (int) ((long) ops * (r + 1) / rounds - (long) ops * r / rounds);
+      int count = sliceStart(ops, r + 1, rounds) - sliceStart(ops, r, rounds);
       for (int i = 0; i < targets.size(); i++) {
         CoreWorkload a = new CoreWorkload(); // keys chosen over all records (no insertstart)
         a.init(p);
@@ -250,6 +250,11 @@ public final class YcsbBenchmark {
       runs.add(run);
     }
     return runs;
+  }
+
+  /** Where slice {@code r} of {@code rounds} starts among {@code total} records or operations. */
+  private static int sliceStart(int total, int r, int rounds) {
+    return (int) ((long) total * r / rounds);
   }
 
   /** Of 500 random records, those the index does not return for their current field0. */
