@@ -8,8 +8,10 @@ import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.RowEstimates;
 import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
 import java.util.Iterator;
+import java.util.NoSuchElementException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -110,9 +112,13 @@ public final class BucketFilter implements AutoCloseable {
    * Rebuilds one right-sized filter from the region's keys (after residue or growth). Keys added
    * while it runs are kept, but a key counted before it began whose row the scan could not see yet
    * (counted before the write, visible after it) is in neither: the writer adds it again ({@link
-   * #compactionOverlapped}).
+   * #compactionOverlapped}). So the scan, which fixes the rows it sees, is opened ({@code
+   * openScan}) only once the compaction counts as started and the native compaction pulls its first
+   * key (from then on it keeps concurrent adds): a writer that finished before either would have
+   * found no compaction overlapping it, or added its row to counts the compaction replaces, and its
+   * row would lie after the scan's read point.
    */
-  void compact(long expectedKeys, Iterator<byte[]> filterKeys) {
+  void compact(long expectedKeys, Supplier<Iterator<byte[]>> openScan) {
     // Residue noted before the scan starts is of rows already gone: the scan does not count them.
     long before = unappliedRemoves.get();
     ValueFrequencies fresh = new ValueFrequencies();
@@ -120,7 +126,7 @@ public final class BucketFilter implements AutoCloseable {
     removesSuspended.incrementAndGet();
     compactionsStarted.incrementAndGet();
     try {
-      filter.compact(expectedKeys, new CountedInto(fresh, filterKeys));
+      filter.compact(expectedKeys, new CountedInto(fresh, openScan));
       frequencies = fresh;
       unappliedRemoves.addAndGet(-before);
       version.incrementAndGet();
@@ -131,23 +137,29 @@ public final class BucketFilter implements AutoCloseable {
     }
   }
 
-  /** The keys of a compaction's scan, each counted into its frequencies as the filter reads it. */
+  /**
+   * The keys of a compaction's scan, opened at the first key pulled, each counted into its
+   * frequencies as the filter reads it.
+   */
   private static final class CountedInto implements Iterator<byte[]> {
     private final ValueFrequencies frequencies;
-    private final Iterator<byte[]> keys;
+    private final Supplier<Iterator<byte[]>> openScan;
+    private Iterator<byte[]> keys;
 
-    CountedInto(ValueFrequencies frequencies, Iterator<byte[]> keys) {
+    CountedInto(ValueFrequencies frequencies, Supplier<Iterator<byte[]>> openScan) {
       this.frequencies = frequencies;
-      this.keys = keys;
+      this.openScan = openScan;
     }
 
     @Override
     public boolean hasNext() {
+      if (keys == null) keys = openScan.get();
       return keys.hasNext();
     }
 
     @Override
     public byte[] next() {
+      if (!hasNext()) throw new NoSuchElementException();
       byte[] key = keys.next();
       frequencies.add(key, 0, key.length);
       return key;

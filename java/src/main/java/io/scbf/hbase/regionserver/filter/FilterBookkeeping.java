@@ -76,7 +76,7 @@ public final class FilterBookkeeping {
     BucketFilter fresh = new BucketFilter(spec);
     retired.add(filter);
     filter = fresh;
-    fresh.build(rowsThenInFlight());
+    fresh.build(new RowsThenInFlight().open());
     LOG.info("scbf filter of {} rebuilt after a bulk load: {}", name, fresh.stats());
   }
 
@@ -232,20 +232,21 @@ public final class FilterBookkeeping {
   /**
    * The filter keys of the region's rows, then those of the rows counted by writes still in flight
    * when the scan ends: a write counted before the rebuild or compaction began and visible only
-   * after its scan started is in neither the scan nor the new counts.
+   * after its scan started is in neither the scan nor the new counts. Counted as they are read.
    */
-  private RowsThenInFlight rowsThenInFlight() {
-    return new RowsThenInFlight(rows.filterKeys(closing));
-  }
-
-  /** The filter keys of {@link #rowsThenInFlight}, counted as they are read. */
   private final class RowsThenInFlight implements Iterator<byte[]> {
-    private final Iterator<byte[]> scan;
+    private Iterator<byte[]> scan;
     private Iterator<byte[]> pending;
     private long read;
 
-    RowsThenInFlight(Iterator<byte[]> scan) {
-      this.scan = scan;
+    /**
+     * Opens the scan, which fixes the rows it sees. A compaction opens it only once it counts as
+     * started ({@link BucketFilter#compact}): a write finished between the two would otherwise be
+     * in neither the scan, nor the writes in flight, nor those that count their rows again.
+     */
+    RowsThenInFlight open() {
+      scan = rows.filterKeys(closing);
+      return this;
     }
 
     @Override
@@ -279,8 +280,8 @@ public final class FilterBookkeeping {
     if (!target.needsCompaction() || closing.getAsBoolean()) return OptionalLong.empty();
     try {
       long expected = Math.max(spec.initialCapacity(), target.entries());
-      RowsThenInFlight keys = rowsThenInFlight();
-      target.compact(expected, keys);
+      RowsThenInFlight keys = new RowsThenInFlight();
+      target.compact(expected, keys::open);
       LOG.info("scbf filter of {} compacted from {} rows: {}", name, keys.read, target.stats());
       return OptionalLong.of(keys.read);
     } catch (CancellationException e) {

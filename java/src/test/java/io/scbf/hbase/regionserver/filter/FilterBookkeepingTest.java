@@ -333,6 +333,57 @@ class FilterBookkeepingTest {
     }
   }
 
+  /**
+   * The scan fixes its read point when it is opened. A write counted before that, visible only
+   * after it and finished before the compaction counted itself as started would be in neither the
+   * scan, nor the writes in flight, nor the writes that count again: the compaction must count
+   * itself as started before it opens the scan.
+   */
+  @Test
+  void aWriteFinishedAsTheScanOpensIsCounted() throws Exception {
+    byte[] row = indexRow("w", "r1");
+    AtomicBoolean writeAsTheScanOpens = new AtomicBoolean();
+    FilterBookkeeping[] owner = new FilterBookkeeping[1];
+    FilterBookkeeping.PendingEffects[] effects = new FilterBookkeeping.PendingEffects[1];
+    IndexRegionRows readPointFirst =
+        new IndexRegionRows() {
+          @Override
+          public Set<byte[]> existing(Collection<byte[]> keys) throws IOException {
+            return rows.existing(keys);
+          }
+
+          @Override
+          public void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> cells)
+              throws IOException {
+            rows.scan(start, stop, limit, cells);
+          }
+
+          @Override
+          public Iterator<byte[]> filterKeys(BooleanSupplier cancelled) {
+            Iterator<byte[]> keys = rows.filterKeys(cancelled); // the read point is fixed here
+            if (writeAsTheScanOpens.getAndSet(false)) {
+              rows.put(row, new byte[0]); // visible after the read point
+              owner[0].afterWrites(effects[0], true);
+            }
+            return keys;
+          }
+        };
+    FilterBookkeeping small = new FilterBookkeeping(SMALL, readPointFirst, "small", closing::get);
+    owner[0] = small;
+    try {
+      small.build();
+      effects[0] = small.beforeWrites(List.of(newRowPut(row)));
+      leaveResidue(small);
+      writeAsTheScanOpens.set(true);
+      small.compactIfNeeded();
+      assertFalse(writeAsTheScanOpens.get(), "the write ran as the scan opened");
+      assertEquals(0, small.filter().unappliedRemoves(), "it compacted");
+      assertTrue(mayHold(small, "w"), "the row is there: the filter must not say absent");
+    } finally {
+      small.free();
+    }
+  }
+
   static void await(CountDownLatch latch) {
     try {
       if (!latch.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("timed out");
