@@ -146,11 +146,14 @@ final class GlobalLookups {
       }
       calls.addAndGet(asked);
       noteEntries(indexTable, responses);
-      LookupResponse first = responses.get(0);
-      if (first.getOverLimit()) {
+      // Any region of the chain may be the one over the limit (a value's rows split across
+      // regions, a later page): its rows are not in its answer, so the table is scanned.
+      LookupResponse over =
+          responses.stream().filter(LookupResponse::getOverLimit).findFirst().orElse(null);
+      if (over != null) {
         QueryPlan plan =
             context.router.planByValue(
-                kind, first.getValueEstimate(), tableRows, regionsOf(spec, indexTable));
+                kind, estimatedRows(responses), tableRows, regionsOf(spec, indexTable));
         List<Result> scanned = context.scans.point(spec, value);
         context.trace(
             QueryTrace.builder("point-scan (planned)")
@@ -181,6 +184,18 @@ final class GlobalLookups {
     List<Result> scanned = context.scans.point(spec, value);
     traceScan("point", total, asked, start, scanned.size());
     return new Answer(responses, scanned);
+  }
+
+  /**
+   * The rows of a value that its chain's regions estimated, each region counted once (by its last
+   * answer: an earlier page of the same region is followed by another).
+   */
+  private static long estimatedRows(List<LookupResponse> chain) {
+    long rows = 0;
+    for (LookupResponse r : chain) {
+      if (!r.hasResumeAfter()) rows += r.getValueEstimate();
+    }
+    return rows;
   }
 
   /** Every bucket's entries with {@code lo <= value < hi} (null = unbounded). */

@@ -60,8 +60,8 @@ final class RegionChain implements GlobalLookups.Cursor {
       throw Rpcs.unwrap(e);
     }
     if (resume == null) regions++;
-    if (r.getIndexBuilding()) {
-      done = true;
+    if (r.getIndexBuilding() || r.getOverLimit()) {
+      done = true; // the caller scans the data table instead
       return r;
     }
     if (r.hasResumeAfter()) {

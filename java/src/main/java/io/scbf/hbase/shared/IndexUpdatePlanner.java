@@ -12,11 +12,14 @@ import java.util.Set;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.TagType;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.security.visibility.VisibilityConstants;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -28,7 +31,8 @@ import org.apache.yetus.audience.InterfaceAudience;
  * version changes nothing; a "delete all versions up to T" of a column or family removes the
  * visible version iff its timestamp is &lt;= T. Deleting a single version of a watched column would
  * expose an older version the region has not shown us yet, so it is rejected, as are Increment and
- * Append (their result is only known inside the region).
+ * Append (their result is only known inside the region), a cell TTL (its expiry exposes an older
+ * version too) and cell visibility labels (index answers carry no labels).
  */
 @InterfaceAudience.Private
 public final class IndexUpdatePlanner {
@@ -73,6 +77,22 @@ public final class IndexUpdatePlanner {
     return false;
   }
 
+  /**
+   * True if the mutation writes some but not all columns of a composite index: the row's other
+   * columns decide whether its tuple is complete, so even an insert-only table must read them.
+   */
+  public boolean writesPartOfATuple(Mutation m) {
+    for (IndexSpec spec : specs) {
+      if (!spec.isComposite()) continue;
+      int written = 0;
+      for (Column col : spec.columns()) {
+        if (m.has(col.family(), col.qualifier())) written++;
+      }
+      if (written > 0 && written < spec.columns().size()) return true;
+    }
+    return false;
+  }
+
   /** Rejects mutations whose effect on a watched column cannot be known before they apply. */
   public void checkSupported(Mutation m) throws DoNotRetryIOException {
     if (m instanceof Increment || m instanceof Append) {
@@ -87,8 +107,27 @@ public final class IndexUpdatePlanner {
       }
       return;
     }
+    if (m.getTTL() != Long.MAX_VALUE && concernsIndex(m)) {
+      throw new DoNotRetryIOException(
+          "a cell TTL (Mutation.setTTL) on a write of indexed or covered column ("
+              + describeWatched(m)
+              + ") is not supported by scbf indexes: once the cells expire HBase shows the"
+              + " column's older version again, whose index entry this write replaced. Write"
+              + " without a TTL.");
+    }
+    if (m.getAttribute(VisibilityConstants.VISIBILITY_LABELS_ATTR_KEY) != null
+        && concernsIndex(m)) {
+      throw new DoNotRetryIOException(
+          "cell visibility labels (Mutation.setCellVisibility) on a write of indexed or covered"
+              + " column ("
+              + describeWatched(m)
+              + ") are not supported by scbf indexes: index answers (findRowKeys, findEntries)"
+              + " would show a labelled value, or the row, to readers without the label. Keep"
+              + " labelled data out of indexed and covered columns.");
+    }
     for (Map.Entry<byte[], List<Cell>> e : m.getFamilyCellMap().entrySet()) {
       for (Cell c : e.getValue()) {
+        if (c.getTagsLength() > 0 && watchedColumn(e.getKey(), c) != null) checkTags(c, e.getKey());
         if (c.getType() == Cell.Type.Put) checkKeyLength(m.getRow(), e.getKey(), c);
         if (c.getType() == Cell.Type.Delete && watchedColumn(e.getKey(), c) != null) {
           throw new DoNotRetryIOException(
@@ -105,6 +144,22 @@ public final class IndexUpdatePlanner {
                   + ", which holds indexed or"
                   + " covered columns, is not supported by scbf indexes; use addFamily or addColumns.");
         }
+      }
+    }
+  }
+
+  /**
+   * Tags a client sent with a cell (a codec with tags) that would make the cell expire or hide it
+   * from some readers, as {@link Mutation#setTTL} and {@link Mutation#setCellVisibility} do.
+   */
+  private void checkTags(Cell c, byte[] family) throws DoNotRetryIOException {
+    for (byte type : new byte[] {TagType.TTL_TAG_TYPE, TagType.VISIBILITY_TAG_TYPE}) {
+      if (PrivateCellUtil.getTag(c, type).isPresent()) {
+        throw new DoNotRetryIOException(
+            (type == TagType.TTL_TAG_TYPE ? "a TTL" : "a visibility")
+                + " tag on indexed or covered column "
+                + watchedColumn(family, c)
+                + " is not supported by scbf indexes");
       }
     }
   }

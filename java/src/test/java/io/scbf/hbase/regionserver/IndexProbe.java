@@ -193,6 +193,41 @@ public final class IndexProbe {
         });
   }
 
+  /** Filter compactions run to their end on every region server (scbfFilterCompactions). */
+  public static long filterCompactions(HBaseTestingUtility util) {
+    return sumOverServers(util, s -> s.compactor().compactions());
+  }
+
+  /**
+   * Waits (up to 60 s) until {@code indexTable} has {@code regions} open regions whose filters are
+   * all built: their "absent" answers and estimates count then.
+   */
+  public static void awaitIndexRegionsReady(
+      HBaseTestingUtility util, TableName indexTable, int regions) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!indexRegionsReady(util, indexTable, regions)) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException(
+            indexTable + ": " + regions + " index regions with ready filters never opened");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static boolean indexRegionsReady(
+      HBaseTestingUtility util, TableName indexTable, int regions) {
+    List<HRegion> open = util.getMiniHBaseCluster().getRegions(indexTable);
+    if (open.size() != regions) return false;
+    for (HRegion r : open) {
+      IndexRegionCoprocessor cp =
+          r.getCoprocessorHost().findCoprocessor(IndexRegionCoprocessor.class);
+      if (cp == null || cp.indexRegion() == null || !cp.indexRegion().filter().isReady()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static long sumOverServers(
       HBaseTestingUtility util, java.util.function.ToLongFunction<IndexServices> f) {
     long sum = 0;

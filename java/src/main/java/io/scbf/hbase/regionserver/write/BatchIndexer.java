@@ -198,13 +198,16 @@ public final class BatchIndexer {
     // An earlier write's deletes must land before this write's puts (see IndexCleanups).
     cleanups.awaitRows(held.rows(), rowLockWaitMs);
 
-    // Insert-only tables: a Put never replaces an indexed value, so there is nothing to read; nor
-    // is there for rows that the watched-rows filter proves new.
+    // Insert-only tables: a Put never replaces an indexed value, so there is nothing to read,
+    // unless it writes part of a composite index's tuple (the rest may be there already); nor is
+    // there for rows that the watched-rows filter proves new.
     boolean putsOnly = indexed.stream().allMatch(m -> m instanceof Put);
+    boolean insertOnly = immutableRows && putsOnly;
     List<Mutation> toRead =
-        immutableRows && putsOnly
-            ? List.of()
-            : indexed.stream().filter(m -> !watchedRows.provesAbsent(m.getRow())).toList();
+        indexed.stream()
+            .filter(m -> !insertOnly || planner.writesPartOfATuple(m))
+            .filter(m -> !watchedRows.provesAbsent(m.getRow()))
+            .toList();
     if (toRead.size() < indexed.size())
       metrics.addOldRowReadsSkipped(indexed.size() - toRead.size());
     Map<byte[], RowState> current = toRead.isEmpty() ? Map.of() : read(toRead);
