@@ -1,0 +1,180 @@
+package io.scbf.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.Oracle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A local index reads its writes: a row acknowledged to one client is found by the first routed
+ * (default, non-strict) query of another client that starts after the acknowledgement, however
+ * recently the regions published their filters (issue 37 item 8). Also prints the cost of routed
+ * queries on a read-mostly loop (regions asked per query, queries/s); nothing asserts speed.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LocalIndexReadAfterAckClusterTest {
+  static final TableName TABLE = TableName.valueOf("local_raa");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final int ROWS = 2000;
+  static final int CITIES = 80; // 25 consecutive rows each: one region per city
+  static final int REGIONS = 8;
+
+  HBaseTestingUtility util;
+  Connection writerConnection;
+  Connection readerConnection;
+  IndexedTable reader;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    util = MiniCluster.start(2);
+    writerConnection = util.getConnection();
+    byte[][] splits = new byte[REGIONS - 1][];
+    for (int i = 1; i < REGIONS; i++) splits[i - 1] = row(i * ROWS / REGIONS);
+    try (Admin admin = writerConnection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(TABLE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          splits);
+    }
+    try (Table t = writerConnection.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < ROWS; i++) {
+        puts.add(new Put(row(i)).addColumn(D, CITY, Bytes.toBytes(city(i / (ROWS / CITIES)))));
+      }
+      t.put(puts);
+    }
+    new IndexAdmin(writerConnection)
+        .createIndex(TABLE, IndexSpec.builder(D, CITY).alias("city").local().build());
+    // The reader is another client: its own connection and its own routing copy.
+    readerConnection = ConnectionFactory.createConnection(util.getConfiguration());
+    reader = new IndexedTable(readerConnection, TABLE);
+    // Every region published its filter and the reader's copy holds them all.
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (true) {
+      reader.find(D, CITY, Bytes.toBytes(city(0)));
+      QueryTrace t = reader.lastTrace();
+      if (t.regions().total() == REGIONS && t.regions().unsure() == 0) break;
+      assertTrue(System.currentTimeMillis() < deadline, "routing never became sure: " + t);
+      Thread.sleep(200);
+    }
+  }
+
+  @AfterEach
+  void everyServerAlive() {
+    for (var rs : util.getMiniHBaseCluster().getRegionServerThreads()) {
+      assertFalse(
+          rs.getRegionServer().isAborted(), rs.getRegionServer().getServerName() + " aborted");
+    }
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (reader != null) reader.close();
+    if (readerConnection != null) readerConnection.close();
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  static String city(int i) {
+    return "city-" + i;
+  }
+
+  static byte[] row(int i) {
+    return Bytes.toBytes(String.format("r-%05d", i));
+  }
+
+  @Test
+  @Order(1)
+  void theFirstRoutedQueryAfterAnotherClientsAckFindsTheRow() throws Exception {
+    Random random = new Random(37);
+    int tries = 200, misses = 0;
+    long asked = 0;
+    try (Table writer = writerConnection.getTable(TABLE)) {
+      for (int i = 0; i < tries; i++) {
+        byte[] value = Bytes.toBytes("fresh-" + i + "-" + random.nextLong());
+        byte[] row = Bytes.add(row(random.nextInt(ROWS)), Bytes.toBytes("-w" + i)); // a new row
+        writer.put(new Put(row).addColumn(D, CITY, value)); // acknowledged when it returns
+        List<Result> found = reader.find(D, CITY, value);
+        QueryTrace trace = reader.lastTrace();
+        assertTrue(trace.routed(), "a routed query: " + trace);
+        asked += trace.regions().asked();
+        if (found.isEmpty()) {
+          misses++;
+        } else {
+          assertEquals(List.of(Bytes.toStringBinary(row)), Oracle.resultRows(found));
+        }
+      }
+    }
+    System.out.printf(
+        "read after ack: %d misses of %d first routed queries, %.3f regions asked per query%n",
+        misses, tries, (double) asked / tries);
+    assertEquals(0, misses, "first routed queries after another client's ack that missed the row");
+  }
+
+  /**
+   * Read-mostly: 19 queries of existing values per fresh write (another client's), each write's
+   * value queried at once. Prints regions asked per query and queries per second.
+   */
+  @Test
+  @Order(2)
+  void readMostlyCost() throws Exception {
+    Random random = new Random(8);
+    // Warm-up, then the measured loop.
+    for (int round = 0; round < 2; round++) {
+      long queries = 0, asked = 0, misses = 0, fresh = 0;
+      long start = System.nanoTime();
+      long until = start + (round == 0 ? 5_000_000_000L : 20_000_000_000L);
+      try (Table writer = writerConnection.getTable(TABLE)) {
+        int n = 0;
+        while (System.nanoTime() < until) {
+          byte[] value;
+          if (n++ % 20 == 19) {
+            // A new row beside an existing one: the existing values keep their rows.
+            value = Bytes.toBytes("rm-" + round + "-" + n);
+            byte[] row = Bytes.add(row(random.nextInt(ROWS)), Bytes.toBytes("-rm" + round + n));
+            writer.put(new Put(row).addColumn(D, CITY, value));
+            fresh++;
+          } else {
+            value = Bytes.toBytes(city(random.nextInt(CITIES)));
+          }
+          if (reader.find(D, CITY, value).isEmpty()) misses++;
+          queries++;
+          asked += reader.lastTrace().regions().asked();
+        }
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      if (round == 1) {
+        System.out.printf(
+            "read-mostly (1 write in 20): %d queries (%d of fresh values) in %.1f s, %.0f queries/s,"
+                + " %.3f regions asked per query of %d, %d empty answers%n",
+            queries, fresh, seconds, queries / seconds, (double) asked / queries, REGIONS, misses);
+      }
+    }
+  }
+}
