@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.QueryTrace;
+import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest.Answer;
@@ -13,10 +14,17 @@ import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.RegionLocator;
@@ -37,6 +45,7 @@ final class LocalQueries {
   private final QueryContext context;
   private final Connection connection;
   private final TableName dataTable;
+  private final AtomicLong readAfterAckChecks = new AtomicLong();
 
   LocalQueries(QueryContext context) {
     this.context = context;
@@ -63,7 +72,21 @@ final class LocalQueries {
             .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
             .build();
     long lookupStart = System.nanoTime();
-    List<LocalQueryResponse> out = askCovering(ranges, request);
+    List<LocalQueryResponse> out;
+    try (Table table = connection.getTable(dataTable)) {
+      List<Callable<List<LocalQueryResponse>>> calls = new ArrayList<>();
+      for (KeyRange r : ranges) calls.add(() -> cover(table, r, request));
+      // Each server's check runs beside the candidates' lookups; what it names is asked at once.
+      for (Callable<List<KeyRange>> check : readAfterAck(table, spec, value, route)) {
+        calls.add(
+            () -> {
+              List<LocalQueryResponse> answers = new ArrayList<>();
+              for (KeyRange r : check.call()) answers.addAll(cover(table, r, request));
+              return answers;
+            });
+      }
+      out = askAll(calls);
+    }
     trace(
         context.strict() ? "local-point-strict" : "local-point",
         total,
@@ -82,7 +105,7 @@ final class LocalQueries {
    */
   QueryStream.Pages pointPages(IndexSpec spec, byte[] value, Routed routed, int pageRows)
       throws IOException {
-    List<KeyRange> candidates = rangesOf(routed.route());
+    List<KeyRange> candidates = new ArrayList<>(rangesOf(routed.route()));
     LocalQueryRequest request =
         LocalQueryRequest.newBuilder()
             .setAlias(ByteString.copyFromUtf8(spec.alias()))
@@ -91,6 +114,20 @@ final class LocalQueries {
             .setLimit(pageRows)
             .build();
     Table table = connection.getTable(dataTable);
+    try {
+      // Read-after-ack: the skipped regions that hold the value now, before the first page.
+      for (List<KeyRange> more :
+          ParallelCalls.all(
+              context.pool,
+              readAfterAck(table, spec, value, routed.route()),
+              "local index check of " + dataTable)) {
+        candidates.addAll(more);
+      }
+    } catch (IOException | RuntimeException e) {
+      table.close();
+      throw e;
+    }
+    candidates.sort((a, b) -> Bytes.compareTo(a.start(), b.start())); // pages in row-key order
     return new QueryStream.Pages() {
       int range;
       byte[] next; // the key whose region is asked next, null: the range's start
@@ -258,13 +295,144 @@ final class LocalQueries {
     try (Table table = connection.getTable(dataTable)) {
       List<Callable<List<LocalQueryResponse>>> calls = new ArrayList<>(ranges.size());
       for (KeyRange r : ranges) calls.add(() -> cover(table, r, request));
-      List<LocalQueryResponse> out = new ArrayList<>();
-      for (List<LocalQueryResponse> answers :
-          ParallelCalls.all(context.pool, calls, "local index query of " + dataTable)) {
-        out.addAll(answers);
-      }
-      return out;
+      return askAll(calls);
     }
+  }
+
+  private List<LocalQueryResponse> askAll(List<Callable<List<LocalQueryResponse>>> calls)
+      throws IOException {
+    List<LocalQueryResponse> out = new ArrayList<>();
+    for (List<LocalQueryResponse> answers :
+        ParallelCalls.all(context.pool, calls, "local index query of " + dataTable)) {
+      out.addAll(answers);
+    }
+    return out;
+  }
+
+  /**
+   * Read-after-ack (docs/design.md, "Consistency contract for readers"): the calls that name the
+   * key ranges a routed point query must ask besides its candidates. The route used the filters the
+   * regions last published, which lack the rows written since. So every server holding regions the
+   * route skipped is asked, in one call, which of them may hold the value by the filter they hold
+   * now ({@code currentFilters}: a filter counts an entry before its row is visible, so a row
+   * acknowledged before the query started is in it). A region not open where the client places it
+   * (moved, split, merged) is named by that server too and asked by its key range, as are parts of
+   * the table the route names no region for, and the regions of a server whose check fails. None
+   * for an unrouted query (it asks every region).
+   */
+  private List<Callable<List<KeyRange>>> readAfterAck(
+      Table table, IndexSpec spec, byte[] value, RouteResponse route) throws IOException {
+    List<Callable<List<KeyRange>>> calls = new ArrayList<>();
+    if (route == null) return calls;
+    List<RegionRef> skipped = skippedOf(route);
+    List<RegionRef> all = new ArrayList<>(route.getCandidatesList());
+    all.addAll(skipped);
+    List<KeyRange> gaps = gaps(all);
+    if (!gaps.isEmpty()) calls.add(() -> gaps);
+    if (skipped.isEmpty()) return calls;
+    Map<ServerName, List<RegionRef>> byServer = new LinkedHashMap<>();
+    List<KeyRange> unplaced = new ArrayList<>();
+    try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      for (RegionRef r : skipped) {
+        try {
+          // The connection's cached location: no call once the table's regions are known.
+          ServerName server =
+              locator.getRegionLocation(r.getStartKey().toByteArray()).getServerName();
+          byServer.computeIfAbsent(server, k -> new ArrayList<>()).add(r);
+        } catch (IOException e) {
+          unplaced.add(rangeOf(r));
+        }
+      }
+    }
+    if (!unplaced.isEmpty()) calls.add(() -> unplaced);
+    CurrentFiltersRequest check =
+        CurrentFiltersRequest.newBuilder()
+            .setAlias(ByteString.copyFromUtf8(spec.alias()))
+            .setValue(ByteString.copyFrom(value))
+            .build();
+    for (List<RegionRef> regions : byServer.values()) {
+      calls.add(() -> mustAskNow(table, check, regions));
+    }
+    return calls;
+  }
+
+  /** Which of {@code regions} (placed on one server) hold the value now, as key ranges. */
+  private List<KeyRange> mustAskNow(
+      Table table, CurrentFiltersRequest check, List<RegionRef> regions) {
+    CurrentFiltersRequest.Builder request = check.toBuilder();
+    for (RegionRef r : regions) request.addEncodedRegions(r.getEncodedRegion());
+    Set<String> ask = null;
+    try {
+      readAfterAckChecks.incrementAndGet();
+      ask =
+          new HashSet<>(
+              LocalIndexService.newBlockingStub(
+                      table.coprocessorService(regions.get(0).getStartKey().toByteArray()))
+                  .currentFilters(null, request.build())
+                  .getAskList());
+    } catch (ServiceException | RuntimeException e) {
+      // A server without the call (a rolling upgrade), a region in transition: ask them all.
+    }
+    List<KeyRange> out = new ArrayList<>();
+    for (RegionRef r : regions) {
+      if (ask == null || ask.contains(r.getEncodedRegion())) out.add(rangeOf(r));
+    }
+    return out;
+  }
+
+  /** Read-after-ack checks sent so far (one per server holding regions a route skipped). */
+  long readAfterAckChecks() {
+    return readAfterAckChecks.get();
+  }
+
+  /**
+   * The regions a route skipped: listed by a client's routing copy; else (the master routed) the
+   * table's regions that are not candidates, from the region locations.
+   */
+  private List<RegionRef> skippedOf(RouteResponse route) throws IOException {
+    if (route.getCandidatesCount() + route.getSkippedCount() >= route.getTotalRegions()) {
+      return route.getSkippedList();
+    }
+    Set<String> candidates = new HashSet<>();
+    for (RegionRef r : route.getCandidatesList()) candidates.add(r.getEncodedRegion());
+    List<RegionRef> out = new ArrayList<>();
+    try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      for (HRegionLocation l : locator.getAllRegionLocations()) {
+        if (candidates.contains(l.getRegion().getEncodedName())) continue;
+        out.add(
+            RegionRef.newBuilder()
+                .setStartKey(ByteString.copyFrom(l.getRegion().getStartKey()))
+                .setEndKey(ByteString.copyFrom(l.getRegion().getEndKey()))
+                .setEncodedRegion(l.getRegion().getEncodedName())
+                .build());
+      }
+    }
+    return out;
+  }
+
+  private static KeyRange rangeOf(RegionRef r) {
+    return new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray());
+  }
+
+  /**
+   * The parts of the table that none of {@code regions} covers (a region list that missed a split
+   * or a merge): asked by key range, so that no row falls between two routes' regions.
+   */
+  private static List<KeyRange> gaps(List<RegionRef> regions) {
+    List<RegionRef> sorted = new ArrayList<>(regions);
+    sorted.sort(
+        (a, b) -> Bytes.compareTo(a.getStartKey().toByteArray(), b.getStartKey().toByteArray()));
+    List<KeyRange> out = new ArrayList<>();
+    byte[] covered = HConstants.EMPTY_START_ROW; // every key below it is covered
+    for (RegionRef r : sorted) {
+      byte[] start = r.getStartKey().toByteArray();
+      if (Bytes.compareTo(start, covered) > 0) out.add(new KeyRange(covered, start));
+      byte[] end = r.getEndKey().toByteArray();
+      if (end.length == 0) return out; // covered to the table's end
+      if (Bytes.compareTo(end, covered) > 0) covered = end;
+    }
+    out.add(new KeyRange(covered, HConstants.EMPTY_END_ROW));
+    return out;
   }
 
   private static List<LocalQueryResponse> cover(
