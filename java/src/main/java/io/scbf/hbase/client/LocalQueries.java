@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
@@ -45,7 +44,6 @@ final class LocalQueries {
   private final QueryContext context;
   private final Connection connection;
   private final TableName dataTable;
-  private final AtomicLong readAfterAckChecks = new AtomicLong();
 
   LocalQueries(QueryContext context) {
     this.context = context;
@@ -73,11 +71,24 @@ final class LocalQueries {
             .build();
     long lookupStart = System.nanoTime();
     List<LocalQueryResponse> out;
-    try (Table table = connection.getTable(dataTable)) {
+    try (Table table = connection.getTable(dataTable);
+        RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      Checks checks = checksOf(route, locator);
+      // Read-after-ack: a server's skipped regions are checked by the first candidate's call to
+      // that server, else by a call of their own, beside the lookups; what it names is asked then.
+      Map<ServerName, List<RegionRef>> unattached = new LinkedHashMap<>(checks.byServer());
       List<Callable<List<LocalQueryResponse>>> calls = new ArrayList<>();
-      for (KeyRange r : ranges) calls.add(() -> cover(table, r, request));
-      // Each server's check runs beside the candidates' lookups; what it names is asked at once.
-      for (Callable<List<KeyRange>> check : readAfterAck(table, spec, value, route)) {
+      for (KeyRange r : ranges) {
+        List<RegionRef> check = List.of();
+        if (!unattached.isEmpty()) {
+          ServerName server = placed(locator, r.start());
+          List<RegionRef> onIt = server == null ? null : unattached.remove(server);
+          if (onIt != null) check = onIt;
+        }
+        List<RegionRef> attached = check;
+        calls.add(() -> cover(table, r, request, attached));
+      }
+      for (Callable<List<KeyRange>> check : checkCalls(table, spec, value, checks, unattached)) {
         calls.add(
             () -> {
               List<LocalQueryResponse> answers = new ArrayList<>();
@@ -114,12 +125,13 @@ final class LocalQueries {
             .setLimit(pageRows)
             .build();
     Table table = connection.getTable(dataTable);
-    try {
+    try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
       // Read-after-ack: the skipped regions that hold the value now, before the first page.
+      Checks checks = checksOf(routed.route(), locator);
       for (List<KeyRange> more :
           ParallelCalls.all(
               context.pool,
-              readAfterAck(table, spec, value, routed.route()),
+              checkCalls(table, spec, value, checks, checks.byServer()),
               "local index check of " + dataTable)) {
         candidates.addAll(more);
       }
@@ -310,41 +322,63 @@ final class LocalQueries {
   }
 
   /**
-   * Read-after-ack (docs/design.md, "Consistency contract for readers"): the calls that name the
-   * key ranges a routed point query must ask besides its candidates. The route used the filters the
-   * regions last published, which lack the rows written since. So every server holding regions the
-   * route skipped is asked, in one call, which of them may hold the value by the filter they hold
-   * now ({@code currentFilters}: a filter counts an entry before its row is visible, so a row
-   * acknowledged before the query started is in it). A region not open where the client places it
-   * (moved, split, merged) is named by that server too and asked by its key range, as are parts of
-   * the table the route names no region for, and the regions of a server whose check fails. None
-   * for an unrouted query (it asks every region).
+   * What a routed point query checks for read-after-ack: the regions the route skipped, by the
+   * server the connection's cached locations place them on, and the key ranges it must ask anyway
+   * (parts of the table the route names no region for, regions it could not place).
    */
-  private List<Callable<List<KeyRange>>> readAfterAck(
-      Table table, IndexSpec spec, byte[] value, RouteResponse route) throws IOException {
-    List<Callable<List<KeyRange>>> calls = new ArrayList<>();
-    if (route == null) return calls;
-    List<RegionRef> skipped = skippedOf(route);
+  private record Checks(Map<ServerName, List<RegionRef>> byServer, List<KeyRange> ranges) {}
+
+  /**
+   * Read-after-ack (docs/design.md, "Consistency contract for readers"). The route used the filters
+   * the regions last published, which lack the rows written since. So every server holding regions
+   * the route skipped is asked which of them may hold the value by the filter they hold now ({@code
+   * currentFilters}, or with a candidate's query to that server): a filter counts an entry before
+   * its row is visible, so a row acknowledged before the query started is in it. A region not open
+   * where the client places it (moved, split, merged) is named by that server too and asked by its
+   * key range, as are parts of the table the route names no region for, and the regions of a server
+   * whose check fails. Nothing for an unrouted query (it asks every region).
+   */
+  private Checks checksOf(RouteResponse route, RegionLocator locator) throws IOException {
+    // Unrouted (every region asked), or turned off (scbf.client.local.read.after.ack).
+    if (route == null || !context.localReadAfterAck) return new Checks(Map.of(), List.of());
+    List<RegionRef> skipped = skippedOf(route, locator);
     List<RegionRef> all = new ArrayList<>(route.getCandidatesList());
     all.addAll(skipped);
-    List<KeyRange> gaps = gaps(all);
-    if (!gaps.isEmpty()) calls.add(() -> gaps);
-    if (skipped.isEmpty()) return calls;
+    List<KeyRange> ranges = gaps(all);
     Map<ServerName, List<RegionRef>> byServer = new LinkedHashMap<>();
-    List<KeyRange> unplaced = new ArrayList<>();
-    try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
-      for (RegionRef r : skipped) {
-        try {
-          // The connection's cached location: no call once the table's regions are known.
-          ServerName server =
-              locator.getRegionLocation(r.getStartKey().toByteArray()).getServerName();
-          byServer.computeIfAbsent(server, k -> new ArrayList<>()).add(r);
-        } catch (IOException e) {
-          unplaced.add(rangeOf(r));
-        }
+    for (RegionRef r : skipped) {
+      ServerName server = placed(locator, r.getStartKey().toByteArray());
+      if (server == null) {
+        ranges.add(rangeOf(r));
+      } else {
+        byServer.computeIfAbsent(server, k -> new ArrayList<>()).add(r);
       }
     }
-    if (!unplaced.isEmpty()) calls.add(() -> unplaced);
+    return new Checks(byServer, ranges);
+  }
+
+  /** The server the connection's cached location places {@code row} on; null if unknown. */
+  private static ServerName placed(RegionLocator locator, byte[] row) {
+    try {
+      return locator.getRegionLocation(row).getServerName();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The calls that name the key ranges to ask besides the candidates: the ranges of {@code checks}
+   * and one {@code currentFilters} call per server of {@code byServer}.
+   */
+  private List<Callable<List<KeyRange>>> checkCalls(
+      Table table,
+      IndexSpec spec,
+      byte[] value,
+      Checks checks,
+      Map<ServerName, List<RegionRef>> byServer) {
+    List<Callable<List<KeyRange>>> calls = new ArrayList<>();
+    if (!checks.ranges().isEmpty()) calls.add(checks::ranges);
+    if (byServer.isEmpty()) return calls;
     CurrentFiltersRequest check =
         CurrentFiltersRequest.newBuilder()
             .setAlias(ByteString.copyFromUtf8(spec.alias()))
@@ -363,7 +397,6 @@ final class LocalQueries {
     for (RegionRef r : regions) request.addEncodedRegions(r.getEncodedRegion());
     Set<String> ask = null;
     try {
-      readAfterAckChecks.incrementAndGet();
       ask =
           new HashSet<>(
               LocalIndexService.newBlockingStub(
@@ -380,32 +413,26 @@ final class LocalQueries {
     return out;
   }
 
-  /** Read-after-ack checks sent so far (one per server holding regions a route skipped). */
-  long readAfterAckChecks() {
-    return readAfterAckChecks.get();
-  }
-
   /**
    * The regions a route skipped: listed by a client's routing copy; else (the master routed) the
    * table's regions that are not candidates, from the region locations.
    */
-  private List<RegionRef> skippedOf(RouteResponse route) throws IOException {
+  private static List<RegionRef> skippedOf(RouteResponse route, RegionLocator locator)
+      throws IOException {
     if (route.getCandidatesCount() + route.getSkippedCount() >= route.getTotalRegions()) {
       return route.getSkippedList();
     }
     Set<String> candidates = new HashSet<>();
     for (RegionRef r : route.getCandidatesList()) candidates.add(r.getEncodedRegion());
     List<RegionRef> out = new ArrayList<>();
-    try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
-      for (HRegionLocation l : locator.getAllRegionLocations()) {
-        if (candidates.contains(l.getRegion().getEncodedName())) continue;
-        out.add(
-            RegionRef.newBuilder()
-                .setStartKey(ByteString.copyFrom(l.getRegion().getStartKey()))
-                .setEndKey(ByteString.copyFrom(l.getRegion().getEndKey()))
-                .setEncodedRegion(l.getRegion().getEncodedName())
-                .build());
-      }
+    for (HRegionLocation l : locator.getAllRegionLocations()) {
+      if (candidates.contains(l.getRegion().getEncodedName())) continue;
+      out.add(
+          RegionRef.newBuilder()
+              .setStartKey(ByteString.copyFrom(l.getRegion().getStartKey()))
+              .setEndKey(ByteString.copyFrom(l.getRegion().getEndKey()))
+              .setEncodedRegion(l.getRegion().getEncodedName())
+              .build());
     }
     return out;
   }
@@ -437,12 +464,40 @@ final class LocalQueries {
 
   private static List<LocalQueryResponse> cover(
       Table table, KeyRange range, LocalQueryRequest request) throws IOException {
+    return cover(table, range, request, List.of());
+  }
+
+  /**
+   * As {@link #cover(Table, KeyRange, LocalQueryRequest)}; the first call also checks {@code check}
+   * (read-after-ack, regions the route skipped on the same server), and the regions it names are
+   * asked after the range.
+   */
+  private static List<LocalQueryResponse> cover(
+      Table table, KeyRange range, LocalQueryRequest request, List<RegionRef> check)
+      throws IOException {
     List<LocalQueryResponse> out = new ArrayList<>(1);
     byte[] next = range.start();
     LocalQueryRequest ask = request;
+    if (!check.isEmpty()) {
+      LocalQueryRequest.Builder checking = request.toBuilder();
+      for (RegionRef c : check) checking.addCheckRegions(c.getEncodedRegion());
+      ask = checking.build();
+    }
     while (true) {
       LocalQueryResponse r = ask(table, next, ask);
       out.add(r);
+      if (!check.isEmpty()) {
+        // A server that did not check (an older one) asks for all of them.
+        Set<String> named = r.getChecked() ? new HashSet<>(r.getAskList()) : null;
+        List<RegionRef> rest = check;
+        check = List.of();
+        ask = request;
+        for (RegionRef c : rest) {
+          if (named == null || named.contains(c.getEncodedRegion())) {
+            out.addAll(cover(table, rangeOf(c), request));
+          }
+        }
+      }
       if (r.hasResumeAfter()) {
         // The region's answer continues in another page (a resume point is a table position).
         ask = request.toBuilder().setResumeAfter(r.getResumeAfter()).build();

@@ -369,6 +369,15 @@ public class DataTableObserver extends LocalIndexService
       }
       long start = System.nanoTime();
       LocalQueryResponse answer = index.query(request);
+      if (request.getCheckRegionsCount() > 0 && request.hasValue()) {
+        // Read-after-ack for the other regions the client places here (see currentFilters).
+        LocalQueryResponse.Builder checked = answer.toBuilder().setChecked(true);
+        byte[] value = request.getValue().toByteArray();
+        for (String encoded : request.getCheckRegionsList()) {
+          if (mustAskNow(encoded, table, alias, value)) checked.addAsk(encoded);
+        }
+        answer = checked.build();
+      }
       if (context != null) {
         boolean empty =
             answer.getHitsCount() == 0
