@@ -52,7 +52,7 @@ final class LocalQueries {
   }
 
   /** A key range [start, end) of the data table; an empty end is the table's end. */
-  private record KeyRange(byte[] start, byte[] end) {}
+  record KeyRange(byte[] start, byte[] end) {}
 
   List<LocalQueryResponse> point(IndexSpec spec, byte[] value, Answer answer, Routed routed)
       throws IOException {
@@ -445,7 +445,7 @@ final class LocalQueries {
    * The parts of the table that none of {@code regions} covers (a region list that missed a split
    * or a merge): asked by key range, so that no row falls between two routes' regions.
    */
-  private static List<KeyRange> gaps(List<RegionRef> regions) {
+  static List<KeyRange> gaps(List<RegionRef> regions) {
     List<RegionRef> sorted = new ArrayList<>(regions);
     sorted.sort(
         (a, b) -> Bytes.compareTo(a.getStartKey().toByteArray(), b.getStartKey().toByteArray()));
