@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
@@ -52,6 +55,7 @@ class LocalIndexReadAfterAckClusterTest {
   static final int ROWS = 2000;
   static final int CITIES = 80; // 25 consecutive rows each: one region per city
   static final int REGIONS = 8;
+  static final byte[] MIDDLE = Bytes.toBytes("-5"); // after a region's start row, before its next
 
   HBaseTestingUtility util;
   Connection writerConnection;
@@ -171,31 +175,55 @@ class LocalIndexReadAfterAckClusterTest {
   }
 
   /**
-   * Regions move between the servers while the writes and queries run: a query may route with a
-   * copy or a cached location that places a region on its old server (the check asks it by key
-   * range then), or find it unsure (not published since its move: a candidate). No miss either way.
+   * Regions move between the servers and split while the writes and queries run: a query may route
+   * with a copy or a cached location that places a region on its old server, or names a parent that
+   * split (the check names it and the query asks its key range), or find it unsure (not published
+   * since its move or split: a candidate). No miss either way.
    */
   @Test
   @Order(4)
-  void noMissWhileRegionsMove() throws Exception {
+  void noMissWhileRegionsMoveAndSplit() throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger moves = new AtomicInteger();
+    AtomicInteger splits = new AtomicInteger();
     Thread mover =
         new Thread(
             () -> {
               Random random = new Random(3);
               try (Admin admin = writerConnection.getAdmin();
                   RegionLocator locator = writerConnection.getRegionLocator(TABLE)) {
-                while (!stop.get()) {
+                // Each region moves or splits at most once: a region moved away and back
+                // leaves both servers a record that it moved to the other, and once it split
+                // HBase's client follows those records back and forth until they expire
+                // (RegionMovedException, minutes), whatever asks it.
+                Set<String> touched = new HashSet<>();
+                for (int j = 0; !stop.get(); j++) {
                   List<HRegionLocation> all = locator.getAllRegionLocations();
                   HRegionLocation l = all.get(random.nextInt(all.size()));
+                  if (!touched.add(l.getRegion().getEncodedName())) {
+                    Thread.sleep(50);
+                    continue;
+                  }
+                  if (j % 4 == 1 && splits.get() < 3) {
+                    // A split at a data row: the right daughter rebuilds its entries (unsure
+                    // to routing meanwhile), the left keeps its parent's.
+                    byte[] start = l.getRegion().getStartKey();
+                    admin.split(TABLE, Bytes.add(start.length == 0 ? row(0) : start, MIDDLE));
+                    splits.incrementAndGet();
+                    Thread.sleep(1000);
+                    continue;
+                  }
                   ServerName other =
                       admin.getRegionServers().stream()
                           .filter(x -> !x.equals(l.getServerName()))
                           .findFirst()
                           .orElseThrow();
-                  admin.move(l.getRegion().getEncodedNameAsBytes(), other);
-                  moves.incrementAndGet();
+                  try {
+                    admin.move(l.getRegion().getEncodedNameAsBytes(), other);
+                    moves.incrementAndGet();
+                  } catch (IOException e) {
+                    // The region split or moved since it was listed: pick another next time.
+                  }
                   Thread.sleep(300);
                 }
               } catch (Exception e) {
@@ -227,9 +255,10 @@ class LocalIndexReadAfterAckClusterTest {
       util.waitUntilNoRegionsInTransition(120_000);
     }
     System.out.printf(
-        "read after ack while regions move: %d misses of %d, %d moves%n",
-        misses, tries, moves.get());
+        "read after ack while regions move and split: %d misses of %d, %d moves, %d splits%n",
+        misses, tries, moves.get(), splits.get());
     assertTrue(moves.get() >= 3, "moves: " + moves.get());
+    assertTrue(splits.get() >= 1, "splits: " + splits.get());
     assertEquals(0, misses, "queries right after an ack that missed the row while regions moved");
   }
 
