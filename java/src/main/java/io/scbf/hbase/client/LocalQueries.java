@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.QueryTrace;
+import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest.Answer;
@@ -13,10 +14,16 @@ import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.RegionLocator;
@@ -45,7 +52,7 @@ final class LocalQueries {
   }
 
   /** A key range [start, end) of the data table; an empty end is the table's end. */
-  private record KeyRange(byte[] start, byte[] end) {}
+  record KeyRange(byte[] start, byte[] end) {}
 
   List<LocalQueryResponse> point(IndexSpec spec, byte[] value, Answer answer, Routed routed)
       throws IOException {
@@ -63,7 +70,34 @@ final class LocalQueries {
             .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
             .build();
     long lookupStart = System.nanoTime();
-    List<LocalQueryResponse> out = askCovering(ranges, request);
+    List<LocalQueryResponse> out;
+    try (Table table = connection.getTable(dataTable);
+        RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      Checks checks = checksOf(route, locator);
+      // Read-after-ack: a server's skipped regions are checked by the first candidate's call to
+      // that server, else by a call of their own, beside the lookups; what it names is asked then.
+      Map<ServerName, List<RegionRef>> unattached = new LinkedHashMap<>(checks.byServer());
+      List<Callable<List<LocalQueryResponse>>> calls = new ArrayList<>();
+      for (KeyRange r : ranges) {
+        List<RegionRef> check = List.of();
+        if (!unattached.isEmpty()) {
+          ServerName server = placed(locator, r.start());
+          List<RegionRef> onIt = server == null ? null : unattached.remove(server);
+          if (onIt != null) check = onIt;
+        }
+        List<RegionRef> attached = check;
+        calls.add(() -> cover(table, r, request, attached));
+      }
+      for (Callable<List<KeyRange>> check : checkCalls(table, spec, value, checks, unattached)) {
+        calls.add(
+            () -> {
+              List<LocalQueryResponse> answers = new ArrayList<>();
+              for (KeyRange r : check.call()) answers.addAll(cover(table, r, request));
+              return answers;
+            });
+      }
+      out = askAll(calls);
+    }
     trace(
         context.strict() ? "local-point-strict" : "local-point",
         total,
@@ -82,7 +116,7 @@ final class LocalQueries {
    */
   QueryStream.Pages pointPages(IndexSpec spec, byte[] value, Routed routed, int pageRows)
       throws IOException {
-    List<KeyRange> candidates = rangesOf(routed.route());
+    List<KeyRange> candidates = new ArrayList<>(rangesOf(routed.route()));
     LocalQueryRequest request =
         LocalQueryRequest.newBuilder()
             .setAlias(ByteString.copyFromUtf8(spec.alias()))
@@ -91,6 +125,21 @@ final class LocalQueries {
             .setLimit(pageRows)
             .build();
     Table table = connection.getTable(dataTable);
+    try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      // Read-after-ack: the skipped regions that hold the value now, before the first page.
+      Checks checks = checksOf(routed.route(), locator);
+      for (List<KeyRange> more :
+          ParallelCalls.all(
+              context.pool,
+              checkCalls(table, spec, value, checks, checks.byServer()),
+              "local index check of " + dataTable)) {
+        candidates.addAll(more);
+      }
+    } catch (IOException | RuntimeException e) {
+      table.close();
+      throw e;
+    }
+    candidates.sort((a, b) -> Bytes.compareTo(a.start(), b.start())); // pages in row-key order
     return new QueryStream.Pages() {
       int range;
       byte[] next; // the key whose region is asked next, null: the range's start
@@ -258,23 +307,197 @@ final class LocalQueries {
     try (Table table = connection.getTable(dataTable)) {
       List<Callable<List<LocalQueryResponse>>> calls = new ArrayList<>(ranges.size());
       for (KeyRange r : ranges) calls.add(() -> cover(table, r, request));
-      List<LocalQueryResponse> out = new ArrayList<>();
-      for (List<LocalQueryResponse> answers :
-          ParallelCalls.all(context.pool, calls, "local index query of " + dataTable)) {
-        out.addAll(answers);
-      }
-      return out;
+      return askAll(calls);
     }
+  }
+
+  private List<LocalQueryResponse> askAll(List<Callable<List<LocalQueryResponse>>> calls)
+      throws IOException {
+    List<LocalQueryResponse> out = new ArrayList<>();
+    for (List<LocalQueryResponse> answers :
+        ParallelCalls.all(context.pool, calls, "local index query of " + dataTable)) {
+      out.addAll(answers);
+    }
+    return out;
+  }
+
+  /**
+   * What a routed point query checks for read-after-ack: the regions the route skipped, by the
+   * server the connection's cached locations place them on, and the key ranges it must ask anyway
+   * (parts of the table the route names no region for, regions it could not place).
+   */
+  private record Checks(Map<ServerName, List<RegionRef>> byServer, List<KeyRange> ranges) {}
+
+  /**
+   * Read-after-ack (docs/design.md, "Consistency contract for readers"). The route used the filters
+   * the regions last published, which lack the rows written since. So every server holding regions
+   * the route skipped is asked which of them may hold the value by the filter they hold now ({@code
+   * currentFilters}, or with a candidate's query to that server): a filter counts an entry before
+   * its row is visible, so a row acknowledged before the query started is in it. A region not open
+   * where the client places it (moved, split, merged) is named by that server too and asked by its
+   * key range, as are parts of the table the route names no region for, and the regions of a server
+   * whose check fails. Nothing for an unrouted query (it asks every region).
+   */
+  private Checks checksOf(RouteResponse route, RegionLocator locator) throws IOException {
+    // Unrouted (every region asked), or turned off (scbf.client.local.read.after.ack).
+    if (route == null || !context.localReadAfterAck) return new Checks(Map.of(), List.of());
+    List<RegionRef> skipped = skippedOf(route, locator);
+    List<RegionRef> all = new ArrayList<>(route.getCandidatesList());
+    all.addAll(skipped);
+    List<KeyRange> ranges = gaps(all);
+    Map<ServerName, List<RegionRef>> byServer = new LinkedHashMap<>();
+    for (RegionRef r : skipped) {
+      ServerName server = placed(locator, r.getStartKey().toByteArray());
+      if (server == null) {
+        ranges.add(rangeOf(r));
+      } else {
+        byServer.computeIfAbsent(server, k -> new ArrayList<>()).add(r);
+      }
+    }
+    return new Checks(byServer, ranges);
+  }
+
+  /** The server the connection's cached location places {@code row} on; null if unknown. */
+  private static ServerName placed(RegionLocator locator, byte[] row) {
+    try {
+      return locator.getRegionLocation(row).getServerName();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The calls that name the key ranges to ask besides the candidates: the ranges of {@code checks}
+   * and one {@code currentFilters} call per server of {@code byServer}.
+   */
+  private List<Callable<List<KeyRange>>> checkCalls(
+      Table table,
+      IndexSpec spec,
+      byte[] value,
+      Checks checks,
+      Map<ServerName, List<RegionRef>> byServer) {
+    List<Callable<List<KeyRange>>> calls = new ArrayList<>();
+    if (!checks.ranges().isEmpty()) calls.add(checks::ranges);
+    if (byServer.isEmpty()) return calls;
+    CurrentFiltersRequest check =
+        CurrentFiltersRequest.newBuilder()
+            .setAlias(ByteString.copyFromUtf8(spec.alias()))
+            .setValue(ByteString.copyFrom(value))
+            .build();
+    for (List<RegionRef> regions : byServer.values()) {
+      calls.add(() -> mustAskNow(table, check, regions));
+    }
+    return calls;
+  }
+
+  /** Which of {@code regions} (placed on one server) hold the value now, as key ranges. */
+  private List<KeyRange> mustAskNow(
+      Table table, CurrentFiltersRequest check, List<RegionRef> regions) {
+    CurrentFiltersRequest.Builder request = check.toBuilder();
+    for (RegionRef r : regions) request.addEncodedRegions(r.getEncodedRegion());
+    Set<String> ask = null;
+    try {
+      ask =
+          new HashSet<>(
+              LocalIndexService.newBlockingStub(
+                      table.coprocessorService(regions.get(0).getStartKey().toByteArray()))
+                  .currentFilters(null, request.build())
+                  .getAskList());
+    } catch (ServiceException | RuntimeException e) {
+      // A server without the call (a rolling upgrade), a region in transition: ask them all.
+    }
+    List<KeyRange> out = new ArrayList<>();
+    for (RegionRef r : regions) {
+      if (ask == null || ask.contains(r.getEncodedRegion())) out.add(rangeOf(r));
+    }
+    return out;
+  }
+
+  /**
+   * The regions a route skipped: listed by a client's routing copy; else (the master routed) the
+   * table's regions that are not candidates, from the region locations.
+   */
+  private static List<RegionRef> skippedOf(RouteResponse route, RegionLocator locator)
+      throws IOException {
+    if (route.getCandidatesCount() + route.getSkippedCount() >= route.getTotalRegions()) {
+      return route.getSkippedList();
+    }
+    Set<String> candidates = new HashSet<>();
+    for (RegionRef r : route.getCandidatesList()) candidates.add(r.getEncodedRegion());
+    List<RegionRef> out = new ArrayList<>();
+    for (HRegionLocation l : locator.getAllRegionLocations()) {
+      if (candidates.contains(l.getRegion().getEncodedName())) continue;
+      out.add(
+          RegionRef.newBuilder()
+              .setStartKey(ByteString.copyFrom(l.getRegion().getStartKey()))
+              .setEndKey(ByteString.copyFrom(l.getRegion().getEndKey()))
+              .setEncodedRegion(l.getRegion().getEncodedName())
+              .build());
+    }
+    return out;
+  }
+
+  private static KeyRange rangeOf(RegionRef r) {
+    return new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray());
+  }
+
+  /**
+   * The parts of the table that none of {@code regions} covers (a region list that missed a split
+   * or a merge): asked by key range, so that no row falls between two routes' regions.
+   */
+  static List<KeyRange> gaps(List<RegionRef> regions) {
+    List<RegionRef> sorted = new ArrayList<>(regions);
+    sorted.sort(
+        (a, b) -> Bytes.compareTo(a.getStartKey().toByteArray(), b.getStartKey().toByteArray()));
+    List<KeyRange> out = new ArrayList<>();
+    byte[] covered = HConstants.EMPTY_START_ROW; // every key below it is covered
+    for (RegionRef r : sorted) {
+      byte[] start = r.getStartKey().toByteArray();
+      if (Bytes.compareTo(start, covered) > 0) out.add(new KeyRange(covered, start));
+      byte[] end = r.getEndKey().toByteArray();
+      if (end.length == 0) return out; // covered to the table's end
+      if (Bytes.compareTo(end, covered) > 0) covered = end;
+    }
+    out.add(new KeyRange(covered, HConstants.EMPTY_END_ROW));
+    return out;
   }
 
   private static List<LocalQueryResponse> cover(
       Table table, KeyRange range, LocalQueryRequest request) throws IOException {
+    return cover(table, range, request, List.of());
+  }
+
+  /**
+   * As {@link #cover(Table, KeyRange, LocalQueryRequest)}; the first call also checks {@code check}
+   * (read-after-ack, regions the route skipped on the same server), and the regions it names are
+   * asked after the range.
+   */
+  private static List<LocalQueryResponse> cover(
+      Table table, KeyRange range, LocalQueryRequest request, List<RegionRef> check)
+      throws IOException {
     List<LocalQueryResponse> out = new ArrayList<>(1);
     byte[] next = range.start();
     LocalQueryRequest ask = request;
+    if (!check.isEmpty()) {
+      LocalQueryRequest.Builder checking = request.toBuilder();
+      for (RegionRef c : check) checking.addCheckRegions(c.getEncodedRegion());
+      ask = checking.build();
+    }
     while (true) {
       LocalQueryResponse r = ask(table, next, ask);
       out.add(r);
+      if (!check.isEmpty()) {
+        // A server that did not check (an older one) asks for all of them.
+        Set<String> named = r.getChecked() ? new HashSet<>(r.getAskList()) : null;
+        List<RegionRef> rest = check;
+        check = List.of();
+        ask = request;
+        for (RegionRef c : rest) {
+          if (named == null || named.contains(c.getEncodedRegion())) {
+            out.addAll(cover(table, rangeOf(c), request));
+          }
+        }
+      }
       if (r.hasResumeAfter()) {
         // The region's answer continues in another page (a resume point is a table position).
         ask = request.toBuilder().setResumeAfter(r.getResumeAfter()).build();

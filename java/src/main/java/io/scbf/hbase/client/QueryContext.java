@@ -45,6 +45,7 @@ public final class QueryContext implements AutoCloseable {
   final GlobalLookups global;
   final Rechecks rechecks;
   final int pageRows;
+  final boolean localReadAfterAck;
   private final Admin admin;
   private final ThreadLocal<QueryTrace> lastTrace = new ThreadLocal<>();
   private final QueryStats stats = new QueryStats();
@@ -79,6 +80,7 @@ public final class QueryContext implements AutoCloseable {
     this.router =
         new MasterRouter(dataTable, new MasterRoutingCalls(admin, connection, dataTable), settings);
     this.pageRows = settings.clientPageRows();
+    this.localReadAfterAck = settings.clientLocalReadAfterAck();
     this.scans = new DataScan(connection, dataTable, pool);
     this.rechecks = new Rechecks(connection, dataTable, pool);
     this.local = new LocalQueries(this);

@@ -98,7 +98,8 @@ final class RoutingCache implements AutoCloseable {
       String encoded,
       long version,
       MembershipFilter bitmap,
-      ValueCounts counts) {}
+      ValueCounts counts,
+      RegionRef ref) {}
 
   /** An immutable copy of one index's routing state. */
   private record Copy(List<RegionCopy> regions, long fetchedNanos, long bytes) {}
@@ -171,12 +172,13 @@ final class RoutingCache implements AutoCloseable {
       if (ic.tooLarge) return askMaster(index, regionsOf, filterKey);
     }
     if (c == null || System.nanoTime() - c.fetchedNanos() > maxAgeNanos) return null;
+    boolean listSkipped = regionsOf != null;
     try {
-      return routeWith(c, filterKey);
+      return routeWith(c, filterKey, listSkipped);
     } catch (IllegalStateException replaced) {
       // A refresh closed a bitmap of the copy we read: route with the new copy.
       Copy latest = ic.copy;
-      return latest == null ? null : routeWith(latest, filterKey);
+      return latest == null ? null : routeWith(latest, filterKey, listSkipped);
     }
   }
 
@@ -217,7 +219,12 @@ final class RoutingCache implements AutoCloseable {
             calls));
   }
 
-  private static RouteResponse routeWith(Copy c, byte[] filterKey) {
+  /**
+   * The route from copy {@code c}; with {@code listSkipped} (a local index) it also lists the
+   * regions it skips, whose current filters the query then checks (read-after-ack, see {@code
+   * LocalQueries}).
+   */
+  private static RouteResponse routeWith(Copy c, byte[] filterKey, boolean listSkipped) {
     RouteResponse.Builder out = RouteResponse.newBuilder().setTotalRegions(c.regions().size());
     RowEstimates.Builder estimate = new RowEstimates.Builder(filterKey);
     int unsure = 0;
@@ -227,11 +234,9 @@ final class RoutingCache implements AutoCloseable {
       boolean candidate = !sure || r.bitmap().mightContain(filterKey);
       if (sure) estimate.region(r.counts(), candidate);
       if (candidate) {
-        out.addCandidates(
-            RegionRef.newBuilder()
-                .setStartKey(ByteString.copyFrom(r.start()))
-                .setEndKey(ByteString.copyFrom(r.end()))
-                .setEncodedRegion(r.encoded()));
+        out.addCandidates(r.ref());
+      } else if (listSkipped) {
+        out.addSkipped(r.ref());
       }
     }
     return out.setUnsureRegions(unsure).setEstimate(estimate.build()).build();
@@ -262,7 +267,12 @@ final class RoutingCache implements AutoCloseable {
               r.getEncodedRegion(),
               r.getVersion(),
               bitmap,
-              counts));
+              counts,
+              RegionRef.newBuilder()
+                  .setStartKey(r.getStartKey())
+                  .setEndKey(r.getEndKey())
+                  .setEncodedRegion(r.getEncodedRegion())
+                  .build()));
     }
     return new Copy(List.copyOf(regions), now, bytes);
   }

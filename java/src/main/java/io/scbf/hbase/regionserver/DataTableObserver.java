@@ -18,6 +18,8 @@ import io.scbf.hbase.regionserver.write.RowLocks;
 import io.scbf.hbase.regionserver.write.WatchedRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
+import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
@@ -58,6 +60,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.ipc.RpcServer;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -107,6 +110,8 @@ public class DataTableObserver extends LocalIndexService
 
   private Region region;
 
+  private RegionCoprocessorEnvironment env;
+
   /** The write path of an indexed table (null on tables without indexes). */
   private BatchIndexer indexer;
 
@@ -132,6 +137,7 @@ public class DataTableObserver extends LocalIndexService
   public void start(CoprocessorEnvironment env) {
     if (!(env instanceof RegionCoprocessorEnvironment renv)) return;
     region = renv.getRegion();
+    this.env = renv;
     context = RegionServerContext.of(renv).orElse(null);
     try {
       open(renv);
@@ -363,6 +369,15 @@ public class DataTableObserver extends LocalIndexService
       }
       long start = System.nanoTime();
       LocalQueryResponse answer = index.query(request);
+      if (request.getCheckRegionsCount() > 0 && request.hasValue()) {
+        // Read-after-ack for the other regions the client places here (see currentFilters).
+        LocalQueryResponse.Builder checked = answer.toBuilder().setChecked(true);
+        byte[] value = request.getValue().toByteArray();
+        for (String encoded : request.getCheckRegionsList()) {
+          if (mustAskNow(encoded, table, alias, value)) checked.addAsk(encoded);
+        }
+        answer = checked.build();
+      }
       if (context != null) {
         boolean empty =
             answer.getHitsCount() == 0
@@ -381,6 +396,52 @@ public class DataTableObserver extends LocalIndexService
     } catch (IOException | RuntimeException e) {
       CoprocessorRpcUtils.setControllerException(controller, failure("query", e));
       done.run(null);
+    }
+  }
+
+  /**
+   * Read-after-ack for routed queries: of the listed regions of this table, those a query of the
+   * value must ask by the filters they hold now ({@link LocalIndex#mustAskNow}), not the ones they
+   * last published. A listed region not open here (moved, split, merged, closing) is named too: the
+   * client asks its key range wherever it is now. Needs what a query of the index's columns needs;
+   * it reveals no more than that query would (whether a region may hold the value).
+   */
+  @Override
+  public void currentFilters(
+      RpcController controller,
+      CurrentFiltersRequest request,
+      RpcCallback<CurrentFiltersResponse> done) {
+    try {
+      String alias = request.getAlias().toStringUtf8();
+      LocalIndex index = localIndex(alias);
+      TableName table = region.getRegionInfo().getTable();
+      IndexReadAccess.requireColumns(region, table, index.spec());
+      byte[] value = request.getValue().toByteArray();
+      CurrentFiltersResponse.Builder out = CurrentFiltersResponse.newBuilder();
+      for (String encoded : request.getEncodedRegionsList()) {
+        if (mustAskNow(encoded, table, alias, value)) out.addAsk(encoded);
+      }
+      done.run(out.build());
+    } catch (IOException | RuntimeException e) {
+      CoprocessorRpcUtils.setControllerException(controller, failure("currentFilters", e));
+      done.run(null);
+    }
+  }
+
+  /** See {@link #currentFilters}: true unless the region is open here and its filter says no. */
+  private boolean mustAskNow(String encoded, TableName table, String alias, byte[] value) {
+    Region other = env == null ? null : env.getOnlineRegions().getRegion(encoded);
+    if (other == null || !other.getRegionInfo().getTable().equals(table)) return true;
+    DataTableObserver cp =
+        other instanceof HRegion h && h.getCoprocessorHost() != null
+            ? h.getCoprocessorHost().findCoprocessor(DataTableObserver.class)
+            : null;
+    LocalIndex index = cp == null ? null : cp.localIndexes.get(alias);
+    if (index == null) return true;
+    try {
+      return index.mustAskNow(value);
+    } catch (IllegalStateException closed) {
+      return true; // its filter was freed: the region closed under the call
     }
   }
 

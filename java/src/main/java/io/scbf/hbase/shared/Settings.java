@@ -44,6 +44,7 @@ public final class Settings {
   public static final String CLIENT_ROUTING_REFRESH_MS = "scbf.client.routing.refresh.ms";
   public static final String CLIENT_ROUTING_MAX_AGE_MS = "scbf.client.routing.max.age.ms";
   public static final String CLIENT_ROUTING_MAX_BYTES = "scbf.client.routing.max.bytes";
+  public static final String CLIENT_LOCAL_READ_AFTER_ACK = "scbf.client.local.read.after.ack";
   public static final String CLIENT_ROUTING_WAIT_MS = "scbf.client.routing.wait.ms";
   public static final String CLIENT_PAGE_ROWS = "scbf.client.page.rows";
   public static final String CLIENT_BUILD_THREADS = "scbf.client.build.threads";
@@ -98,6 +99,9 @@ public final class Settings {
 
   /** The cache policies {@link #CACHE_POLICY} names, in the order of their values. */
   public static final List<String> CACHE_POLICIES = List.of("hotscore", "paper", "lru");
+
+  /** The words of {@link #CLIENT_LOCAL_READ_AFTER_ACK}. */
+  public static final List<String> READ_AFTER_ACK_MODES = List.of("true", "false");
 
   /** The planner modes {@link #PLANNER} names. */
   public static final List<String> PLANNER_MODES = List.of("cost", "index");
@@ -304,6 +308,20 @@ public final class Settings {
               "Largest routing copy a client keeps per index; an index whose bitmaps are larger"
                   + " is routed by asking the master on every query, bytes."),
           new Definition(
+              CLIENT_LOCAL_READ_AFTER_ACK,
+              0,
+              0,
+              READ_AFTER_ACK_MODES.size() - 1,
+              true,
+              "client",
+              null,
+              "true: a routed local-index query also asks each server holding regions its route"
+                  + " skipped (one call per server, or with a lookup already sent there) which of"
+                  + " them may hold the value now, so it finds every row acknowledged before it"
+                  + " started; false: routing by the published filters alone, rows found within"
+                  + " the publication bound (docs/design.md, consistency contract).",
+              READ_AFTER_ACK_MODES),
+          new Definition(
               CLIENT_ROUTING_WAIT_MS,
               DEFAULT_CLIENT_ROUTING_WAIT_MS,
               0,
@@ -509,6 +527,11 @@ public final class Settings {
 
   public long clientRoutingMaxBytes() {
     return (long) get(CLIENT_ROUTING_MAX_BYTES, DEFAULT_CLIENT_ROUTING_MAX_BYTES);
+  }
+
+  /** See {@link #CLIENT_LOCAL_READ_AFTER_ACK}. */
+  public boolean clientLocalReadAfterAck() {
+    return get(CLIENT_LOCAL_READ_AFTER_ACK, 0) == 0;
   }
 
   public long clientRoutingWaitMs() {

@@ -41,9 +41,11 @@ public final class MiniCluster {
 
   /**
    * Sleeps until a routed query from another client must find the rows acknowledged at {@code
-   * ackedAtMillis} on a {@code BY_ROW} global or a local index: the consistency contract's bound
-   * (publication interval plus the client's routing refresh, docs/design.md), with a margin for a
-   * loaded machine whose publishing chore runs late. Before that bound a miss is allowed.
+   * ackedAtMillis} on a {@code BY_ROW} global index (or a local one queried with {@code
+   * scbf.client.local.read.after.ack=false}): the consistency contract's bound (publication
+   * interval plus the client's routing refresh, docs/design.md), with a margin for a loaded machine
+   * whose publishing chore runs late. Before that bound a miss is allowed. A local index's routed
+   * queries need no wait: they find every row acknowledged before they start.
    */
   public static void awaitRoutingBound(long ackedAtMillis) throws InterruptedException {
     long bound = 500 + Settings.DEFAULT_CLIENT_ROUTING_REFRESH_MS + 2_000;

@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver.local;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.filter.BucketFilter;
 import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
 import io.scbf.hbase.regionserver.index.IndexRegion;
 import io.scbf.hbase.regionserver.index.IndexRegionHost;
@@ -15,6 +16,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -352,6 +354,20 @@ public final class LocalIndex {
 
   public RegionStatusResponse status() {
     return entries.status();
+  }
+
+  /**
+   * Whether a routed query of {@code value} must ask this region, by its filter as it is now rather
+   * than as last published: the filter is not routable (building, bulk build, entries incomplete),
+   * the region is closing, or the filter may hold the value. The filter counts an entry before its
+   * row becomes visible, so a row acknowledged before this call is always answered true.
+   */
+  public boolean mustAskNow(byte[] value) {
+    if (!complete || entries.isClosing()) return true;
+    BucketFilter f = entries.filter();
+    return !entries.routable(f)
+        || f.mightContain(
+            IndexKeyCodec.filterKey(spec.alias().getBytes(StandardCharsets.UTF_8), value));
   }
 
   /** A query of this region's entries (see {@link LocalAnswers#answer}). */
