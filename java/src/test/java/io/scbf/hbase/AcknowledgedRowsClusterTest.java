@@ -34,6 +34,7 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.security.visibility.CellVisibility;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -211,6 +212,42 @@ class AcknowledgedRowsClusterTest {
             value);
       }
     }
+  }
+
+  /**
+   * Writes of one row within one millisecond share their timestamp, and a delete marker masks the
+   * versions up to its own: a value written back (a, b, a) must not have its index entry masked by
+   * the delete of the entry it had before (index families mask only earlier writes,
+   * NEW_VERSION_BEHAVIOR). A clock of one-second granularity makes the test's writes share ticks.
+   */
+  @Test
+  void aValueWrittenBackWithinOneClockTickStaysFound() throws Exception {
+    TableName table = TableName.valueOf("tick");
+    createTable(
+        table,
+        IndexSpec.builder(D, V).alias("v").build(),
+        IndexSpec.builder(D, W).alias("w").local().build());
+    byte[] a = Bytes.toBytes("a"), b = Bytes.toBytes("b");
+    List<String> missed = new ArrayList<>();
+    EnvironmentEdgeManager.injectEdge(() -> System.currentTimeMillis() / 1_000 * 1_000);
+    try (Table t = writer.getTable(table);
+        IndexedTable reader = new IndexedTable(readerConnection, table)) {
+      for (int i = 0; i < 5; i++) {
+        byte[] r = row(i);
+        for (byte[] value : List.of(a, b, a)) {
+          t.put(new Put(r).addColumn(D, V, value).addColumn(D, W, value));
+        }
+        if (!Oracle.strings(reader.findRowKeys(D, V, a)).contains(Bytes.toString(r))) {
+          missed.add(Bytes.toString(r) + " global " + reader.lastTrace());
+        }
+        if (!Oracle.resultRows(reader.find(D, W, a)).contains(Bytes.toString(r))) {
+          missed.add(Bytes.toString(r) + " local " + reader.lastTrace());
+        }
+      }
+    } finally {
+      EnvironmentEdgeManager.reset();
+    }
+    assertEquals(List.of(), missed, "rows missed under the value written back");
   }
 
   /**
