@@ -12,6 +12,7 @@ import java.util.Set;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
@@ -205,25 +206,58 @@ public final class IndexUpdatePlanner {
         }
       }
       if (oldValue != null && valueChanged) {
+        // At the replaced cell's timestamp: masks the old index row and none put back later.
         out.add(
             new IndexMutation(
                 spec,
                 new Delete(
-                    IndexKeyCodec.rowKey(
-                        IndexPlacement.salt(spec, alias, oldValue, row), alias, oldValue, row)),
+                        IndexKeyCodec.rowKey(
+                            IndexPlacement.salt(spec, alias, oldValue, row), alias, oldValue, row))
+                    .addFamily(IndexCatalog.INDEX_FAMILY, indexTimestamp(spec, before)),
                 false));
       }
       if (newValue != null && (valueChanged || coveredChanged(spec, before, after))) {
+        long ts = indexTimestamp(spec, after);
         Put put =
             new Put(
                 IndexKeyCodec.rowKey(
-                    IndexPlacement.salt(spec, alias, newValue, row), alias, newValue, row));
+                    IndexPlacement.salt(spec, alias, newValue, row), alias, newValue, row),
+                ts);
         put.addColumn(
-            IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, coveredValues(spec, after));
+            IndexCatalog.INDEX_FAMILY,
+            IndexCatalog.INDEX_QUALIFIER,
+            ts,
+            coveredValues(spec, after));
         out.add(new IndexMutation(spec, put, valueChanged));
       }
     }
     return out;
+  }
+
+  /**
+   * The timestamp of the index row of {@code state}'s value: the newest of its indexed cells' (the
+   * cell's own, for a single-column index), or the latest timestamp (the index region's clock) if
+   * the cells have none yet. Index rows carry it and the deletes of replaced index rows carry the
+   * replaced state's, so a delete that lands late (a call that timed out but still runs, a zombie
+   * server, a region that closed or moved in between) masks only the row it was meant for: a later
+   * write of the same value has a newer timestamp (see docs/design.md, "Write path"). It also makes
+   * an index row expire with its data cell under the family's TTL.
+   */
+  public static long indexTimestamp(IndexSpec spec, RowState state) {
+    long ts = Long.MIN_VALUE;
+    for (Column c : spec.columns()) {
+      RowState.Version v = state.get(c);
+      if (v != null) ts = Math.max(ts, v.timestamp());
+    }
+    return ts == Long.MIN_VALUE ? HConstants.LATEST_TIMESTAMP : ts;
+  }
+
+  /** The timestamp of an index put or delete of {@link #diff} (the latest timestamp if none). */
+  public static long timestampOf(Mutation indexMutation) {
+    for (List<Cell> cells : indexMutation.getFamilyCellMap().values()) {
+      for (Cell c : cells) return c.getTimestamp();
+    }
+    return HConstants.LATEST_TIMESTAMP;
   }
 
   private static boolean coveredChanged(IndexSpec spec, RowState before, RowState after) {

@@ -5,6 +5,7 @@ import io.scbf.hbase.regionserver.region.RowBatchReader;
 import io.scbf.hbase.regionserver.write.IndexCleanups;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.regionserver.write.RowLocks;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
@@ -24,6 +25,7 @@ import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -88,9 +90,16 @@ public final class IndexRowRepair {
       for (List<Cell> cells : current.values()) {
         produced.addAll(indexRows.keysOf(Result.create(cells)));
       }
+      // Fenced at the time of the decision, taken under the rows' locks after their data was read:
+      // a resend that lands after the locks are released (a timed-out call still running, the
+      // region closed and reopened elsewhere meanwhile) masks only index rows written before, never
+      // one that a later write of the same value puts at its newer data timestamp.
+      long fence = EnvironmentEdgeManager.currentTime();
       List<Mutation> deletes = new ArrayList<>();
       for (byte[] key : staleIndexRows) {
-        if (!produced.contains(new Bytes(key))) deletes.add(new Delete(key));
+        if (!produced.contains(new Bytes(key))) {
+          deletes.add(new Delete(key).addFamily(IndexCatalog.INDEX_FAMILY, fence));
+        }
       }
       List<Mutation> puts = new ArrayList<>();
       for (byte[] row : dataRows) {
