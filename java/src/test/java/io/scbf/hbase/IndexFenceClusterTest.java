@@ -58,7 +58,7 @@ class IndexFenceClusterTest {
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] NAME = Bytes.toBytes("name");
   static final byte[] ZIP = Bytes.toBytes("zip");
-  static final int TTL_SECONDS = 6;
+  static final int TTL_SECONDS = 10;
 
   HBaseTestingUtility util;
   Connection connection;
@@ -128,6 +128,9 @@ class IndexFenceClusterTest {
     }
     IndexAdmin indexAdmin = new IndexAdmin(connection);
     indexAdmin.createIndex(FENCE, IndexSpec.builder(D, CITY).alias("city").buckets(2).build());
+    indexAdmin.createIndex(
+        TTL, IndexSpec.builder(D, CITY).alias("city").covered(D, NAME).buckets(2).build());
+    indexAdmin.createIndex(TTL, IndexSpec.builder(D, ZIP).alias("zip").local().build());
   }
 
   @AfterAll
@@ -205,5 +208,147 @@ class IndexFenceClusterTest {
       admin.move(region.getEncodedNameAsBytes(), to);
       util.waitUntilAllRegionsAssigned(FENCE);
     }
+  }
+
+  /**
+   * Rows of a table whose family has a TTL: once they expire, neither the global index (row keys,
+   * covered entries) nor the local one answers them, and a major compaction of the index table
+   * leaves no rows; rows written afterwards are found.
+   */
+  @Test
+  void indexEntriesExpireWithTheirData() throws Exception {
+    try (Table t = connection.getTable(TTL)) {
+      for (int i = 0; i < 5; i++) {
+        t.put(
+            new Put(Bytes.toBytes("old-" + i))
+                .addColumn(D, CITY, Bytes.toBytes("Nanjing"))
+                .addColumn(D, NAME, Bytes.toBytes("n" + i))
+                .addColumn(D, ZIP, Bytes.toBytes("210000")));
+      }
+    }
+    long written = System.currentTimeMillis();
+    try (IndexedTable t = new IndexedTable(connection, TTL)) {
+      assertEquals(5, t.findRowKeys(D, CITY, Bytes.toBytes("Nanjing")).size());
+      assertEquals(5, t.findEntries(D, CITY, Bytes.toBytes("Nanjing")).size());
+      // A local index answers routed queries once its region has published (not read-after-ack).
+      MiniCluster.awaitRoutingBound(written);
+      assertEquals(5, t.findRowKeys(D, ZIP, Bytes.toBytes("210000")).size());
+    }
+    TableName index = IndexCatalog.indexTableName(TTL, "city");
+    try (Admin admin = connection.getAdmin()) {
+      TableDescriptor td = admin.getDescriptor(index);
+      assertEquals(TTL_SECONDS, td.getColumnFamily(IndexCatalog.INDEX_FAMILY).getTimeToLive());
+      assertEquals(
+          TTL_SECONDS,
+          admin
+              .getDescriptor(TTL)
+              .getColumnFamily(IndexCatalog.localFamily("zip"))
+              .getTimeToLive());
+      admin.flush(index); // the expired rows are in a store file, which the compaction rewrites
+    }
+    assertTrue(storedIndexCells(index) >= 5);
+    long left = written + TTL_SECONDS * 1000L + 1_000 - System.currentTimeMillis();
+    if (left > 0) Thread.sleep(left);
+    try (Table t = connection.getTable(TTL)) {
+      assertTrue(t.get(new org.apache.hadoop.hbase.client.Get(Bytes.toBytes("old-0"))).isEmpty());
+    }
+    try (IndexedTable t = new IndexedTable(connection, TTL)) {
+      assertEquals(List.of(), t.findRowKeys(D, CITY, Bytes.toBytes("Nanjing")));
+      assertEquals(List.of(), t.findEntries(D, CITY, Bytes.toBytes("Nanjing")));
+      assertEquals(List.of(), t.find(D, CITY, Bytes.toBytes("Nanjing")));
+      assertEquals(List.of(), t.findRowKeys(D, ZIP, Bytes.toBytes("210000")));
+      assertEquals(List.of(), t.find(D, ZIP, Bytes.toBytes("210000")));
+    }
+    try (Admin admin = connection.getAdmin()) {
+      admin.majorCompact(index);
+    }
+    assertEquals(0, storedIndexCellsAfterCompaction(index));
+
+    try (Table t = connection.getTable(TTL)) {
+      t.put(
+          new Put(Bytes.toBytes("new-0"))
+              .addColumn(D, CITY, Bytes.toBytes("Nanjing"))
+              .addColumn(D, NAME, Bytes.toBytes("m"))
+              .addColumn(D, ZIP, Bytes.toBytes("210000")));
+    }
+    long rewritten = System.currentTimeMillis();
+    try (IndexedTable t = new IndexedTable(connection, TTL)) {
+      assertEquals(1, t.findRowKeys(D, CITY, Bytes.toBytes("Nanjing")).size());
+      List<IndexEntry> entries = t.findEntries(D, CITY, Bytes.toBytes("Nanjing"));
+      assertEquals(1, entries.size());
+      MiniCluster.awaitRoutingBound(rewritten);
+      assertEquals(1, t.findRowKeys(D, ZIP, Bytes.toBytes("210000")).size());
+    }
+  }
+
+  /**
+   * A data family's TTL change is carried to its indexes: a longer one before the data table's
+   * modify, a shorter one after it (never an index row expiring before its data).
+   */
+  @Test
+  void indexTtlFollowsTheDataFamily() throws Exception {
+    TableName table = TableName.valueOf("fence_ttl_change");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(D).setTimeToLive(60).build())
+              .build());
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").buckets(1).build());
+    indexAdmin.createIndex(table, IndexSpec.builder(D, ZIP).alias("zip").local().build());
+    TableName index = IndexCatalog.indexTableName(table, "city");
+    try (Admin admin = connection.getAdmin()) {
+      assertEquals(60, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
+      assertEquals(60, ttl(admin, table, IndexCatalog.localFamily("zip")));
+      for (int next : new int[] {120, 30, org.apache.hadoop.hbase.HConstants.FOREVER}) {
+        TableDescriptor data = admin.getDescriptor(table);
+        admin.modifyTable(
+            TableDescriptorBuilder.newBuilder(data)
+                .modifyColumnFamily(
+                    ColumnFamilyDescriptorBuilder.newBuilder(data.getColumnFamily(D))
+                        .setTimeToLive(next)
+                        .build())
+                .build());
+        assertEquals(next, ttl(admin, table, IndexCatalog.localFamily("zip")));
+        long deadline = System.currentTimeMillis() + 60_000; // a shorter TTL follows the modify
+        while (ttl(admin, index, IndexCatalog.INDEX_FAMILY) != next
+            && System.currentTimeMillis() < deadline) {
+          Thread.sleep(200);
+        }
+        assertEquals(next, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
+      }
+    }
+  }
+
+  private static int ttl(Admin admin, TableName table, byte[] family) throws IOException {
+    return admin.getDescriptor(table).getColumnFamily(family).getTimeToLive();
+  }
+
+  /** Cells in the index table's store files. */
+  private long storedIndexCells(TableName index) throws IOException {
+    long cells = 0;
+    for (HRegion r : util.getMiniHBaseCluster().getRegions(index)) {
+      for (HStore s : r.getStores()) {
+        for (HStoreFile f : s.getStorefiles()) {
+          f.initReader();
+          cells += f.getReader().getEntries();
+        }
+      }
+    }
+    return cells;
+  }
+
+  /** Waits until the major compaction has left the index table's store files without cells. */
+  private long storedIndexCellsAfterCompaction(TableName index) throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    long cells = -1;
+    while (System.currentTimeMillis() < deadline) {
+      cells = storedIndexCells(index);
+      if (cells == 0) return 0;
+      Thread.sleep(500);
+    }
+    return cells;
   }
 }

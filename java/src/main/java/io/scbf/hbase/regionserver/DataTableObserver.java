@@ -41,6 +41,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.NotServingRegionException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
@@ -159,7 +160,10 @@ public class DataTableObserver extends LocalIndexService
     if (context != null) context.metrics().indexesDisabled(encodedName(), read.invalid().size());
     List<IndexSpec> specs = read.valid();
     if (specs.isEmpty()) return;
-    planner = new IndexUpdatePlanner(specs);
+    TableDescriptor descriptor = region.getTableDescriptor();
+    planner =
+        new IndexUpdatePlanner(
+            specs, s -> IndexCatalog.indexTtl(descriptor, s) != HConstants.FOREVER);
     indexTables = new LinkedHashMap<>();
     TableName data = region.getRegionInfo().getTable();
     for (IndexSpec s : specs) {

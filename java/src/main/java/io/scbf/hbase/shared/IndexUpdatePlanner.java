@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
@@ -44,7 +45,21 @@ public final class IndexUpdatePlanner {
 
   private record Named(Column column, byte[] family, byte[] qualifier) {}
 
+  /** Indexes whose rows expire (family TTL): a newer version of the same value rewrites the row. */
+  private final Predicate<IndexSpec> expires;
+
   public IndexUpdatePlanner(List<IndexSpec> specs) {
+    this(specs, s -> false);
+  }
+
+  /**
+   * @param expires true for the indexes whose rows expire with their data (a family TTL): the index
+   *     row of a value written again at a newer timestamp is rewritten at that timestamp, so it
+   *     lives as long as the data cell does. Without a TTL the row is left as it is (one index
+   *     write less per rewrite of an unchanged value).
+   */
+  public IndexUpdatePlanner(List<IndexSpec> specs, Predicate<IndexSpec> expires) {
+    this.expires = expires;
     this.specs = List.copyOf(specs);
     for (IndexSpec s : specs) watched.addAll(s.watchedColumns());
     for (Column c : watched) named.add(new Named(c, c.family(), c.qualifier()));
@@ -216,7 +231,12 @@ public final class IndexUpdatePlanner {
                     .addFamily(IndexCatalog.INDEX_FAMILY, indexTimestamp(spec, before)),
                 false));
       }
-      if (newValue != null && (valueChanged || coveredChanged(spec, before, after))) {
+      boolean renewed =
+          newValue != null
+              && !valueChanged
+              && expires.test(spec)
+              && indexTimestamp(spec, after) != indexTimestamp(spec, before);
+      if (newValue != null && (valueChanged || renewed || coveredChanged(spec, before, after))) {
         long ts = indexTimestamp(spec, after);
         Put put =
             new Put(

@@ -97,6 +97,22 @@ class IndexUpdatePlannerTest {
   }
 
   @Test
+  void anExpiringIndexRenewsTheRowOfAValueWrittenAgain() {
+    IndexUpdatePlanner expiring = new IndexUpdatePlanner(List.of(SPEC), s -> true);
+    RowState before = state("Nanjing", 10);
+    RowState after = expiring.apply(before, new Put(ROW).addColumn(D, CITY, 20, b("Nanjing")));
+    List<IndexUpdatePlanner.IndexMutation> ops = expiring.diff(ROW, before, after);
+    assertEquals(1, ops.size(), "a rewrite at the newer timestamp, no delete");
+    Put put = (Put) ops.get(0).mutation();
+    assertEquals(
+        20, put.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+    assertFalse(ops.get(0).createsRow());
+    // An older version is not visible: nothing to renew.
+    RowState older = expiring.apply(before, new Put(ROW).addColumn(D, CITY, 5, b("Nanjing")));
+    assertTrue(expiring.diff(ROW, before, older).isEmpty());
+  }
+
+  @Test
   void rewritingTheSameValueOrAnOlderVersionChangesNothing() {
     RowState before = state("Nanjing", 10);
     assertTrue(
