@@ -203,6 +203,12 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
         TableDescriptor td = master.getTableDescriptors().get(index);
         if (td != null && IndexCatalog.isOwnIndexTable(td, table) && spec.equals(specOf(td))) {
           emptyAsBuilding(admin, index);
+          // The restored family's TTL, which may differ from the table's before the restore.
+          TableDescriptor emptied = admin.getDescriptor(index);
+          int ttl = IndexCatalog.indexTtl(desc, spec);
+          if (IndexCatalog.ttlOf(emptied) != ttl) {
+            admin.modifyTable(IndexCatalog.withTtl(emptied, ttl));
+          }
         } else {
           createFresh(admin, master, desc, spec, true);
         }

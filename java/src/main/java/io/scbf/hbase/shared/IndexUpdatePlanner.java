@@ -221,14 +221,14 @@ public final class IndexUpdatePlanner {
         }
       }
       if (oldValue != null && valueChanged) {
-        // At the replaced cell's timestamp: masks the old index row and none put back later.
+        // At the time of the replacement: masks the old index row and none put back later.
         out.add(
             new IndexMutation(
                 spec,
                 new Delete(
                         IndexKeyCodec.rowKey(
                             IndexPlacement.salt(spec, alias, oldValue, row), alias, oldValue, row))
-                    .addFamily(IndexCatalog.INDEX_FAMILY, indexTimestamp(spec, before)),
+                    .addFamily(IndexCatalog.INDEX_FAMILY, replacedAt(spec, before, after)),
                 false));
       }
       boolean renewed =
@@ -257,11 +257,11 @@ public final class IndexUpdatePlanner {
   /**
    * The timestamp of the index row of {@code state}'s value: the newest of its indexed cells' (the
    * cell's own, for a single-column index), or the latest timestamp (the index region's clock) if
-   * the cells have none yet. Index rows carry it and the deletes of replaced index rows carry the
-   * replaced state's, so a delete that lands late (a call that timed out but still runs, a zombie
-   * server, a region that closed or moved in between) masks only the row it was meant for: a later
-   * write of the same value has a newer timestamp (see docs/design.md, "Write path"). It also makes
-   * an index row expire with its data cell under the family's TTL.
+   * the cells have none yet. Index rows carry it and the deletes of replaced index rows the time of
+   * the replacement ({@link #replacedAt}), so a delete that lands late (a call that timed out but
+   * still runs, a zombie server, a region that closed or moved in between) masks only the row it
+   * was meant for: a later write of the same value has a newer timestamp (see docs/design.md,
+   * "Write path"). It also makes an index row expire with its data cell under the family's TTL.
    */
   public static long indexTimestamp(IndexSpec spec, RowState state) {
     long ts = Long.MIN_VALUE;
@@ -270,6 +270,25 @@ public final class IndexUpdatePlanner {
       if (v != null) ts = Math.max(ts, v.timestamp());
     }
     return ts == Long.MIN_VALUE ? HConstants.LATEST_TIMESTAMP : ts;
+  }
+
+  /**
+   * The timestamp of the delete of the index row of {@code before}'s value, which {@code after}
+   * replaces: the newest of the replaced cells' timestamps, the replacing cells' and the delete
+   * markers' that removed the value. A value written back later is visible only as a newer version
+   * of each of these columns (or newer than the marker), so its index row is newer than this
+   * delete. Fencing at the replacement rather than at the replaced cell also masks index rows of
+   * the old value stamped after their cell: those written before 0.4 carry the index server's clock
+   * at the time of their write.
+   */
+  public static long replacedAt(IndexSpec spec, RowState before, RowState after) {
+    long ts = indexTimestamp(spec, before);
+    for (Column c : spec.columns()) {
+      RowState.Version v = after.get(c);
+      if (v != null) ts = Math.max(ts, v.timestamp());
+      ts = Math.max(ts, after.deleteMark(c));
+    }
+    return ts;
   }
 
   /** The timestamp of an index put or delete of {@link #diff} (the latest timestamp if none). */

@@ -79,13 +79,13 @@ class IndexUpdatePlannerTest {
     RowState after = planner.apply(before, new Put(ROW).addColumn(D, CITY, 20, b("Suzhou")));
     List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
     Delete delete = (Delete) ops.get(0).mutation();
-    // A family delete marker at the old cell's timestamp: masks only index rows up to it, never the
-    // row a later write of Nanjing puts (at that write's newer timestamp).
+    // A family delete marker at the replacement's timestamp: masks only index rows up to it, never
+    // the row a later write of Nanjing puts (at that write's newer timestamp).
     List<org.apache.hadoop.hbase.Cell> markers =
         delete.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY);
     assertEquals(1, markers.size());
     assertEquals(org.apache.hadoop.hbase.Cell.Type.DeleteFamily, markers.get(0).getType());
-    assertEquals(10, markers.get(0).getTimestamp());
+    assertEquals(20, markers.get(0).getTimestamp());
     Put put = (Put) ops.get(1).mutation();
     assertEquals(
         20, put.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
@@ -94,6 +94,22 @@ class IndexUpdatePlannerTest {
     assertEquals(
         30,
         again.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+  }
+
+  @Test
+  void aDeletedValuesIndexRowIsDeletedAtTheDeleteMarkersTimestamp() {
+    RowState before = state("Nanjing", 10);
+    RowState after = planner.apply(before, new Delete(ROW).addColumns(D, CITY, 15));
+    List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
+    assertEquals(1, ops.size());
+    assertEquals(
+        15,
+        ops.get(0)
+            .mutation()
+            .getFamilyCellMap()
+            .get(IndexCatalog.INDEX_FAMILY)
+            .get(0)
+            .getTimestamp());
   }
 
   @Test

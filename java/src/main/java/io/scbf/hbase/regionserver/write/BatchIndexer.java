@@ -278,8 +278,8 @@ public final class BatchIndexer {
 
   /**
    * A local entry's timestamp: a put's is its data cell's (so it expires with it under the family's
-   * TTL); a delete's is now, or the replaced cell's if that is later (a client-supplied timestamp
-   * in the future), so it masks the replaced entry whichever of the two it was written at (entries
+   * TTL); a delete's is now, or the replacement's if that is later (a client-supplied timestamp in
+   * the future), so it masks the replaced entry whichever of the two it was written at (entries
    * written before 0.4 carry the write's time). Local deletes are written in the data row's own
    * mini-batch, so none can arrive late.
    */
