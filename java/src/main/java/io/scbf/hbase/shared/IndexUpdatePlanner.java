@@ -255,31 +255,36 @@ public final class IndexUpdatePlanner {
   }
 
   /**
-   * The timestamp of the index row of {@code state}'s value: the newest of its indexed cells' (the
-   * cell's own, for a single-column index), or the latest timestamp (the index region's clock) if
-   * the cells have none yet. Index rows carry it and the deletes of replaced index rows the time of
-   * the replacement ({@link #replacedAt}), so a delete that lands late (a call that timed out but
-   * still runs, a zombie server, a region that closed or moved in between) masks only the row it
-   * was meant for: a later write of the same value has a newer timestamp (see docs/design.md,
-   * "Write path"). It also makes an index row expire with its data cell under the family's TTL.
+   * The timestamp of the index row of {@code state}'s value: the newest of the cells it reflects
+   * (indexed and covered; for a single-column index without covered columns, the indexed cell's)
+   * and of the delete markers of the batch that changed them, or the latest timestamp (the index
+   * region's clock) if the cells have none yet. Index rows carry it and the deletes of replaced
+   * index rows the time of the replacement ({@link #replacedAt}), so a delete that lands late (a
+   * call that timed out but still runs, a zombie server, a region that closed or moved in between)
+   * masks only the row it was meant for: a later write of the same value has a newer timestamp (see
+   * docs/design.md, "Write path"). A rewrite of covered values is newer than the row it replaces
+   * (also than rows stamped by the index server's clock: bulk-built rows, rows written before 0.4).
+   * And the index row expires with its newest cell under the family's TTL.
    */
   public static long indexTimestamp(IndexSpec spec, RowState state) {
     long ts = Long.MIN_VALUE;
-    for (Column c : spec.columns()) {
+    for (Column c : spec.watchedColumns()) {
       RowState.Version v = state.get(c);
       if (v != null) ts = Math.max(ts, v.timestamp());
+      // A covered column deleted in this batch: the rewrite is newer than the row it replaces.
+      ts = Math.max(ts, state.deleteMark(c));
     }
     return ts == Long.MIN_VALUE ? HConstants.LATEST_TIMESTAMP : ts;
   }
 
   /**
    * The timestamp of the delete of the index row of {@code before}'s value, which {@code after}
-   * replaces: the newest of the replaced cells' timestamps, the replacing cells' and the delete
-   * markers' that removed the value. A value written back later is visible only as a newer version
-   * of each of these columns (or newer than the marker), so its index row is newer than this
-   * delete. Fencing at the replacement rather than at the replaced cell also masks index rows of
-   * the old value stamped after their cell: those written before 0.4 carry the index server's clock
-   * at the time of their write.
+   * replaces: the newest of the replaced index row's ({@link #indexTimestamp}), the replacing
+   * indexed cells' and the delete markers' that removed the value. A value written back later is
+   * visible only as a newer version of each of these columns (or newer than the marker), so its
+   * index row is newer than this delete. Fencing at the replacement rather than at the replaced
+   * cell also masks index rows of the old value stamped after their cell: those written before 0.4
+   * carry the index server's clock at the time of their write.
    */
   public static long replacedAt(IndexSpec spec, RowState before, RowState after) {
     long ts = indexTimestamp(spec, before);

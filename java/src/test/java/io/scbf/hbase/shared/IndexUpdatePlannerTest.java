@@ -97,6 +97,26 @@ class IndexUpdatePlannerTest {
   }
 
   @Test
+  void aCoveredRewriteIsNewerThanTheRowItReplaces() {
+    RowState before = state("Nanjing", 10);
+    RowState after = planner.apply(before, new Put(ROW).addColumn(D, NAME, 25, b("Li")));
+    List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
+    assertEquals(1, ops.size());
+    Put put = (Put) ops.get(0).mutation();
+    assertEquals(
+        25, put.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+    // Its later replacement's delete masks it: at least the covered cell's timestamp.
+    RowState moved = planner.apply(after, new Put(ROW).addColumn(D, CITY, 30, b("Suzhou")));
+    assertEquals(30, IndexUpdatePlanner.replacedAt(SPEC, after, moved));
+    // A covered column deleted: the rewrite is at the delete marker, newer than the row at 25.
+    RowState removed = planner.apply(after, new Delete(ROW).addColumns(D, NAME, 27));
+    Put rewrite = (Put) planner.diff(ROW, after, removed).get(0).mutation();
+    assertEquals(
+        27,
+        rewrite.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+  }
+
+  @Test
   void aDeletedValuesIndexRowIsDeletedAtTheDeleteMarkersTimestamp() {
     RowState before = state("Nanjing", 10);
     RowState after = planner.apply(before, new Delete(ROW).addColumns(D, CITY, 15));

@@ -18,10 +18,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -104,7 +107,11 @@ public final class IndexRowRepair {
       List<Mutation> puts = new ArrayList<>();
       for (byte[] row : dataRows) {
         List<Cell> cells = current.get(row); // none: the row holds no indexed or covered column
-        if (cells != null) puts.addAll(indexRows.of(Result.create(cells)));
+        if (cells != null) {
+          // At the fence at least: newer than the damaged version it replaces (a row written with
+          // the index server's clock); a later replacement's delete is newer still.
+          for (Put p : indexRows.of(Result.create(cells))) puts.add(atLeast(p, fence));
+        }
       }
       String dataTable = region.getRegionInfo().getTable().getNameAsString();
       if (!puts.isEmpty()) {
@@ -121,6 +128,16 @@ public final class IndexRowRepair {
     } finally {
       locks.unlock(held);
     }
+  }
+
+  private static Put atLeast(Put indexPut, long ts) {
+    Cell cell = indexPut.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY).get(0);
+    if (cell.getTimestamp() != HConstants.LATEST_TIMESTAMP && cell.getTimestamp() >= ts) {
+      return indexPut;
+    }
+    return new Put(indexPut.getRow(), ts)
+        .addColumn(
+            IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, ts, CellUtil.cloneValue(cell));
   }
 
   private static byte[] requireInRegion(Region region, byte[] row) throws DoNotRetryIOException {
