@@ -320,6 +320,21 @@ public class DataTableObserver extends LocalIndexService
   @Override
   public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
     localIndexes.values().forEach(LocalIndex::close);
+    awaitCleanups();
+  }
+
+  /**
+   * Writes that ran after {@link #preClose} (those of the close's pre-flush) may have started
+   * cleanups; the region is closed now, so none can start any more, and its next server opens it
+   * only once this returns. The timestamp fence keeps a late delete harmless anyway (see
+   * IndexUpdatePlanner#replacedAt); this keeps the common case in order.
+   */
+  @Override
+  public void postClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
+    if (!abortRequested) awaitCleanups();
+  }
+
+  private void awaitCleanups() {
     // The next server of this region must not put an index row that one of these deletes would
     // then remove (see IndexCleanups). Bounded by the index connection's operation timeout, after
     // which the deletes' calls have ended anyway.
