@@ -269,7 +269,7 @@ public final class IndexAdmin {
         throw new IllegalArgumentException(
             "index table " + indexTable + " already exists; drop it" + " or choose another alias");
       }
-      IndexTables.create(admin, dataTable, spec, true);
+      IndexTables.create(admin, data, spec, true);
       admin.modifyTable(IndexCatalog.withIndex(data, spec));
     }
   }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -51,7 +52,23 @@ public class IndexRowMapper extends TableMapper<ImmutableBytesWritable, Put> {
       byte[] family = IndexCatalog.localFamily(spec.alias());
       form = localEntries(keys, family);
       marker = keys.markerPut(family, region.getEndRow());
+    } else {
+      form = IndexRowMapper::atWriterTime;
     }
+  }
+
+  /**
+   * A global index row at the HFile writer's time instead of its data cell's: a bulk-loaded cell is
+   * then newer than any delete a write made before the load, as local entries are (below). Such
+   * rows expire a TTL after the build rather than with their data cell: stale rows until then.
+   */
+  static Put atWriterTime(Put indexPut) {
+    Put put = new Put(indexPut.getRow());
+    for (Cell c : indexPut.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY)) {
+      put.addColumn(
+          IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, CellUtil.cloneValue(c));
+    }
+    return put;
   }
 
   /**

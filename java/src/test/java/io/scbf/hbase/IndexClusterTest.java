@@ -564,11 +564,15 @@ class IndexClusterTest {
               && client.getMessage().contains("Coprocessors.trustInProcessRegionServers"),
           client.getMessage());
       // Nor does a superuser when the filter could not follow.
-      long ts = System.currentTimeMillis() - 60_000; // older than the index row: it would stay
       IOException versions =
-          assertThrows(IOException.class, () -> index.delete(new Delete(key, ts)));
+          assertThrows(
+              IOException.class,
+              () ->
+                  index.delete(
+                      new Delete(key)
+                          .addColumns(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER)));
       assertTrue(
-          versions.getMessage().contains("a Delete with a timestamp"), versions.getMessage());
+          versions.getMessage().contains("a Delete of columns or versions"), versions.getMessage());
       byte[] fresh = Bytes.add(key, Bytes.toBytes("-x"));
       IOException append =
           assertThrows(

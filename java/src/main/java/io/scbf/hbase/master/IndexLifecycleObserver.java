@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
  *   <li>create (a descriptor that declares global indexes, e.g. copied from another table): its
  *       index tables are created with it (empty, like the table);
  *   <li>delete: its index tables are deleted with it;
+ *   <li>modify: a data family's TTL is carried to the index tables and local index families of its
+ *       indexes (their rows expire with the data);
  *   <li>truncate: its index tables are emptied first, and marked built once the truncate is done;
  *   <li>snapshot restore and clone: the snapshot holds the data regions only, so the restored or
  *       cloned table's index tables are emptied or created and marked <em>building</em>: queries
@@ -70,7 +72,72 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
     }
     try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
       for (IndexSpec spec : globalSpecs(desc)) {
-        createFresh(admin, master, desc.getTableName(), spec, false); // empty, like the table
+        createFresh(admin, master, desc, spec, false); // empty, like the table
+      }
+    }
+  }
+
+  /** A table created with local indexes: their families get the TTL of their data families. */
+  @Override
+  public TableDescriptor preCreateTableRegionsInfos(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, TableDescriptor desc) {
+    return IndexCatalog.withLocalTtls(desc);
+  }
+
+  /**
+   * Index rows expire with their data (family TTL): a data family's TTL change is carried to its
+   * indexes. Local index families change in the same modify; a global index table's TTL is raised
+   * before the data table's (its rows may outlive their data meanwhile: stale rows, which queries
+   * re-check away) and lowered only once the data table's modify is done, so no index row ever
+   * expires before its data.
+   */
+  @Override
+  public TableDescriptor preModifyTable(
+      ObserverContext<MasterCoprocessorEnvironment> ctx,
+      TableName table,
+      TableDescriptor current,
+      TableDescriptor next)
+      throws IOException {
+    MasterServices master = master(ctx);
+    List<IndexSpec> specs = globalSpecs(next);
+    if (!specs.isEmpty()) {
+      try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+        for (IndexSpec spec : specs) {
+          TableName index = IndexCatalog.indexTableName(table, spec.alias());
+          TableDescriptor td = master.getTableDescriptors().get(index);
+          if (td == null || !IndexCatalog.isOwnIndexTable(td, table)) continue;
+          int ttl = IndexCatalog.indexTtl(next, spec);
+          if (ttl > IndexCatalog.ttlOf(td)) {
+            LOG.info("scbf: index table {} follows {}: TTL {} s", index, table, ttl);
+            admin.modifyTable(IndexCatalog.withTtl(td, ttl));
+          }
+        }
+      }
+    }
+    return IndexCatalog.withLocalTtls(next);
+  }
+
+  @Override
+  public void postCompletedModifyTableAction(
+      ObserverContext<MasterCoprocessorEnvironment> ctx,
+      TableName table,
+      TableDescriptor old,
+      TableDescriptor current)
+      throws IOException {
+    MasterServices master = master(ctx);
+    List<IndexSpec> specs = globalSpecs(current);
+    if (specs.isEmpty()) return;
+    // Runs in a procedure worker: do not wait for the index table's reopen there.
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      for (IndexSpec spec : specs) {
+        TableName index = IndexCatalog.indexTableName(table, spec.alias());
+        TableDescriptor td = master.getTableDescriptors().get(index);
+        if (td == null || !IndexCatalog.isOwnIndexTable(td, table)) continue;
+        int ttl = IndexCatalog.indexTtl(current, spec);
+        if (ttl < IndexCatalog.ttlOf(td)) {
+          LOG.info("scbf: index table {} follows {}: TTL {} s", index, table, ttl);
+          admin.modifyTableAsync(IndexCatalog.withTtl(td, ttl));
+        }
       }
     }
   }
@@ -136,8 +203,14 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
         TableDescriptor td = master.getTableDescriptors().get(index);
         if (td != null && IndexCatalog.isOwnIndexTable(td, table) && spec.equals(specOf(td))) {
           emptyAsBuilding(admin, index);
+          // The restored family's TTL, which may differ from the table's before the restore.
+          TableDescriptor emptied = admin.getDescriptor(index);
+          int ttl = IndexCatalog.indexTtl(desc, spec);
+          if (IndexCatalog.ttlOf(emptied) != ttl) {
+            admin.modifyTable(IndexCatalog.withTtl(emptied, ttl));
+          }
         } else {
-          createFresh(admin, master, table, spec, true);
+          createFresh(admin, master, desc, spec, true);
         }
         warnBuilding(table, spec, "restored from snapshot " + snapshot.getName());
       }
@@ -180,7 +253,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
     if (master.getTableDescriptors().get(desc.getTableName()) != null) return; // will fail
     try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
       for (IndexSpec spec : globalSpecs(desc)) {
-        createFresh(admin, master, desc.getTableName(), spec, true);
+        createFresh(admin, master, desc, spec, true);
         warnBuilding(desc.getTableName(), spec, "cloned from snapshot " + snapshot.getName());
       }
     }
@@ -209,8 +282,9 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
    * table.
    */
   private static void createFresh(
-      Admin admin, MasterServices master, TableName dataTable, IndexSpec spec, boolean building)
+      Admin admin, MasterServices master, TableDescriptor data, IndexSpec spec, boolean building)
       throws IOException {
+    TableName dataTable = data.getTableName();
     TableName index = IndexCatalog.indexTableName(dataTable, spec.alias());
     TableDescriptor td = master.getTableDescriptors().get(index);
     if (td != null) {
@@ -229,7 +303,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
       LOG.info("scbf: deleting index table {} left from an earlier {}", index, dataTable);
       IndexTables.delete(admin, index);
     }
-    IndexTables.create(admin, dataTable, spec, building);
+    IndexTables.create(admin, data, spec, building);
   }
 
   /** Index tables of the specs that exist and belong to {@code dataTable}. */

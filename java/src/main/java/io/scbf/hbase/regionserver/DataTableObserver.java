@@ -43,6 +43,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.NotServingRegionException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
@@ -165,7 +166,10 @@ public class DataTableObserver extends LocalIndexService
     if (context != null) context.metrics().indexesDisabled(encodedName(), read.invalid().size());
     List<IndexSpec> specs = read.valid();
     if (specs.isEmpty()) return;
-    planner = new IndexUpdatePlanner(specs);
+    TableDescriptor descriptor = region.getTableDescriptor();
+    planner =
+        new IndexUpdatePlanner(
+            specs, s -> IndexCatalog.indexTtl(descriptor, s) != HConstants.FOREVER);
     indexTables = new LinkedHashMap<>();
     TableName data = region.getRegionInfo().getTable();
     for (IndexSpec s : specs) {
@@ -322,6 +326,21 @@ public class DataTableObserver extends LocalIndexService
   @Override
   public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
     localIndexes.values().forEach(LocalIndex::close);
+    awaitCleanups();
+  }
+
+  /**
+   * Writes that ran after {@link #preClose} (those of the close's pre-flush) may have started
+   * cleanups; the region is closed now, so none can start any more, and its next server opens it
+   * only once this returns. The timestamp fence keeps a late delete harmless anyway (see
+   * IndexUpdatePlanner#replacedAt); this keeps the common case in order.
+   */
+  @Override
+  public void postClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
+    if (!abortRequested) awaitCleanups();
+  }
+
+  private void awaitCleanups() {
     // The next server of this region must not put an index row that one of these deletes would
     // then remove (see IndexCleanups). Bounded by the index connection's operation timeout, after
     // which the deletes' calls have ended anyway.

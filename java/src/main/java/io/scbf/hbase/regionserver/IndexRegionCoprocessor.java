@@ -201,7 +201,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
             i,
             new OperationStatus(
                 OperationStatusCode.SANITY_CHECK_FAILURE,
-                "scbf: index tables accept only the Puts and whole-row Deletes of index"
+                "scbf: index tables accept only the Puts and family Deletes of index"
                     + " maintenance; "
                     + unsupported
                     + " would desynchronise the bucket's filter"));

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -162,9 +164,56 @@ public final class IndexCatalog {
           ColumnFamilyDescriptorBuilder.newBuilder(localFamily(spec.alias()))
               .setMaxVersions(1)
               .setNewVersionBehavior(true)
+              .setTimeToLive(indexTtl(data, spec))
               .build());
     }
     return b.build();
+  }
+
+  /**
+   * The TTL (seconds) an index's rows get: that of its indexed columns' family (the shortest, if
+   * they span families with different TTLs), {@link HConstants#FOREVER} if none has one. Index rows
+   * carry their indexed cell's timestamp, so they expire with it.
+   */
+  public static int indexTtl(TableDescriptor data, IndexSpec spec) {
+    int ttl = HConstants.FOREVER;
+    for (IndexSpec.Column c : spec.columns()) {
+      ColumnFamilyDescriptor cf = data.getColumnFamily(c.family());
+      if (cf != null) ttl = Math.min(ttl, cf.getTimeToLive());
+    }
+    return ttl;
+  }
+
+  /**
+   * The data table's descriptor with each local index family's TTL that of the index's data family
+   * ({@link #indexTtl}); the same descriptor if they already agree.
+   */
+  public static TableDescriptor withLocalTtls(TableDescriptor data) {
+    TableDescriptorBuilder b = null;
+    for (IndexSpec spec : readSpecs(data).valid()) {
+      if (!spec.isLocal()) continue;
+      ColumnFamilyDescriptor cf = data.getColumnFamily(localFamily(spec.alias()));
+      int ttl = indexTtl(data, spec);
+      if (cf == null || cf.getTimeToLive() == ttl) continue;
+      if (b == null) b = TableDescriptorBuilder.newBuilder(data);
+      b.modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(cf).setTimeToLive(ttl).build());
+    }
+    return b == null ? data : b.build();
+  }
+
+  /** The index table's descriptor with its family's TTL set to {@code ttlSeconds}. */
+  public static TableDescriptor withTtl(TableDescriptor indexTable, int ttlSeconds) {
+    ColumnFamilyDescriptor cf = indexTable.getColumnFamily(INDEX_FAMILY);
+    return TableDescriptorBuilder.newBuilder(indexTable)
+        .modifyColumnFamily(
+            ColumnFamilyDescriptorBuilder.newBuilder(cf).setTimeToLive(ttlSeconds).build())
+        .build();
+  }
+
+  /** The TTL (seconds) of an index table's rows. */
+  public static int ttlOf(TableDescriptor indexTable) {
+    ColumnFamilyDescriptor cf = indexTable.getColumnFamily(INDEX_FAMILY);
+    return cf == null ? HConstants.FOREVER : cf.getTimeToLive();
   }
 
   /**
@@ -272,6 +321,15 @@ public final class IndexCatalog {
    */
   public static TableDescriptor indexTableDescriptor(
       TableName dataTable, IndexSpec spec, boolean building) {
+    return indexTableDescriptor(dataTable, spec, building, HConstants.FOREVER);
+  }
+
+  /**
+   * As {@link #indexTableDescriptor(TableName, IndexSpec, boolean)}, the family's rows expiring
+   * after {@code ttlSeconds} ({@link #indexTtl}: the data family's TTL).
+   */
+  public static TableDescriptor indexTableDescriptor(
+      TableName dataTable, IndexSpec spec, boolean building, int ttlSeconds) {
     TableDescriptorBuilder b =
         TableDescriptorBuilder.newBuilder(indexTableName(dataTable, spec.alias()));
     if (building) b.setValue(INDEX_BUILDING_ATTR, "true");
@@ -279,6 +337,7 @@ public final class IndexCatalog {
         ColumnFamilyDescriptorBuilder.newBuilder(INDEX_FAMILY)
             .setMaxVersions(1)
             .setNewVersionBehavior(true)
+            .setTimeToLive(ttlSeconds)
             .build());
     if (spec.layout() == IndexSpec.Layout.BY_ROW) {
       b.setSplitEnabled(false)

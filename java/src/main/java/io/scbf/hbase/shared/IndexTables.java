@@ -18,11 +18,14 @@ public final class IndexTables {
 
   /**
    * Creates the index table of {@code spec}: one region per bucket ({@code BY_ROW}), or its first
-   * {@code buckets()} regions over the slots ({@code BY_VALUE}).
+   * {@code buckets()} regions over the slots ({@code BY_VALUE}); its rows expire with those of the
+   * data table {@code data} ({@link IndexCatalog#indexTtl}).
    */
-  public static void create(Admin admin, TableName dataTable, IndexSpec spec, boolean building)
+  public static void create(Admin admin, TableDescriptor data, IndexSpec spec, boolean building)
       throws IOException {
-    TableDescriptor index = IndexCatalog.indexTableDescriptor(dataTable, spec, building);
+    TableDescriptor index =
+        IndexCatalog.indexTableDescriptor(
+            data.getTableName(), spec, building, IndexCatalog.indexTtl(data, spec));
     if (spec.buckets() == 1) {
       admin.createTable(index);
     } else if (spec.layout() == IndexSpec.Layout.BY_VALUE) {

@@ -9,9 +9,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.TagType;
 import org.apache.hadoop.hbase.client.Append;
@@ -47,7 +49,21 @@ public final class IndexUpdatePlanner {
 
   private record Named(Column column, byte[] family, byte[] qualifier) {}
 
+  /** Indexes whose rows expire (family TTL): a newer version of the same value rewrites the row. */
+  private final Predicate<IndexSpec> expires;
+
   public IndexUpdatePlanner(List<IndexSpec> specs) {
+    this(specs, s -> false);
+  }
+
+  /**
+   * @param expires true for the indexes whose rows expire with their data (a family TTL): the index
+   *     row of a value written again at a newer timestamp is rewritten at that timestamp, so it
+   *     lives as long as the data cell does. Without a TTL the row is left as it is (one index
+   *     write less per rewrite of an unchanged value).
+   */
+  public IndexUpdatePlanner(List<IndexSpec> specs, Predicate<IndexSpec> expires) {
+    this.expires = expires;
     this.specs = List.copyOf(specs);
     for (IndexSpec s : specs) watched.addAll(s.watchedColumns());
     for (Column c : watched) named.add(new Named(c, c.family(), c.qualifier()));
@@ -113,7 +129,8 @@ public final class IndexUpdatePlanner {
               + describeWatched(m)
               + ") is not supported by scbf indexes: once the cells expire HBase shows the"
               + " column's older version again, whose index entry this write replaced. Write"
-              + " without a TTL.");
+              + " without a TTL, or give the column family a TTL (index entries expire with"
+              + " it).");
     }
     if (m.getAttribute(VisibilityConstants.VISIBILITY_LABELS_ATTR_KEY) != null
         && concernsIndex(m)) {
@@ -260,25 +277,87 @@ public final class IndexUpdatePlanner {
         }
       }
       if (oldValue != null && valueChanged) {
+        // At the time of the replacement: masks the old index row and none put back later.
         out.add(
             new IndexMutation(
                 spec,
                 new Delete(
-                    IndexKeyCodec.rowKey(
-                        IndexPlacement.salt(spec, alias, oldValue, row), alias, oldValue, row)),
+                        IndexKeyCodec.rowKey(
+                            IndexPlacement.salt(spec, alias, oldValue, row), alias, oldValue, row))
+                    .addFamily(IndexCatalog.INDEX_FAMILY, replacedAt(spec, before, after)),
                 false));
       }
-      if (newValue != null && (valueChanged || coveredChanged(spec, before, after))) {
+      boolean renewed =
+          newValue != null
+              && !valueChanged
+              && expires.test(spec)
+              && indexTimestamp(spec, after) != indexTimestamp(spec, before);
+      if (newValue != null && (valueChanged || renewed || coveredChanged(spec, before, after))) {
+        long ts = indexTimestamp(spec, after);
         Put put =
             new Put(
                 IndexKeyCodec.rowKey(
-                    IndexPlacement.salt(spec, alias, newValue, row), alias, newValue, row));
+                    IndexPlacement.salt(spec, alias, newValue, row), alias, newValue, row),
+                ts);
         put.addColumn(
-            IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, coveredValues(spec, after));
+            IndexCatalog.INDEX_FAMILY,
+            IndexCatalog.INDEX_QUALIFIER,
+            ts,
+            coveredValues(spec, after));
         out.add(new IndexMutation(spec, put, valueChanged));
       }
     }
     return out;
+  }
+
+  /**
+   * The timestamp of the index row of {@code state}'s value: the newest of the cells it reflects
+   * (indexed and covered; for a single-column index without covered columns, the indexed cell's)
+   * and of the delete markers of the batch that changed them, or the latest timestamp (the index
+   * region's clock) if the cells have none yet. Index rows carry it and the deletes of replaced
+   * index rows the time of the replacement ({@link #replacedAt}), so a delete that lands late (a
+   * call that timed out but still runs, a zombie server, a region that closed or moved in between)
+   * masks only the row it was meant for: a later write of the same value has a newer timestamp (see
+   * docs/design.md, "Write path"). A rewrite of covered values is newer than the row it replaces
+   * (also than rows stamped by the index server's clock: bulk-built rows, rows written before 0.4).
+   * And the index row expires with its newest cell under the family's TTL.
+   */
+  public static long indexTimestamp(IndexSpec spec, RowState state) {
+    long ts = Long.MIN_VALUE;
+    for (Column c : spec.watchedColumns()) {
+      RowState.Version v = state.get(c);
+      if (v != null) ts = Math.max(ts, v.timestamp());
+      // A covered column deleted in this batch: the rewrite is newer than the row it replaces.
+      ts = Math.max(ts, state.deleteMark(c));
+    }
+    return ts == Long.MIN_VALUE ? HConstants.LATEST_TIMESTAMP : ts;
+  }
+
+  /**
+   * The timestamp of the delete of the index row of {@code before}'s value, which {@code after}
+   * replaces: the newest of the replaced index row's ({@link #indexTimestamp}), the replacing
+   * indexed cells' and the delete markers' that removed the value. A value written back later is
+   * visible only as a newer version of each of these columns (or newer than the marker), so its
+   * index row is newer than this delete. Fencing at the replacement rather than at the replaced
+   * cell also masks index rows of the old value stamped after their cell: those written before 0.4
+   * carry the index server's clock at the time of their write.
+   */
+  public static long replacedAt(IndexSpec spec, RowState before, RowState after) {
+    long ts = indexTimestamp(spec, before);
+    for (Column c : spec.columns()) {
+      RowState.Version v = after.get(c);
+      if (v != null) ts = Math.max(ts, v.timestamp());
+      ts = Math.max(ts, after.deleteMark(c));
+    }
+    return ts;
+  }
+
+  /** The timestamp of an index put or delete of {@link #diff} (the latest timestamp if none). */
+  public static long timestampOf(Mutation indexMutation) {
+    for (List<Cell> cells : indexMutation.getFamilyCellMap().values()) {
+      for (Cell c : cells) return c.getTimestamp();
+    }
+    return HConstants.LATEST_TIMESTAMP;
   }
 
   private static boolean coveredChanged(IndexSpec spec, RowState before, RowState after) {

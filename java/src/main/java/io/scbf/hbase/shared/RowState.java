@@ -33,6 +33,14 @@ public final class RowState {
     return latest.get(c);
   }
 
+  /**
+   * The highest "delete all versions up to" marker applied to the column while simulating a
+   * mini-batch, or Long.MIN_VALUE (a state read from the region has none).
+   */
+  public long deleteMark(Column c) {
+    return deleteMarks.getOrDefault(c, Long.MIN_VALUE);
+  }
+
   public byte[] value(Column c) {
     Version v = latest.get(c);
     return v == null ? null : v.value();

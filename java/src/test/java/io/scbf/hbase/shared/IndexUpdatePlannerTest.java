@@ -74,6 +74,81 @@ class IndexUpdatePlannerTest {
   }
 
   @Test
+  void indexRowsCarryTheirDataCellsTimestampAndDeletesTheReplacedOnes() {
+    RowState before = state("Nanjing", 10);
+    RowState after = planner.apply(before, new Put(ROW).addColumn(D, CITY, 20, b("Suzhou")));
+    List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
+    Delete delete = (Delete) ops.get(0).mutation();
+    // A family delete marker at the replacement's timestamp: masks only index rows up to it, never
+    // the row a later write of Nanjing puts (at that write's newer timestamp).
+    List<org.apache.hadoop.hbase.Cell> markers =
+        delete.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY);
+    assertEquals(1, markers.size());
+    assertEquals(org.apache.hadoop.hbase.Cell.Type.DeleteFamily, markers.get(0).getType());
+    assertEquals(20, markers.get(0).getTimestamp());
+    Put put = (Put) ops.get(1).mutation();
+    assertEquals(
+        20, put.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+    RowState back = planner.apply(after, new Put(ROW).addColumn(D, CITY, 30, b("Nanjing")));
+    Put again = (Put) planner.diff(ROW, after, back).get(1).mutation();
+    assertEquals(
+        30,
+        again.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+  }
+
+  @Test
+  void aCoveredRewriteIsNewerThanTheRowItReplaces() {
+    RowState before = state("Nanjing", 10);
+    RowState after = planner.apply(before, new Put(ROW).addColumn(D, NAME, 25, b("Li")));
+    List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
+    assertEquals(1, ops.size());
+    Put put = (Put) ops.get(0).mutation();
+    assertEquals(
+        25, put.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+    // Its later replacement's delete masks it: at least the covered cell's timestamp.
+    RowState moved = planner.apply(after, new Put(ROW).addColumn(D, CITY, 30, b("Suzhou")));
+    assertEquals(30, IndexUpdatePlanner.replacedAt(SPEC, after, moved));
+    // A covered column deleted: the rewrite is at the delete marker, newer than the row at 25.
+    RowState removed = planner.apply(after, new Delete(ROW).addColumns(D, NAME, 27));
+    Put rewrite = (Put) planner.diff(ROW, after, removed).get(0).mutation();
+    assertEquals(
+        27,
+        rewrite.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+  }
+
+  @Test
+  void aDeletedValuesIndexRowIsDeletedAtTheDeleteMarkersTimestamp() {
+    RowState before = state("Nanjing", 10);
+    RowState after = planner.apply(before, new Delete(ROW).addColumns(D, CITY, 15));
+    List<IndexUpdatePlanner.IndexMutation> ops = planner.diff(ROW, before, after);
+    assertEquals(1, ops.size());
+    assertEquals(
+        15,
+        ops.get(0)
+            .mutation()
+            .getFamilyCellMap()
+            .get(IndexCatalog.INDEX_FAMILY)
+            .get(0)
+            .getTimestamp());
+  }
+
+  @Test
+  void anExpiringIndexRenewsTheRowOfAValueWrittenAgain() {
+    IndexUpdatePlanner expiring = new IndexUpdatePlanner(List.of(SPEC), s -> true);
+    RowState before = state("Nanjing", 10);
+    RowState after = expiring.apply(before, new Put(ROW).addColumn(D, CITY, 20, b("Nanjing")));
+    List<IndexUpdatePlanner.IndexMutation> ops = expiring.diff(ROW, before, after);
+    assertEquals(1, ops.size(), "a rewrite at the newer timestamp, no delete");
+    Put put = (Put) ops.get(0).mutation();
+    assertEquals(
+        20, put.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+    assertFalse(ops.get(0).createsRow());
+    // An older version is not visible: nothing to renew.
+    RowState older = expiring.apply(before, new Put(ROW).addColumn(D, CITY, 5, b("Nanjing")));
+    assertTrue(expiring.diff(ROW, before, older).isEmpty());
+  }
+
+  @Test
   void rewritingTheSameValueOrAnOlderVersionChangesNothing() {
     RowState before = state("Nanjing", 10);
     assertTrue(

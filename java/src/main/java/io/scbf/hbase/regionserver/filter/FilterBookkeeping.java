@@ -15,7 +15,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
@@ -124,15 +123,18 @@ public final class FilterBookkeeping {
 
   /**
    * Why the bookkeeping cannot follow a write to an index region, or null if it can. Index
-   * maintenance only writes Puts and whole-row Deletes at the latest timestamp (which the region
-   * has expanded into family delete markers by the time coprocessors see them); a Delete of some
-   * versions or columns, an Append or an Increment could make a row appear or disappear without the
-   * filter knowing, and a later routed query would then skip a bucket that holds the row.
+   * maintenance only writes Puts and family Deletes: whole-row Deletes, or family delete markers at
+   * the replaced data cell's timestamp (the fence against late deletes, see {@code
+   * IndexUpdatePlanner#indexTimestamp}), which mask only the versions up to it. A family delete
+   * never makes a row appear, and deletes are not uncounted here ({@link #afterWrites} leaves them
+   * as residue), so whether it removes its row or not, the filter still counts every row. A Delete
+   * of some columns or versions, an Append or an Increment could make a row appear or disappear
+   * without the filter knowing, and a later routed query would then skip a bucket that holds the
+   * row.
    */
   public static String unsupported(Mutation m) {
     if (m instanceof Put) return null;
     if (m instanceof Delete d) {
-      if (d.getTimestamp() != HConstants.LATEST_TIMESTAMP) return "a Delete with a timestamp";
       for (List<Cell> cells : d.getFamilyCellMap().values()) {
         for (Cell c : cells) {
           if (c.getType() != Cell.Type.DeleteFamily) return "a Delete of columns or versions";

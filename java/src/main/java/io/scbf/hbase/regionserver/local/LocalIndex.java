@@ -24,6 +24,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
@@ -311,7 +312,12 @@ public final class LocalIndex {
         (row, cells) -> {
           for (IndexUpdatePlanner.IndexMutation m :
               planner.diff(row, RowState.EMPTY, RowState.of(cells))) {
-            puts.add(physical(m.mutation(), System.currentTimeMillis()));
+            // At the data cell's timestamp, so the entry expires with it (family TTL).
+            long ts = IndexUpdatePlanner.timestampOf(m.mutation());
+            puts.add(
+                physical(
+                    m.mutation(),
+                    ts == HConstants.LATEST_TIMESTAMP ? System.currentTimeMillis() : ts));
           }
         },
         puts);

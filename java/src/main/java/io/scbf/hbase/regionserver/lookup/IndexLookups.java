@@ -178,6 +178,16 @@ public final class IndexLookups {
           .setRegionReady(regionReady)
           .build();
     }
+    // Rows that expire (family TTL) leave a cached answer without a write to invalidate it.
+    if (rows.expires()) {
+      return withEstimate(
+              withRegion(scan(prefix, stop, limit, pageBytes, false).toBuilder()),
+              valueEstimate,
+              regionEntries)
+          .setCacheHit(false)
+          .setRegionReady(regionReady)
+          .build();
+    }
     byte[] key = cacheKey(prefix, prefix.length);
     byte[] cached = cache.get(key);
     if (cached != null) {

@@ -17,7 +17,9 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
@@ -59,6 +61,12 @@ public final class HRegionRows implements IndexRegionRows {
   public static HRegionRows local(Region region, byte[] family) {
     return new HRegionRows(
         region, family, new LocalIndexKeys(region.getRegionInfo().getStartKey()));
+  }
+
+  @Override
+  public boolean expires() {
+    ColumnFamilyDescriptor cf = region.getTableDescriptor().getColumnFamily(family);
+    return cf != null && cf.getTimeToLive() != HConstants.FOREVER;
   }
 
   private byte[] toRow(byte[] indexKey) {

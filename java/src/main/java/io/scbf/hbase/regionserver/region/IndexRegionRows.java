@@ -27,4 +27,12 @@ public interface IndexRegionRows {
    * {@link CancellationException} once {@code cancelled} says so (the region is closing).
    */
   Iterator<byte[]> filterKeys(BooleanSupplier cancelled);
+
+  /**
+   * True if the rows expire (their family has a TTL, the data family's): an answer read from them
+   * may then lose rows without any write, so it is not cached.
+   */
+  default boolean expires() {
+    return false;
+  }
 }

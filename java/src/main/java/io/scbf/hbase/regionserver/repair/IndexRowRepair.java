@@ -5,6 +5,7 @@ import io.scbf.hbase.regionserver.region.RowBatchReader;
 import io.scbf.hbase.regionserver.write.IndexCleanups;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.regionserver.write.RowLocks;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
@@ -17,13 +18,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -88,14 +93,25 @@ public final class IndexRowRepair {
       for (List<Cell> cells : current.values()) {
         produced.addAll(indexRows.keysOf(Result.create(cells)));
       }
+      // Fenced at the time of the decision, taken under the rows' locks after their data was read:
+      // a resend that lands after the locks are released (a timed-out call still running, the
+      // region closed and reopened elsewhere meanwhile) masks only index rows written before, never
+      // one that a later write of the same value puts at its newer data timestamp.
+      long fence = EnvironmentEdgeManager.currentTime();
       List<Mutation> deletes = new ArrayList<>();
       for (byte[] key : staleIndexRows) {
-        if (!produced.contains(new Bytes(key))) deletes.add(new Delete(key));
+        if (!produced.contains(new Bytes(key))) {
+          deletes.add(new Delete(key).addFamily(IndexCatalog.INDEX_FAMILY, fence));
+        }
       }
       List<Mutation> puts = new ArrayList<>();
       for (byte[] row : dataRows) {
         List<Cell> cells = current.get(row); // none: the row holds no indexed or covered column
-        if (cells != null) puts.addAll(indexRows.of(Result.create(cells)));
+        if (cells != null) {
+          // At the fence at least: newer than the damaged version it replaces (a row written with
+          // the index server's clock); a later replacement's delete is newer still.
+          for (Put p : indexRows.of(Result.create(cells))) puts.add(atLeast(p, fence));
+        }
       }
       String dataTable = region.getRegionInfo().getTable().getNameAsString();
       if (!puts.isEmpty()) {
@@ -112,6 +128,16 @@ public final class IndexRowRepair {
     } finally {
       locks.unlock(held);
     }
+  }
+
+  private static Put atLeast(Put indexPut, long ts) {
+    Cell cell = indexPut.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY).get(0);
+    if (cell.getTimestamp() != HConstants.LATEST_TIMESTAMP && cell.getTimestamp() >= ts) {
+      return indexPut;
+    }
+    return new Put(indexPut.getRow(), ts)
+        .addColumn(
+            IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER, ts, CellUtil.cloneValue(cell));
   }
 
   private static byte[] requireInRegion(Region region, byte[] row) throws DoNotRetryIOException {

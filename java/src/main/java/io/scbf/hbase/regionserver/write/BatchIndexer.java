@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
@@ -248,7 +249,7 @@ public final class BatchIndexer {
           } else if (im.createsRow()) {
             changes.created.add(key); // a covered-only change rewrites an existing entry
           }
-          entryRows.add(local.physical(im.mutation(), now));
+          entryRows.add(local.physical(im.mutation(), entryTimestamp(im.mutation(), now)));
           continue;
         }
         boolean delete = im.mutation() instanceof Delete;
@@ -276,6 +277,19 @@ public final class BatchIndexer {
     writer.write(
         region.getRegionInfo().getTable().getNameAsString(), puts, IndexWriter.Phase.BEFORE_DATA);
     if (!deletes.isEmpty()) pendingDeletes.set(new Deletes(deletes, List.copyOf(rowsWithDeletes)));
+  }
+
+  /**
+   * A local entry's timestamp: a put's is its data cell's (so it expires with it under the family's
+   * TTL); a delete's is now, or the replacement's if that is later (a client-supplied timestamp in
+   * the future), so it masks the replaced entry whichever of the two it was written at (entries
+   * written before 0.4 carry the write's time). Local deletes are written in the data row's own
+   * mini-batch, so none can arrive late.
+   */
+  private static long entryTimestamp(Mutation indexMutation, long now) {
+    long ts = IndexUpdatePlanner.timestampOf(indexMutation);
+    if (ts == HConstants.LATEST_TIMESTAMP) return now;
+    return indexMutation instanceof Delete ? Math.max(now, ts) : ts;
   }
 
   /** Fails the batch's mutations of one row; the rest of the batch is written. */

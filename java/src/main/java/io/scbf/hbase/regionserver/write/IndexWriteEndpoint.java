@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Durability;
@@ -107,12 +108,19 @@ public final class IndexWriteEndpoint extends IndexWriteService {
 
   static Mutation toMutation(IndexRowMutation m) {
     byte[] row = m.getRow().toByteArray();
-    if (!m.hasValue()) return new Delete(row);
+    long ts = m.hasTimestamp() ? m.getTimestamp() : HConstants.LATEST_TIMESTAMP;
+    if (!m.hasValue()) {
+      // At a timestamp: masks only index rows up to it, never a newer put of the same row.
+      return m.hasTimestamp()
+          ? new Delete(row).addFamily(IndexCatalog.INDEX_FAMILY, ts)
+          : new Delete(row);
+    }
     Put put =
         new Put(row)
             .addColumn(
                 IndexCatalog.INDEX_FAMILY,
                 IndexCatalog.INDEX_QUALIFIER,
+                ts,
                 m.getValue().toByteArray());
     if (m.getNewRow()) put.setAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR, new byte[] {1});
     return put;

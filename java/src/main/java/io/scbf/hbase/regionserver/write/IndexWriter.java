@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -266,17 +267,28 @@ public final class IndexWriter {
     return failed;
   }
 
-  /** Index mutations are a Put of the one index cell, or a whole-row Delete. */
-  private static IndexRowMutation toProto(Mutation m) {
+  /**
+   * Index mutations are a Put of the one index cell, or a Delete: whole-row, or one family delete
+   * marker at a timestamp (the fence, see {@code IndexUpdatePlanner#indexTimestamp}).
+   */
+  static IndexRowMutation toProto(Mutation m) {
     IndexRowMutation.Builder b =
         IndexRowMutation.newBuilder().setRow(ByteString.copyFrom(m.getRow()));
     if (m instanceof Delete && m.getFamilyCellMap().isEmpty()) return b.build();
-    List<Cell> cells =
-        m instanceof Put ? m.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY) : null;
+    List<Cell> cells = m.getFamilyCellMap().get(IndexCatalog.INDEX_FAMILY);
     if (cells == null || cells.size() != 1 || m.getFamilyCellMap().size() != 1) {
       throw new IllegalArgumentException("scbf: not an index row mutation: " + m);
     }
-    return b.setValue(ByteString.copyFrom(CellUtil.cloneValue(cells.get(0))))
+    Cell cell = cells.get(0);
+    if (cell.getTimestamp() != HConstants.LATEST_TIMESTAMP) b.setTimestamp(cell.getTimestamp());
+    if (m instanceof Delete) {
+      if (cell.getType() != Cell.Type.DeleteFamily) {
+        throw new IllegalArgumentException("scbf: not an index row delete: " + m);
+      }
+      return b.build();
+    }
+    if (!(m instanceof Put)) throw new IllegalArgumentException("scbf: not an index row put: " + m);
+    return b.setValue(ByteString.copyFrom(CellUtil.cloneValue(cell)))
         .setNewRow(m.getAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR) != null)
         .build();
   }

@@ -1,0 +1,357 @@
+package io.scbf.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.testing.MiniCluster;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HStore;
+import org.apache.hadoop.hbase.regionserver.HStoreFile;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.wal.WALEdit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Issue 37, items 3 and 5, on a two-server mini cluster.
+ *
+ * <p>The fence: an index delete that arrives late (here: sent again by the test after the value was
+ * written back, as a paused server's cleanup thread or a resend after a move would) must not remove
+ * the index row a later write of the same value put back. Index rows carry their data cell's
+ * timestamp and deletes the replaced cell's, so a late delete masks only the old row.
+ *
+ * <p>Expiry: index entries (global and local) expire with the data family's TTL, and index
+ * compactions drop them.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class IndexFenceClusterTest {
+  static final TableName FENCE = TableName.valueOf("fence");
+  static final TableName TTL = TableName.valueOf("fence_ttl");
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] NAME = Bytes.toBytes("name");
+  static final byte[] ZIP = Bytes.toBytes("zip");
+  static final int TTL_SECONDS = 10;
+
+  HBaseTestingUtility util;
+  Connection connection;
+
+  /**
+   * Records the first index Delete after {@link #arm} as it arrives in the index region (before
+   * HBase stamps it), so the test can send it again later: the late delete of a cleanup thread that
+   * resumes after a pause, a resend after the region moved, a repair retrying. (Holding the call in
+   * the region instead does not reproduce it: HBase fails a call past its deadline when it takes
+   * the row locks.)
+   */
+  public static final class RecordIndexDeletes implements RegionCoprocessor, RegionObserver {
+    static final AtomicBoolean armed = new AtomicBoolean();
+    static volatile Delete recorded;
+
+    static void arm() {
+      recorded = null;
+      armed.set(true);
+    }
+
+    @Override
+    public Optional<RegionObserver> getRegionObserver() {
+      return Optional.of(this);
+    }
+
+    @Override
+    public void preDelete(
+        ObserverContext<RegionCoprocessorEnvironment> c, Delete delete, WALEdit edit) {
+      String table = c.getEnvironment().getRegion().getRegionInfo().getTable().getNameAsString();
+      if (!table.contains("__idx_") || !armed.compareAndSet(true, false)) return;
+      // A copy of the cells' timestamps as sent: the region stamps the cells in place afterwards.
+      Delete copy = new Delete(delete.getRow(), delete.getTimestamp());
+      for (Map.Entry<byte[], List<Cell>> e : delete.getFamilyCellMap().entrySet()) {
+        for (Cell cell : e.getValue()) {
+          if (cell.getType() != Cell.Type.DeleteFamily) throw new IllegalStateException();
+          copy.addFamily(e.getKey(), cell.getTimestamp());
+        }
+      }
+      recorded = copy;
+    }
+  }
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    util =
+        MiniCluster.start(
+            2,
+            conf -> {
+              List<String> classes =
+                  new ArrayList<>(
+                      Arrays.asList(conf.getStrings("hbase.coprocessor.region.classes", "")));
+              classes.removeIf(String::isEmpty);
+              classes.add(RecordIndexDeletes.class.getName());
+              conf.setStrings("hbase.coprocessor.region.classes", classes.toArray(new String[0]));
+            });
+    connection = util.getConnection();
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(FENCE)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(TTL)
+              .setColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(D).setTimeToLive(TTL_SECONDS).build())
+              .build());
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(FENCE, IndexSpec.builder(D, CITY).alias("city").buckets(2).build());
+    indexAdmin.createIndex(
+        TTL, IndexSpec.builder(D, CITY).alias("city").covered(D, NAME).buckets(2).build());
+    indexAdmin.createIndex(TTL, IndexSpec.builder(D, ZIP).alias("zip").local().build());
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  private void put(TableName table, String row, byte[] qualifier, String value) throws IOException {
+    try (Table t = connection.getTable(table)) {
+      t.put(new Put(Bytes.toBytes(row)).addColumn(D, qualifier, Bytes.toBytes(value)));
+    }
+  }
+
+  private List<String> rowsOf(TableName table, byte[] qualifier, String value) throws IOException {
+    try (IndexedTable t = new IndexedTable(connection, table)) {
+      return t.findRowKeys(D, qualifier, Bytes.toBytes(value)).stream()
+          .map(Bytes::toString)
+          .sorted()
+          .toList();
+    }
+  }
+
+  /**
+   * a, then b (whose cleanup deletes a's index row), then a again; then the cleanup's delete
+   * arrives once more, late. The row must still be found under a: before the fence, the late delete
+   * (stamped when it arrived) removed the re-put index row.
+   */
+  @Test
+  void lateIndexDeleteDoesNotRemoveANewerPutOfTheSameRow() throws Exception {
+    lateDelete("late", false);
+  }
+
+  /** As above, with the data region moved to the other server before the value is written back. */
+  @Test
+  void lateIndexDeleteAcrossARegionMove() throws Exception {
+    lateDelete("moved", true);
+  }
+
+  private void lateDelete(String row, boolean move) throws Exception {
+    put(FENCE, row, CITY, "a-" + row);
+    assertEquals(List.of(row), rowsOf(FENCE, CITY, "a-" + row));
+
+    RecordIndexDeletes.arm();
+    put(FENCE, row, CITY, "b-" + row); // its cleanup deletes a's index row
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (RecordIndexDeletes.recorded == null && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+    Delete late = RecordIndexDeletes.recorded;
+    assertTrue(late != null, "the cleanup reached the index");
+    if (move) moveDataRegion();
+    // A value written back in the same millisecond as the replacement is guarded by the cleanup
+    // wait alone (docs/design.md); a real late delete comes much later.
+    Thread.sleep(2);
+    put(FENCE, row, CITY, "a-" + row);
+    assertEquals(List.of(row), rowsOf(FENCE, CITY, "a-" + row));
+
+    // The same delete again, after the write that put the row back (as the region server would).
+    try (Connection hbase = MiniCluster.superuser(util);
+        Table index = hbase.getTable(IndexCatalog.indexTableName(FENCE, "city"))) {
+      index.delete(late);
+    }
+
+    assertEquals(List.of(row), rowsOf(FENCE, CITY, "a-" + row), "the late delete hid the row");
+    assertEquals(List.of(), rowsOf(FENCE, CITY, "b-" + row));
+    try (IndexedTable t = new IndexedTable(connection, FENCE)) {
+      assertEquals(1, t.find(D, CITY, Bytes.toBytes("a-" + row)).size());
+    }
+  }
+
+  private void moveDataRegion() throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      RegionInfo region = admin.getRegions(FENCE).get(0);
+      ServerName from =
+          util.getMiniHBaseCluster().getServerHoldingRegion(FENCE, region.getRegionName());
+      ServerName to =
+          admin.getRegionServers().stream().filter(s -> !s.equals(from)).findFirst().orElseThrow();
+      admin.move(region.getEncodedNameAsBytes(), to);
+      util.waitUntilAllRegionsAssigned(FENCE);
+    }
+  }
+
+  /**
+   * Rows of a table whose family has a TTL: once they expire, neither the global index (row keys,
+   * covered entries) nor the local one answers them, and a major compaction of the index table
+   * leaves no rows; rows written afterwards are found.
+   */
+  @Test
+  void indexEntriesExpireWithTheirData() throws Exception {
+    try (Table t = connection.getTable(TTL)) {
+      for (int i = 0; i < 5; i++) {
+        t.put(
+            new Put(Bytes.toBytes("old-" + i))
+                .addColumn(D, CITY, Bytes.toBytes("Nanjing"))
+                .addColumn(D, NAME, Bytes.toBytes("n" + i))
+                .addColumn(D, ZIP, Bytes.toBytes("210000")));
+      }
+    }
+    long written = System.currentTimeMillis();
+    try (IndexedTable t = new IndexedTable(connection, TTL)) {
+      assertEquals(5, t.findRowKeys(D, CITY, Bytes.toBytes("Nanjing")).size());
+      assertEquals(5, t.findEntries(D, CITY, Bytes.toBytes("Nanjing")).size());
+      // A local index answers routed queries once its region has published (not read-after-ack).
+      MiniCluster.awaitRoutingBound(written);
+      assertEquals(5, t.findRowKeys(D, ZIP, Bytes.toBytes("210000")).size());
+    }
+    TableName index = IndexCatalog.indexTableName(TTL, "city");
+    try (Admin admin = connection.getAdmin()) {
+      TableDescriptor td = admin.getDescriptor(index);
+      assertEquals(TTL_SECONDS, td.getColumnFamily(IndexCatalog.INDEX_FAMILY).getTimeToLive());
+      assertEquals(
+          TTL_SECONDS,
+          admin
+              .getDescriptor(TTL)
+              .getColumnFamily(IndexCatalog.localFamily("zip"))
+              .getTimeToLive());
+      admin.flush(index); // the expired rows are in a store file, which the compaction rewrites
+    }
+    assertTrue(storedIndexCells(index) >= 5);
+    long left = written + TTL_SECONDS * 1000L + 1_000 - System.currentTimeMillis();
+    if (left > 0) Thread.sleep(left);
+    try (Table t = connection.getTable(TTL)) {
+      assertTrue(t.get(new org.apache.hadoop.hbase.client.Get(Bytes.toBytes("old-0"))).isEmpty());
+    }
+    try (IndexedTable t = new IndexedTable(connection, TTL)) {
+      assertEquals(List.of(), t.findRowKeys(D, CITY, Bytes.toBytes("Nanjing")));
+      assertEquals(List.of(), t.findEntries(D, CITY, Bytes.toBytes("Nanjing")));
+      assertEquals(List.of(), t.find(D, CITY, Bytes.toBytes("Nanjing")));
+      assertEquals(List.of(), t.findRowKeys(D, ZIP, Bytes.toBytes("210000")));
+      assertEquals(List.of(), t.find(D, ZIP, Bytes.toBytes("210000")));
+    }
+    try (Admin admin = connection.getAdmin()) {
+      admin.majorCompact(index);
+    }
+    assertEquals(0, storedIndexCellsAfterCompaction(index));
+
+    try (Table t = connection.getTable(TTL)) {
+      t.put(
+          new Put(Bytes.toBytes("new-0"))
+              .addColumn(D, CITY, Bytes.toBytes("Nanjing"))
+              .addColumn(D, NAME, Bytes.toBytes("m"))
+              .addColumn(D, ZIP, Bytes.toBytes("210000")));
+    }
+    long rewritten = System.currentTimeMillis();
+    try (IndexedTable t = new IndexedTable(connection, TTL)) {
+      assertEquals(1, t.findRowKeys(D, CITY, Bytes.toBytes("Nanjing")).size());
+      List<IndexEntry> entries = t.findEntries(D, CITY, Bytes.toBytes("Nanjing"));
+      assertEquals(1, entries.size());
+      MiniCluster.awaitRoutingBound(rewritten);
+      assertEquals(1, t.findRowKeys(D, ZIP, Bytes.toBytes("210000")).size());
+    }
+  }
+
+  /**
+   * A data family's TTL change is carried to its indexes: a longer one before the data table's
+   * modify, a shorter one after it (never an index row expiring before its data).
+   */
+  @Test
+  void indexTtlFollowsTheDataFamily() throws Exception {
+    TableName table = TableName.valueOf("fence_ttl_change");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(D).setTimeToLive(60).build())
+              .build());
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").buckets(1).build());
+    indexAdmin.createIndex(table, IndexSpec.builder(D, ZIP).alias("zip").local().build());
+    TableName index = IndexCatalog.indexTableName(table, "city");
+    try (Admin admin = connection.getAdmin()) {
+      assertEquals(60, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
+      assertEquals(60, ttl(admin, table, IndexCatalog.localFamily("zip")));
+      for (int next : new int[] {120, 30, org.apache.hadoop.hbase.HConstants.FOREVER}) {
+        TableDescriptor data = admin.getDescriptor(table);
+        admin.modifyTable(
+            TableDescriptorBuilder.newBuilder(data)
+                .modifyColumnFamily(
+                    ColumnFamilyDescriptorBuilder.newBuilder(data.getColumnFamily(D))
+                        .setTimeToLive(next)
+                        .build())
+                .build());
+        assertEquals(next, ttl(admin, table, IndexCatalog.localFamily("zip")));
+        long deadline = System.currentTimeMillis() + 60_000; // a shorter TTL follows the modify
+        while (ttl(admin, index, IndexCatalog.INDEX_FAMILY) != next
+            && System.currentTimeMillis() < deadline) {
+          Thread.sleep(200);
+        }
+        assertEquals(next, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
+      }
+    }
+  }
+
+  private static int ttl(Admin admin, TableName table, byte[] family) throws IOException {
+    return admin.getDescriptor(table).getColumnFamily(family).getTimeToLive();
+  }
+
+  /** Cells in the index table's store files. */
+  private long storedIndexCells(TableName index) throws IOException {
+    long cells = 0;
+    for (HRegion r : util.getMiniHBaseCluster().getRegions(index)) {
+      for (HStore s : r.getStores()) {
+        for (HStoreFile f : s.getStorefiles()) {
+          f.initReader();
+          cells += f.getReader().getEntries();
+        }
+      }
+    }
+    return cells;
+  }
+
+  /** Waits until the major compaction has left the index table's store files without cells. */
+  private long storedIndexCellsAfterCompaction(TableName index) throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    long cells = -1;
+    while (System.currentTimeMillis() < deadline) {
+      cells = storedIndexCells(index);
+      if (cells == 0) return 0;
+      Thread.sleep(500);
+    }
+    return cells;
+  }
+}
