@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long form of the write-path schedule explorer (WriteScheduleClusterTest; the test command
 # runs its short form, 120 schedules): SCHEDULES schedules (default 10000) from seed SEED (default
-# 1), a move of the data region in one of every MOVE_EVERY (default 50). About 55 minutes on 2 cores
+# 1), a move of the data region in one of every MOVE_EVERY (default 50). About 40 minutes on 2 cores
 # with the defaults. Prints the explorer's summary line; exits non-zero on any missed row.
 set -euo pipefail
 cd "$(dirname "$0")/.."
