@@ -275,18 +275,7 @@ class FilterBookkeepingTest {
     CountDownLatch written = new CountDownLatch(1);
     AtomicBoolean holdScans = new AtomicBoolean();
     IndexRegionRows heldScans =
-        new IndexRegionRows() {
-          @Override
-          public Set<byte[]> existing(Collection<byte[]> keys) throws IOException {
-            return rows.existing(keys);
-          }
-
-          @Override
-          public void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> cells)
-              throws IOException {
-            rows.scan(start, stop, limit, cells);
-          }
-
+        new ScanHookedRows() {
           @Override
           public Iterator<byte[]> filterKeys(BooleanSupplier cancelled) {
             Iterator<byte[]> keys = rows.filterKeys(cancelled); // the rows as the scan starts
@@ -346,18 +335,7 @@ class FilterBookkeepingTest {
     FilterBookkeeping[] owner = new FilterBookkeeping[1];
     FilterBookkeeping.PendingEffects[] effects = new FilterBookkeeping.PendingEffects[1];
     IndexRegionRows readPointFirst =
-        new IndexRegionRows() {
-          @Override
-          public Set<byte[]> existing(Collection<byte[]> keys) throws IOException {
-            return rows.existing(keys);
-          }
-
-          @Override
-          public void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> cells)
-              throws IOException {
-            rows.scan(start, stop, limit, cells);
-          }
-
+        new ScanHookedRows() {
           @Override
           public Iterator<byte[]> filterKeys(BooleanSupplier cancelled) {
             Iterator<byte[]> keys = rows.filterKeys(cancelled); // the read point is fixed here
@@ -381,6 +359,20 @@ class FilterBookkeepingTest {
       assertTrue(mayHold(small, "w"), "the row is there: the filter must not say absent");
     } finally {
       small.free();
+    }
+  }
+
+  /** {@link #rows}, with the scan of its filter keys left to the test to hook. */
+  abstract class ScanHookedRows implements IndexRegionRows {
+    @Override
+    public Set<byte[]> existing(Collection<byte[]> keys) throws IOException {
+      return rows.existing(keys);
+    }
+
+    @Override
+    public void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> cells)
+        throws IOException {
+      rows.scan(start, stop, limit, cells);
     }
   }
 
