@@ -1,6 +1,7 @@
 package io.scbf.hbase;
 
 import io.scbf.hbase.shared.CompositeValue;
+import io.scbf.hbase.shared.TypedValues;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -62,6 +63,7 @@ public final class IndexSpec {
   private static final HexFormat HEX = HexFormat.of();
 
   private final List<Column> columns;
+  private final List<ValueType> types;
   private final String alias;
   private final int buckets;
   private final double fpp;
@@ -73,10 +75,11 @@ public final class IndexSpec {
   /** {@link #encode()}, made once: specs key maps on every indexed write. */
   private final String encoded;
 
-  private IndexSpec(Builder b, List<Column> indexed) {
+  private IndexSpec(Builder b, List<Column> indexed, List<ValueType> types) {
     this.local = b.local;
     this.layout = b.resolvedLayout();
     this.columns = List.copyOf(indexed);
+    this.types = List.copyOf(types);
     this.alias = b.alias;
     this.buckets = b.buckets;
     this.fpp = b.fpp;
@@ -116,19 +119,110 @@ public final class IndexSpec {
     return isComposite() ? columns.toString() : column().toString();
   }
 
+  /** The type of each indexed column, in index order ({@link ValueType#BYTES} unless declared). */
+  public List<ValueType> types() {
+    return types;
+  }
+
+  /** The type of the indexed column; a composite index's first column's. */
+  public ValueType type() {
+    return types.get(0);
+  }
+
+  /** True if any indexed column has a type other than {@link ValueType#BYTES}. */
+  public boolean isTyped() {
+    for (ValueType t : types) {
+      if (t != ValueType.BYTES) return true;
+    }
+    return false;
+  }
+
   /**
-   * The value a row holds for this index, given its columns' current values: the column's value, or
-   * for a composite index the encoded tuple; null if the row lacks an indexed column.
+   * The value a row holds for this index, given its columns' current values, in its index form (see
+   * {@link ValueType}): the column's value, or for a composite index the encoded tuple; null if the
+   * row lacks an indexed column or holds a value that is not a valid encoding of its column's type
+   * (such a row is not indexed: writes of one are refused, builds name the rows holding one).
    */
   public byte[] valueOf(Function<Column, byte[]> current) {
-    if (!isComposite()) return current.apply(column());
+    if (!isComposite()) {
+      byte[] v = current.apply(column());
+      return v == null ? null : formOrNull(0, v);
+    }
     List<byte[]> values = new ArrayList<>(columns.size());
-    for (Column c : columns) {
-      byte[] v = current.apply(c);
+    for (int i = 0; i < columns.size(); i++) {
+      byte[] v = current.apply(columns.get(i));
       if (v == null) return null;
-      values.add(v);
+      byte[] form = formOrNull(i, v);
+      if (form == null) return null;
+      values.add(form);
     }
     return CompositeValue.encode(values);
+  }
+
+  private byte[] formOrNull(int column, byte[] raw) {
+    try {
+      return types.get(column).indexForm(raw);
+    } catch (IllegalArgumentException notOfTheType) {
+      return null;
+    }
+  }
+
+  /**
+   * Why {@code raw} is not a value of indexed column {@code column}'s type, or null if it is (any
+   * value of a {@link ValueType#BYTES} column is).
+   */
+  public String invalidValue(Column column, byte[] raw) {
+    int i = columns.indexOf(column);
+    if (i < 0 || types.get(i) == ValueType.BYTES) return null;
+    try {
+      types.get(i).indexForm(raw);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return "column "
+          + column
+          + " of index '"
+          + alias
+          + "' is "
+          + types.get(i)
+          + ": "
+          + e.getMessage();
+    }
+  }
+
+  /**
+   * The index form of a value of the indexed column (a composite index's first column) given as
+   * {@code Bytes.toBytes} writes it: the form queries compare with.
+   *
+   * @throws IllegalArgumentException if {@code raw} is not a value of the column's type
+   */
+  public byte[] indexForm(byte[] raw) {
+    return indexForm(0, raw);
+  }
+
+  /** {@link #indexForm(byte[])} of the {@code column}-th indexed column (0-based). */
+  public byte[] indexForm(int column, byte[] raw) {
+    try {
+      return types.get(column).indexForm(raw);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "index '"
+              + alias
+              + "' column "
+              + columns.get(column)
+              + " is "
+              + types.get(column)
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * The value of a one-column index's index form as {@code Bytes.toBytes} writes it; a composite
+   * index's tuple as it is.
+   */
+  public byte[] rawForm(byte[] indexForm) {
+    return isComposite() ? indexForm : type().rawForm(indexForm);
   }
 
   /** {@link #valueOf(Function)} of a data row read with (at least) the indexed columns. */
@@ -153,10 +247,13 @@ public final class IndexSpec {
               + values.size()
               + " value(s)");
     }
-    for (byte[] v : values) {
+    List<byte[]> forms = new ArrayList<>(values.size());
+    for (int i = 0; i < values.size(); i++) {
+      byte[] v = values.get(i);
       if (v == null) throw new IllegalArgumentException("values must not be null");
+      forms.add(indexForm(i, v));
     }
-    return isComposite() ? CompositeValue.encode(values) : values.get(0);
+    return isComposite() ? CompositeValue.encode(forms) : forms.get(0);
   }
 
   public String alias() {
@@ -166,6 +263,7 @@ public final class IndexSpec {
   /**
    * {@link Layout#BY_ROW}: the number of salt buckets (= index regions, fixed). {@link
    * Layout#BY_VALUE}: the number of regions the index table starts with; it splits from there.
+   * {@link Layout#ORDERED}: the number of salted streams (1: unsalted), each ordered by value.
    */
   public int buckets() {
     return buckets;
@@ -197,7 +295,96 @@ public final class IndexSpec {
      * data table, so it grows with its data; no routing state is kept anywhere but in the regions,
      * and a query sees every write acknowledged before it started. Range queries ask every region.
      */
-    BY_VALUE
+    BY_VALUE,
+    /**
+     * Ordered by (value, row) across the index table's regions, which split and move like a data
+     * table's: a point query asks one region (two on a boundary) with read-after-ack as {@code
+     * BY_VALUE} does, a range asks only the regions that overlap it and answers in value order, and
+     * a first-N query stops after N entries. Increasing values (timestamps) all land on the last
+     * region; {@link Builder#buckets} salts the index into that many ordered streams (hashed by
+     * row, as Phoenix's SALT_BUCKETS), merged on read. Give ranged columns a {@link ValueType}.
+     */
+    ORDERED
+  }
+
+  /**
+   * What an indexed column holds, as HBase's {@code Bytes.toBytes(...)} of a Java type writes it.
+   * The index stores each value in a form whose byte order is the type's natural order (HBase's
+   * {@code OrderedBytes}), so ranges and value order follow the type: {@code BYTES} compares
+   * unsigned bytes (the default, and the only order before types existed), {@code STRING} UTF-8
+   * (code point order), the numbers numerically, negatives included. Floating point follows {@link
+   * Double#compare}: -0.0 sorts before 0.0 and is a different value, every NaN is one value above
+   * +Infinity. {@code BIG_DECIMAL} compares by value: 1.0 and 1.00 are equal. Queries pass values
+   * in the same {@code Bytes.toBytes} encoding; a write of a value that is not a valid encoding of
+   * its column's type is refused.
+   */
+  public enum ValueType {
+    BYTES,
+    STRING,
+    INT,
+    LONG,
+    FLOAT,
+    DOUBLE,
+    BIG_DECIMAL;
+
+    /**
+     * The index form of {@code raw}, a value of this type as {@code Bytes.toBytes} writes it.
+     *
+     * @throws IllegalArgumentException (saying what was expected) if it is not one
+     */
+    public byte[] indexForm(byte[] raw) {
+      switch (this) {
+        case BYTES:
+          return raw;
+        case STRING:
+          return TypedValues.utf8(raw);
+        case INT:
+          return TypedValues.int32(raw);
+        case LONG:
+          return TypedValues.int64(raw);
+        case FLOAT:
+          return TypedValues.float32(raw);
+        case DOUBLE:
+          return TypedValues.float64(raw);
+        default:
+          return TypedValues.numeric(raw);
+      }
+    }
+
+    /** The value of an index form as {@code Bytes.toBytes} writes it. */
+    public byte[] rawForm(byte[] indexForm) {
+      switch (this) {
+        case BYTES:
+        case STRING:
+          return indexForm;
+        case INT:
+          return TypedValues.rawInt32(indexForm);
+        case LONG:
+          return TypedValues.rawInt64(indexForm);
+        case FLOAT:
+          return TypedValues.rawFloat32(indexForm);
+        case DOUBLE:
+          return TypedValues.rawFloat64(indexForm);
+        default:
+          return TypedValues.rawNumeric(indexForm);
+      }
+    }
+
+    /** The name in specs and on the command line: {@code long}, {@code big_decimal}. */
+    public String text() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Inverse of {@link #text()} (any case). */
+    public static ValueType ofText(String text) {
+      for (ValueType t : values()) {
+        if (t.name().equalsIgnoreCase(text)) return t;
+      }
+      throw new IllegalArgumentException(
+          "unknown value type '"
+              + text
+              + "' (bytes, string, int, long, float, double or big_decimal)");
+    }
   }
 
   public double fpp() {
@@ -244,10 +431,18 @@ public final class IndexSpec {
     return encoded;
   }
 
+  /**
+   * The spec version: each layout or feature an older jar would misread (writing and looking up
+   * rows where they are not) gets a version that jar refuses: "v2" for {@code BY_VALUE}, "v3" for
+   * {@code ORDERED} or typed columns.
+   */
+  private String version() {
+    if (layout == Layout.ORDERED || isTyped()) return "v3";
+    return layout == Layout.BY_VALUE ? "v2" : "v1";
+  }
+
   private String encodeFields() {
-    // A BY_VALUE spec is "v2" so that a jar that predates the layout (which would write and look
-    // up by row bucket, missing every row) refuses it instead of misreading it.
-    StringBuilder sb = new StringBuilder(layout == Layout.BY_VALUE ? "v2" : "v1");
+    StringBuilder sb = new StringBuilder(version());
     sb.append(";family=").append(HEX.formatHex(family()));
     sb.append(";qualifier=").append(HEX.formatHex(qualifier()));
     sb.append(";alias=").append(alias);
@@ -256,7 +451,13 @@ public final class IndexSpec {
     sb.append(";capacity=").append(initialCapacity);
     if (local) sb.append(";local=true");
     if (layout == Layout.BY_VALUE) sb.append(";layout=by-value");
+    if (layout == Layout.ORDERED) sb.append(";layout=ordered");
     if (isComposite()) appendColumns(sb.append(";then="), columns.subList(1, columns.size()));
+    if (isTyped()) {
+      sb.append(";types=");
+      for (int i = 0; i < types.size(); i++)
+        sb.append(i > 0 ? "," : "").append(types.get(i).text());
+    }
     appendColumns(sb.append(";covered="), covered);
     return sb.toString();
   }
@@ -288,9 +489,10 @@ public final class IndexSpec {
   public static IndexSpec decode(String text) {
     Map<String, String> fields = new LinkedHashMap<>();
     String[] parts = text.split(";", -1);
-    if (parts.length == 0 || !(parts[0].equals("v1") || parts[0].equals("v2"))) {
+    if (parts.length == 0
+        || !(parts[0].equals("v1") || parts[0].equals("v2") || parts[0].equals("v3"))) {
       throw new IllegalArgumentException(
-          "not an scbf index spec (expected 'v1;...' or 'v2;...'): " + text);
+          "not an scbf index spec (expected 'v1;...', 'v2;...' or 'v3;...'): " + text);
     }
     for (int i = 1; i < parts.length; i++) {
       int eq = parts[i].indexOf('=');
@@ -321,21 +523,36 @@ public final class IndexSpec {
         b.layout(Layout.BY_VALUE);
       } else if (layout.equals("by-row")) {
         b.layout(Layout.BY_ROW);
+      } else if (layout.equals("ordered")) {
+        b.layout(Layout.ORDERED);
       } else {
         throw new IllegalArgumentException(
-            "index spec field layout must be by-row or by-value: " + layout);
+            "index spec field layout must be by-row, by-value or ordered: " + layout);
       }
-      if ((b.layout == Layout.BY_VALUE) != parts[0].equals("v2")) {
-        throw new IllegalArgumentException(
-            "index spec version " + parts[0] + " does not match layout " + layout);
+      List<Column> then = parseColumns("then", fields.getOrDefault("then", ""));
+      String typesText = fields.get("types");
+      List<ValueType> types = new ArrayList<>();
+      if (typesText != null) {
+        for (String t : typesText.split(",", -1)) types.add(ValueType.ofText(t));
+        if (types.size() != then.size() + 1) {
+          throw new IllegalArgumentException(
+              "index spec names " + types.size() + " types for " + (then.size() + 1) + " columns");
+        }
+        b.type(types.get(0));
       }
-      for (Column c : parseColumns("then", fields.getOrDefault("then", ""))) {
-        b.thenColumn(c.family, c.qualifier);
+      for (int i = 0; i < then.size(); i++) {
+        Column c = then.get(i);
+        b.thenColumn(c.family, c.qualifier, types.isEmpty() ? ValueType.BYTES : types.get(i + 1));
       }
       for (Column c : parseColumns("covered", fields.getOrDefault("covered", ""))) {
         b.covered(c.family, c.qualifier);
       }
-      return b.build();
+      IndexSpec spec = b.build();
+      if (!spec.version().equals(parts[0])) {
+        throw new IllegalArgumentException(
+            "index spec version " + parts[0] + " does not match its fields (" + spec + ")");
+      }
+      return spec;
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           "malformed index spec '" + text + "': " + e.getMessage(), e);
@@ -372,6 +589,8 @@ public final class IndexSpec {
         + covered
         + (local ? ", local" : "")
         + (layout == Layout.BY_VALUE ? ", by value" : "")
+        + (layout == Layout.ORDERED ? ", ordered" : "")
+        + (isTyped() ? ", types=" + types : "")
         + "}";
   }
 
@@ -424,6 +643,8 @@ public final class IndexSpec {
     private final byte[] family;
     private final byte[] qualifier;
     private final List<Column> further = new ArrayList<>();
+    private ValueType type = ValueType.BYTES;
+    private final List<ValueType> furtherTypes = new ArrayList<>();
     private String alias;
     private int buckets = DEFAULT_BUCKETS;
     private boolean bucketsSet;
@@ -438,6 +659,16 @@ public final class IndexSpec {
     private Builder(byte[] family, byte[] qualifier) {
       this.family = family == null ? null : family.clone();
       this.qualifier = qualifier == null ? null : qualifier.clone();
+    }
+
+    /**
+     * What the indexed column (a composite index's first) holds: see {@link ValueType} (default
+     * {@link ValueType#BYTES}).
+     */
+    public Builder type(ValueType type) {
+      if (type == null) throw new IllegalArgumentException("type must not be null");
+      this.type = type;
+      return this;
     }
 
     /** Short name of the index: [A-Za-z0-9_]{1,32}, unique per data table. Required. */
@@ -459,7 +690,8 @@ public final class IndexSpec {
      * Where a global index's rows live: {@link Layout#BY_VALUE} (the default for a global index)
      * splits as it grows and asks one region per selective value; {@link Layout#BY_ROW} keeps the
      * fixed buckets of earlier releases (the writes of a popular value spread over all buckets, an
-     * absent value costs no RPC). A local index is always BY_ROW.
+     * absent value costs no RPC); {@link Layout#ORDERED} orders the index by value for ranges,
+     * value order and first-N queries. A local index is always BY_ROW.
      */
     public Builder layout(Layout layout) {
       if (layout == null) throw new IllegalArgumentException("layout must not be null");
@@ -469,8 +701,8 @@ public final class IndexSpec {
 
     /**
      * {@link Layout#BY_ROW}: salt buckets = index regions, 1..256 (default 16). {@link
-     * Layout#BY_VALUE}: the regions the index table starts with, 1..256 (default 16). Global
-     * indexes only.
+     * Layout#BY_VALUE}: the regions the index table starts with, 1..256 (default 16). {@link
+     * Layout#ORDERED}: salted streams, 1..256 (default 1, unsalted). Global indexes only.
      */
     public Builder buckets(int buckets) {
       this.buckets = buckets;
@@ -498,11 +730,18 @@ public final class IndexSpec {
      * before): the index holds the tuple of their values, in this order.
      */
     public Builder thenColumn(byte[] family, byte[] qualifier) {
+      return thenColumn(family, qualifier, ValueType.BYTES);
+    }
+
+    /** {@link #thenColumn(byte[], byte[])} of a column holding values of {@code type}. */
+    public Builder thenColumn(byte[] family, byte[] qualifier, ValueType type) {
       if (family == null || family.length == 0 || qualifier == null) {
         throw new IllegalArgumentException(
             "indexed column family must be non-empty and qualifier non-null");
       }
+      if (type == null) throw new IllegalArgumentException("type must not be null");
       further.add(new Column(family, qualifier));
+      furtherTypes.add(type);
       return this;
     }
 
@@ -539,6 +778,7 @@ public final class IndexSpec {
         }
         buckets = 1;
       }
+      if (resolvedLayout() == Layout.ORDERED && !bucketsSet) buckets = 1;
       if (buckets < MIN_BUCKETS || buckets > MAX_BUCKETS) {
         throw new IllegalArgumentException(
             "buckets must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS + "], got " + buckets);
@@ -584,7 +824,10 @@ public final class IndexSpec {
           throw new IllegalArgumentException("covered column " + covered.get(i) + " listed twice");
         }
       }
-      return new IndexSpec(this, indexed);
+      List<ValueType> types = new ArrayList<>(indexed.size());
+      types.add(type);
+      types.addAll(furtherTypes);
+      return new IndexSpec(this, indexed, types);
     }
 
     private Layout resolvedLayout() {

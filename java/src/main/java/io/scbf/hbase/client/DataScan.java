@@ -5,6 +5,7 @@ import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexValueFilter;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,6 +55,7 @@ final class DataScan {
 
   /** Every indexed column equal to its part of {@code value}, tested in the region servers. */
   private static Filter pointFilter(IndexSpec spec, byte[] value) {
+    if (spec.isTyped()) return IndexValueFilter.equalTo(spec, value);
     if (!spec.isComposite()) {
       return test(spec.family(), spec.qualifier(), CompareOperator.EQUAL, value);
     }
@@ -66,24 +68,25 @@ final class DataScan {
     return all;
   }
 
-  /** Rows satisfying every condition (each tested in the region servers). */
-  List<Result> matching(List<Condition> conditions) throws IOException {
+  /**
+   * Rows satisfying every condition (each tested in the region servers); {@code specs} are the
+   * conditions' indexes, in the same order, whose types decide how values compare.
+   */
+  List<Result> matching(List<Condition> conditions, List<IndexSpec> specs) throws IOException {
     FilterList all = new FilterList(FilterList.Operator.MUST_PASS_ALL);
-    for (Condition c : conditions) {
+    for (int i = 0; i < conditions.size(); i++) {
+      Condition c = conditions.get(i);
+      IndexSpec spec = specs.get(i);
       FilterList any = new FilterList(FilterList.Operator.MUST_PASS_ONE);
       for (byte[] v : c.values()) {
-        any.addFilter(test(c.family(), c.qualifier(), CompareOperator.EQUAL, v));
+        any.addFilter(
+            spec.isTyped()
+                ? IndexValueFilter.equalTo(spec, spec.indexForm(v))
+                : test(c.family(), c.qualifier(), CompareOperator.EQUAL, v));
       }
       all.addFilter(any);
     }
-    return scan(
-        all,
-        r -> {
-          for (Condition c : conditions) {
-            if (!c.test(r.getValue(c.family(), c.qualifier()))) return false;
-          }
-          return true;
-        });
+    return scan(all, r -> MultiColumnQueries.matchesAll(conditions, specs, r));
   }
 
   /**
@@ -91,6 +94,11 @@ final class DataScan {
    * region servers only drop rows lacking an indexed column; the bounds are tested here.
    */
   List<Result> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    if (spec.isTyped()) {
+      return scan(
+          new IndexValueFilter(spec, lo, hi),
+          valueTest(spec, v -> IndexKeyCodec.inRange(v, lo, hi)));
+    }
     FilterList bounds = new FilterList(FilterList.Operator.MUST_PASS_ALL);
     if (spec.isComposite()) {
       for (IndexSpec.Column c : spec.columns()) {

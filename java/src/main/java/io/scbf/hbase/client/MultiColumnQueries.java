@@ -7,6 +7,7 @@ import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.QueryTrace;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.client.Result;
@@ -50,14 +51,17 @@ public final class MultiColumnQueries {
     List<Condition> all = List.of(conditions);
     // Each value routed and planned once: for the estimates, then for reading its keys.
     List<List<ValueRoute>> routes = new ArrayList<>(all.size());
+    List<IndexSpec> specs = new ArrayList<>(all.size());
     long[] estimated = new long[all.size()];
     long tableRows = -1;
     int driver = -1;
     for (int i = 0; i < all.size(); i++) {
       Condition c = all.get(i);
       IndexSpec spec = context.indexes.onColumn(c.family(), c.qualifier());
+      specs.add(spec);
       List<ValueRoute> values = new ArrayList<>(c.values().size());
-      for (byte[] v : c.values()) {
+      for (byte[] raw : c.values()) {
+        byte[] v = spec.indexForm(raw);
         Routed routed = context.route(spec, v);
         values.add(new ValueRoute(spec, v, routed, context.plan(Answer.ROW_KEYS, spec, routed)));
       }
@@ -78,7 +82,7 @@ public final class MultiColumnQueries {
     List<Result> rows;
     int intersected = 0;
     if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
-      rows = context.scans.matching(all);
+      rows = context.scans.matching(all, specs);
     } else {
       TreeSet<byte[]> candidates = null;
       for (int i = 0; i < all.size(); i++) {
@@ -100,15 +104,7 @@ public final class MultiColumnQueries {
         intersected++;
         if (candidates.isEmpty()) break;
       }
-      rows =
-          context.rechecks.rows(
-              new ArrayList<>(candidates),
-              r -> {
-                for (Condition c : all) {
-                  if (!c.test(r.getValue(c.family(), c.qualifier()))) return false;
-                }
-                return true;
-              });
+      rows = context.rechecks.rows(new ArrayList<>(candidates), r -> matchesAll(all, specs, r));
     }
     boolean scanned = plan.kind() == QueryPlan.Kind.DATA_SCAN;
     context.trace(
@@ -122,5 +118,27 @@ public final class MultiColumnQueries {
             .plan(plan)
             .build());
     return rows;
+  }
+
+  /**
+   * True if the row satisfies every condition: raw bytes for an untyped index's column, the typed
+   * value otherwise (a {@code BIG_DECIMAL} 1.00 equals 1.0).
+   */
+  static boolean matchesAll(List<Condition> conditions, List<IndexSpec> specs, Result r) {
+    for (int i = 0; i < conditions.size(); i++) {
+      Condition c = conditions.get(i);
+      IndexSpec spec = specs.get(i);
+      byte[] current = r.getValue(c.family(), c.qualifier());
+      if (!spec.isTyped()) {
+        if (!c.test(current)) return false;
+        continue;
+      }
+      byte[] form = current == null ? null : spec.valueOf(col -> current);
+      if (form == null) return false;
+      boolean any = false;
+      for (byte[] v : c.values()) any |= Arrays.equals(form, spec.indexForm(v));
+      if (!any) return false;
+    }
+    return true;
   }
 }

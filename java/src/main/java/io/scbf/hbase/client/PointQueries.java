@@ -34,6 +34,7 @@ public final class PointQueries {
   public List<byte[]> rowKeys(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     long start = System.nanoTime();
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    value = spec.indexForm(value);
     Routed routed = context.route(spec, value);
     QueryPlan plan = context.plan(Answer.ROW_KEYS, spec, routed);
     if (plan.kind() != QueryPlan.Kind.DATA_SCAN && !spec.isLocal()) {
@@ -62,7 +63,8 @@ public final class PointQueries {
 
   /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
   public List<Result> rows(byte[] family, byte[] qualifier, byte[] value) throws IOException {
-    return rows(context.indexes.onColumn(family, qualifier), value);
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    return rows(spec, spec.indexForm(value));
   }
 
   private List<Result> rows(IndexSpec spec, byte[] value) throws IOException {
@@ -97,6 +99,7 @@ public final class PointQueries {
       throws IOException {
     long start = System.nanoTime();
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    value = spec.indexForm(value);
     Routed routed = context.route(spec, value);
     QueryPlan plan = context.plan(Answer.ENTRIES, spec, routed);
     List<IndexEntry> entries = new ArrayList<>();
@@ -119,7 +122,8 @@ public final class PointQueries {
 
   /** The plan a point query returning {@code answer} would run now, with its estimates. */
   public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value, Answer answer) {
-    return explain(context.indexes.onColumn(family, qualifier), value, answer);
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    return explain(spec, spec.indexForm(value), answer);
   }
 
   /**

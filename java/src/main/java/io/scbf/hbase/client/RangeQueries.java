@@ -5,6 +5,7 @@ import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -27,6 +28,8 @@ public final class RangeQueries {
       throws IOException {
     long start = System.nanoTime();
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    lo = form(spec, lo);
+    hi = form(spec, hi);
     List<byte[]> rows =
         spec.isLocal()
             ? context.local.rowKeys(
@@ -39,7 +42,8 @@ public final class RangeQueries {
   /** The data rows with {@code lo <= family:qualifier < hi} now, re-checked. */
   public List<Result> rows(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
-    return rows(context.indexes.onColumn(family, qualifier), lo, hi);
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    return rows(spec, form(spec, lo), form(spec, hi));
   }
 
   /**
@@ -74,8 +78,8 @@ public final class RangeQueries {
    * The bounds of the indexed values with the leading columns {@code equal}, the next in [lo, hi).
    */
   static byte[][] compositeBounds(IndexSpec spec, List<byte[]> equal, byte[] lo, byte[] hi) {
-    List<byte[]> leading = List.copyOf(equal); // rejects null values
-    if (leading.size() >= spec.columns().size()) {
+    List<byte[]> given = List.copyOf(equal); // rejects null values
+    if (given.size() >= spec.columns().size()) {
       throw new IllegalArgumentException(
           "a range on index '"
               + spec.alias()
@@ -84,8 +88,18 @@ public final class RangeQueries {
               + " column(s) "
               + spec.columns()
               + ", got "
-              + leading.size());
+              + given.size());
     }
-    return spec.isComposite() ? CompositeValue.bounds(leading, lo, hi) : new byte[][] {lo, hi};
+    List<byte[]> leading = new ArrayList<>(given.size());
+    for (int i = 0; i < given.size(); i++) leading.add(spec.indexForm(i, given.get(i)));
+    int next = given.size();
+    byte[] from = lo == null ? null : spec.indexForm(next, lo);
+    byte[] to = hi == null ? null : spec.indexForm(next, hi);
+    return spec.isComposite() ? CompositeValue.bounds(leading, from, to) : new byte[][] {from, to};
+  }
+
+  /** The index form of a bound of a one-column range (null: unbounded). */
+  static byte[] form(IndexSpec spec, byte[] bound) {
+    return bound == null ? null : spec.indexForm(bound);
   }
 }

@@ -32,6 +32,7 @@ public final class StreamedQueries {
    */
   public ResultScanner point(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    value = spec.indexForm(value);
     Routed routed = context.route(spec, value);
     QueryPlan plan = context.plan(Answer.ROWS, spec, routed);
     boolean scan = plan.kind() == QueryPlan.Kind.DATA_SCAN;
@@ -79,7 +80,8 @@ public final class StreamedQueries {
    */
   public ResultScanner range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
-    return range(context.indexes.onColumn(family, qualifier), lo, hi);
+    IndexSpec spec = context.indexes.onColumn(family, qualifier);
+    return range(spec, RangeQueries.form(spec, lo), RangeQueries.form(spec, hi));
   }
 
   /**

@@ -91,10 +91,11 @@ final class TableIndexes {
     IndexSpec.Column column = new IndexSpec.Column(family, qualifier);
     IndexSpec found = null;
     for (IndexSpec s : specs) {
-      // While a BY_VALUE index is built beside a BY_ROW one (a migration), the BY_ROW one answers.
+      // While a new index is built beside an older one (a migration), the older layout answers:
+      // BY_ROW, then BY_VALUE, then ORDERED (the new one is asked by its alias meanwhile).
       if (!s.isComposite()
           && s.column().equals(column)
-          && (found == null || s.layout() == IndexSpec.Layout.BY_ROW)) {
+          && (found == null || s.layout().ordinal() < found.layout().ordinal())) {
         found = s;
       }
     }

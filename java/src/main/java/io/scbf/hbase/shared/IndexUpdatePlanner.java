@@ -191,7 +191,16 @@ public final class IndexUpdatePlanner {
     for (IndexSpec spec : specs) {
       if (!spec.columns().contains(col)) continue;
       byte[] value = CellUtil.cloneValue(c);
-      byte[] indexed = spec.isComposite() ? CompositeValue.encode(List.of(value)) : value;
+      String invalid = spec.invalidValue(col, value);
+      if (invalid != null) {
+        throw new DoNotRetryIOException(
+            "the write was refused: "
+                + invalid
+                + ". Write the value as Bytes.toBytes of the declared type, or index the column"
+                + " with type BYTES.");
+      }
+      byte[] form = spec.indexForm(spec.columns().indexOf(col), value);
+      byte[] indexed = spec.isComposite() ? CompositeValue.encode(List.of(form)) : form;
       String tooLong = tooLong(spec, indexed, row);
       if (tooLong != null) {
         throw new DoNotRetryIOException(
