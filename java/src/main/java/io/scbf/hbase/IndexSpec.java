@@ -269,6 +269,15 @@ public final class IndexSpec {
     return buckets;
   }
 
+  /**
+   * True if queries find this index's regions by key ({@link Layout#BY_VALUE}, {@link
+   * Layout#ORDERED}): its table splits like a data table's, each region answers absent values from
+   * its own filter, and nothing is published to the master.
+   */
+  public boolean routedByKey() {
+    return layout == Layout.BY_VALUE || layout == Layout.ORDERED;
+  }
+
   /** Where a global index's rows are placed; {@link Layout#BY_ROW} for a local index. */
   public Layout layout() {
     return layout;

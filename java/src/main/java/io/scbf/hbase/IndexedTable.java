@@ -2,6 +2,7 @@ package io.scbf.hbase;
 
 import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.client.MultiColumnQueries;
+import io.scbf.hbase.client.OrderedQueries;
 import io.scbf.hbase.client.PointQueries;
 import io.scbf.hbase.client.QueryContext;
 import io.scbf.hbase.client.RangeQueries;
@@ -39,6 +40,7 @@ public final class IndexedTable implements AutoCloseable {
   private final RangeQueries ranges;
   private final MultiColumnQueries multiColumn;
   private final StreamedQueries streams;
+  private final OrderedQueries ordered;
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
     this.context = QueryContext.open(connection, dataTable);
@@ -46,6 +48,7 @@ public final class IndexedTable implements AutoCloseable {
     this.points = new PointQueries(context, ranges);
     this.multiColumn = new MultiColumnQueries(context, points);
     this.streams = new StreamedQueries(context);
+    this.ordered = new OrderedQueries(context);
   }
 
   /**
@@ -220,6 +223,53 @@ public final class IndexedTable implements AutoCloseable {
       throws IOException {
     context.checkOpen();
     return context.counted(ranges.rows(family, qualifier, lo, hi));
+  }
+
+  /**
+   * The data rows with {@code lo <= value < hi} (null = unbounded) of the {@code ORDERED} index
+   * {@code index} now, in value order (the column type's order, ties by row key; {@link
+   * ValueOrder#DESCENDING} reverses both), streamed page by page and each page re-checked. Only the
+   * index regions holding the range are asked, each as far as the rows read: close the scanner to
+   * stop (try-with-resources). Bounds are given as the column holds values ({@code
+   * Bytes.toBytes(-5L)} for a {@code LONG} column).
+   *
+   * @throws IllegalArgumentException if {@code index} is not {@code ORDERED}
+   */
+  public ResultScanner streamRange(String index, byte[] lo, byte[] hi, ValueOrder order)
+      throws IOException {
+    context.checkOpen();
+    return context.counted(ordered.stream(index, lo, hi, order));
+  }
+
+  /**
+   * The first {@code limit} data rows of {@link #streamRange(String, byte[], byte[], ValueOrder)}:
+   * reads about {@code limit} index entries plus at most one page per region asked, not the range.
+   */
+  public List<Result> range(String index, byte[] lo, byte[] hi, ValueOrder order, int limit)
+      throws IOException {
+    context.checkOpen();
+    return context.counted(ordered.first(index, lo, hi, order, limit));
+  }
+
+  /**
+   * The first {@code limit} index entries of {@code lo <= value < hi} of the {@code ORDERED} index
+   * {@code index} in value order, answered from the index alone (a covered range: no data row is
+   * read): each entry's row, value and covered columns as of its last index write, as {@link
+   * #findEntries} answers a point.
+   */
+  public List<IndexEntry> rangeEntries(
+      String index, byte[] lo, byte[] hi, ValueOrder order, int limit) throws IOException {
+    context.checkOpen();
+    return context.counted(ordered.entries(index, lo, hi, order, limit));
+  }
+
+  /**
+   * The plan a range on {@code index} would run now: an {@code ORDERED} index counts the range's
+   * entries in the regions holding it (up to where a scan costs less) and compares.
+   */
+  public QueryPlan explainRange(String index, byte[] lo, byte[] hi) throws IOException {
+    context.checkOpen();
+    return ordered.explain(index, lo, hi);
   }
 
   /**

@@ -132,7 +132,7 @@ public final class BuildIndexTool extends Configured implements Tool {
         rows / seconds);
     // Every row is indexed: queries may use the index instead of scanning.
     new IndexAdmin(connection).markBuilt(table, spec.alias());
-    if (spec.layout() == IndexSpec.Layout.BY_VALUE) {
+    if (spec.routedByKey()) {
       // No routing to wait for: each query asks the value's region, which reads its rows.
       return true;
     }

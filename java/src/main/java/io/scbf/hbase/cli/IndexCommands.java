@@ -264,7 +264,7 @@ final class IndexCommands {
           "  %d regions did not answer (an earlier release, or moving): %s%n",
           regions.unanswered().size(), regions.unanswered().get(0));
     }
-    if (spec.layout() == IndexSpec.Layout.BY_VALUE) {
+    if (spec.routedByKey()) {
       out.println("  routing: by key (each region answers from its own filter; nothing published)");
       return;
     }
@@ -302,9 +302,14 @@ final class IndexCommands {
         s.columnsText(),
         s.isLocal()
             ? "local"
-            : s.layout() == IndexSpec.Layout.BY_VALUE
-                ? "global, by value (splits as it grows)"
-                : "global, " + s.buckets() + " buckets",
+            : switch (s.layout()) {
+              case BY_VALUE -> "global, by value (splits as it grows)";
+              case ORDERED ->
+                  "global, ordered"
+                      + (s.buckets() > 1 ? " in " + s.buckets() + " salted streams" : "")
+                      + " (splits as it grows)";
+              case BY_ROW -> "global, " + s.buckets() + " buckets";
+            },
         admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
   }
 

@@ -135,14 +135,14 @@ final class GlobalLookups {
     List<LookupResponse> responses;
     int asked;
     String traced;
-    if (byValue(spec)) {
+    if (spec.routedByKey()) {
       long tableRows = tableRows(indexTable);
       long scanAbove = context.router.scanAboveRows(kind, tableRows);
       try (Table index = context.connection.getTable(indexTable)) {
-        RegionChain chain =
-            valueChain(index, spec, value, request.toBuilder().setScanAbove(scanAbove).build());
-        responses = chain.all();
-        asked = chain.regions();
+        List<RegionChain> chains =
+            valueChains(index, spec, value, request.toBuilder().setScanAbove(scanAbove).build());
+        responses = allOf(chains, "index lookup on " + indexTable);
+        asked = chains.stream().mapToInt(RegionChain::regions).sum();
       }
       calls.addAndGet(asked);
       noteEntries(indexTable, responses);
@@ -198,9 +198,14 @@ final class GlobalLookups {
     return rows;
   }
 
-  /** Every bucket's entries with {@code lo <= value < hi} (null = unbounded). */
-  Answer range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+  /**
+   * Every bucket's entries with {@code lo <= value < hi} (null = unbounded): of an {@code ORDERED}
+   * index only the regions holding the range, and if they hold more entries than a scan would cost
+   * ({@code kind}'s costs), the matching rows of a scan instead (the answer's plan says so).
+   */
+  Answer range(IndexSpec spec, byte[] lo, byte[] hi, QueryPlan.Answer kind) throws IOException {
     QueryContext.checkBounds(spec, lo, hi);
+    if (spec.layout() == IndexSpec.Layout.ORDERED) return orderedRange(spec, lo, hi, kind);
     long start = System.nanoTime();
     TableName indexTable = indexTable(spec);
     // Paged by bytes only: an answer larger than one RPC comes in several.
@@ -211,7 +216,7 @@ final class GlobalLookups {
             .build();
     List<LookupResponse> responses;
     int asked;
-    if (byValue(spec)) {
+    if (spec.routedByKey()) {
       List<RegionChain> chains = new ArrayList<>();
       try (Table index = context.connection.getTable(indexTable)) {
         List<Callable<List<LookupResponse>>> perRegion = new ArrayList<>();
@@ -250,14 +255,181 @@ final class GlobalLookups {
     return new Answer(responses, scanned);
   }
 
-  private static boolean byValue(IndexSpec spec) {
-    return spec.layout() == IndexSpec.Layout.BY_VALUE;
+  /**
+   * The range of an {@code ORDERED} index: each salted stream's key range read by one chain, the
+   * streams in parallel, each chain from the region holding the range's start to the one holding
+   * its end (only those). Once the entries read exceed what a scan would cost, the reading stops
+   * and the table is scanned instead.
+   */
+  private Answer orderedRange(IndexSpec spec, byte[] lo, byte[] hi, QueryPlan.Answer kind)
+      throws IOException {
+    long start = System.nanoTime();
+    TableName indexTable = indexTable(spec);
+    int total = regionsOf(spec, indexTable);
+    long tableRows = tableRows(indexTable);
+    long scanAbove = context.router.scanAboveRows(kind, tableRows);
+    RangeLookupRequest request =
+        rangeRequest(spec, lo, hi)
+            .setLimit(Integer.MAX_VALUE)
+            .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
+            .build();
+    AtomicLong read = new AtomicLong();
+    List<RegionChain> chains = new ArrayList<>();
+    List<LookupResponse> responses = new ArrayList<>();
+    try (Table index = context.connection.getTable(indexTable)) {
+      List<Callable<List<LookupResponse>>> perStream = new ArrayList<>();
+      for (byte[][] bounds : streamBounds(spec, lo, hi)) {
+        RegionChain chain = rangeChain(index, bounds[0], bounds[1], request);
+        chains.add(chain);
+        perStream.add(
+            () -> {
+              List<LookupResponse> out = new ArrayList<>();
+              for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
+                out.add(r);
+                if (scanAbove > 0 && read.addAndGet(r.getHitsCount()) > scanAbove) break;
+              }
+              return out;
+            });
+      }
+      ParallelCalls.all(context.pool, perStream, "index range lookup on " + indexTable)
+          .forEach(responses::addAll);
+    }
+    int asked = chains.stream().mapToInt(RegionChain::regions).sum();
+    noteEntries(indexTable, responses);
+    Answer answer = new Answer(responses, null);
+    boolean over = scanAbove > 0 && read.get() > scanAbove;
+    if (!over && !answer.building()) {
+      trace("range", total, asked, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
+      return answer;
+    }
+    List<Result> scanned = context.scans.range(spec, lo, hi);
+    if (!over) {
+      traceScan("range", total, asked, start, scanned.size());
+      return new Answer(responses, scanned);
+    }
+    QueryPlan plan = context.router.planRange(kind, read.get(), tableRows, asked, total);
+    context.trace(
+        QueryTrace.builder("range-scan (planned)")
+            .regions(QueryTrace.Target.INDEX_REGIONS, total, asked, 0)
+            .lookups(new QueryTrace.Lookups(0, scanned.size(), QueryContext.micros(start)))
+            .build());
+    return new Answer(responses, scanned, plan);
   }
 
-  /** The chain reading {@code value}'s key range of a {@code BY_VALUE} index. */
-  private static RegionChain valueChain(
+  /**
+   * The key ranges [start, stop) of {@code lo <= value < hi} in each salted stream of an {@code
+   * ORDERED} index.
+   */
+  private static List<byte[][]> streamBounds(IndexSpec spec, byte[] lo, byte[] hi) {
+    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    List<byte[][]> out = new ArrayList<>(spec.buckets());
+    for (int s = 0; s < spec.buckets(); s++) out.add(IndexKeyCodec.rangeBounds(s, alias, lo, hi));
+    return out;
+  }
+
+  /**
+   * The entries of {@code lo <= value < hi} of an {@code ORDERED} index in value order (ties in row
+   * order), descending if asked, each with its value; read page by page ({@code pageRows} entries
+   * per region call), each stream region after region.
+   */
+  OrderedEntries ordered(
+      IndexSpec spec, Table index, byte[] lo, byte[] hi, boolean descending, int pageRows) {
+    RangeLookupRequest request =
+        rangeRequest(spec, lo, hi)
+            .setLimit(pageRows)
+            .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
+            .setWithValues(true)
+            .setReverse(descending)
+            .build();
+    List<Chain> streams = new ArrayList<>(spec.buckets());
+    for (byte[][] bounds : streamBounds(spec, lo, hi)) {
+      streams.add(
+          descending
+              ? new DescendingChain(
+                  index,
+                  bounds[0],
+                  bounds[1],
+                  (region, to, resume) -> {
+                    RangeLookupRequest.Builder b =
+                        request.toBuilder()
+                            .setFromKey(ByteString.copyFrom(bounds[0]))
+                            .setToKey(ByteString.copyFrom(to));
+                    if (resume != null) b.setResumeAfter(resume);
+                    return region.rangeLookup(null, b.build());
+                  })
+              : rangeChain(index, bounds[0], bounds[1], request));
+    }
+    calls.addAndGet(streams.size());
+    return new OrderedEntries(streams, descending);
+  }
+
+  /**
+   * The entries a range reading in value order counts: {@code lo <= value < hi} of an {@code
+   * ORDERED} index, counted by its regions up to {@code limit} (for explain).
+   */
+  Count countRange(IndexSpec spec, byte[] lo, byte[] hi, long limit) throws IOException {
+    RangeLookupRequest request =
+        rangeRequest(spec, lo, hi)
+            .setCountOnly(true)
+            .setLimit((int) Math.min(Integer.MAX_VALUE - 1, Math.max(1, limit)))
+            .build();
+    long counted = 0;
+    int regions = 0;
+    try (Table index = context.connection.getTable(indexTable(spec))) {
+      for (byte[][] bounds : streamBounds(spec, lo, hi)) {
+        RegionChain chain = rangeChain(index, bounds[0], bounds[1], request);
+        for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
+          noteEntries(indexTable(spec), List.of(r));
+          if (r.getIndexBuilding()) return new Count(-1, chain.regions() + regions);
+          counted += r.getValueEstimate();
+          if (counted > limit) break;
+        }
+        regions += chain.regions();
+        if (counted > limit) break;
+      }
+    }
+    return new Count(counted, regions);
+  }
+
+  /** Entries a range holds as its regions counted them (-1: the index is building). */
+  record Count(long entries, int regions) {}
+
+  /** The rows of an {@code ORDERED} or {@code BY_VALUE} table a plan would compare with. */
+  long tableRowsOf(IndexSpec spec) throws IOException {
+    TableName indexTable = indexTable(spec);
+    regionsOf(spec, indexTable);
+    return tableRows(indexTable);
+  }
+
+  /** Every answer of every chain, the chains read in parallel when there are several. */
+  private List<LookupResponse> allOf(List<RegionChain> chains, String what) throws IOException {
+    if (chains.size() == 1) return chains.get(0).all();
+    List<Callable<List<LookupResponse>>> each = new ArrayList<>(chains.size());
+    for (RegionChain c : chains) each.add(c::all);
+    List<LookupResponse> out = new ArrayList<>();
+    ParallelCalls.all(context.pool, each, what).forEach(out::addAll);
+    return out;
+  }
+
+  /**
+   * The chains reading {@code value}'s key ranges: one of a {@code BY_VALUE} index (the value's
+   * slot), one per salted stream of an {@code ORDERED} one.
+   */
+  private static List<RegionChain> valueChains(
       Table index, IndexSpec spec, byte[] value, LookupRequest request) {
-    byte[] prefix = IndexKeyCodec.slotPrefix(spec.alias().getBytes(StandardCharsets.UTF_8), value);
+    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
+    if (spec.layout() == IndexSpec.Layout.BY_VALUE) {
+      return List.of(valueChain(index, IndexKeyCodec.slotPrefix(alias, value), request));
+    }
+    List<RegionChain> chains = new ArrayList<>(spec.buckets());
+    for (int s = 0; s < spec.buckets(); s++) {
+      chains.add(valueChain(index, IndexKeyCodec.valuePrefix(s, alias, value), request));
+    }
+    return chains;
+  }
+
+  /** The chain reading the key range of the index rows starting with {@code prefix}. */
+  private static RegionChain valueChain(Table index, byte[] prefix, LookupRequest request) {
     return new RegionChain(
         index,
         prefix,
@@ -313,16 +485,16 @@ final class GlobalLookups {
   QueryPlan explainByValue(IndexSpec spec, byte[] value, QueryPlan.Answer kind) throws IOException {
     TableName indexTable = indexTable(spec);
     LookupRequest request = lookupRequest(spec, value).setEstimateOnly(true).build();
-    LookupResponse first;
+    long estimate = 0;
     try (Table index = context.connection.getTable(indexTable)) {
-      first = valueChain(index, spec, value, request).next();
+      for (RegionChain chain : valueChains(index, spec, value, request)) {
+        LookupResponse first = chain.next();
+        noteEntries(indexTable, List.of(first));
+        if (!first.getFilterAbsent()) estimate += first.getValueEstimate();
+      }
     }
-    noteEntries(indexTable, List.of(first));
     return context.router.planByValue(
-        kind,
-        first.getFilterAbsent() ? 0 : first.getValueEstimate(),
-        tableRows(indexTable),
-        regionsOf(spec, indexTable));
+        kind, estimate, tableRows(indexTable), regionsOf(spec, indexTable));
   }
 
   /** The table's rows as the {@code BY_VALUE} index's regions last told (0: not known yet). */
@@ -344,7 +516,7 @@ final class GlobalLookups {
    * listed (at most {@link #REGION_COUNT_MAX_AGE_MS} old).
    */
   private int regionsOf(IndexSpec spec, TableName indexTable) throws IOException {
-    if (!byValue(spec)) return spec.buckets();
+    if (!spec.routedByKey()) return spec.buckets();
     RegionCount known = regionCounts.get(indexTable);
     if (known == null
         || System.currentTimeMillis() - known.listedMillis() > REGION_COUNT_MAX_AGE_MS) {
@@ -359,6 +531,11 @@ final class GlobalLookups {
         throws ServiceException;
   }
 
+  /** A cursor that reads a key range region after region, and counts the regions it asked. */
+  interface Chain extends Cursor {
+    int regions();
+  }
+
   /** The answers of a stream, one page at a time. */
   interface Cursor {
     /** The next page, or null once every region answered. */
@@ -366,6 +543,27 @@ final class GlobalLookups {
 
     /** True if no page was asked yet. */
     boolean atStart();
+
+    /** The cursors' answers one cursor after the other. */
+    static Cursor concat(List<? extends Cursor> cursors) {
+      return new Cursor() {
+        int i;
+
+        @Override
+        public LookupResponse next() throws IOException {
+          for (; i < cursors.size(); i++) {
+            LookupResponse r = cursors.get(i).next();
+            if (r != null) return r;
+          }
+          return null;
+        }
+
+        @Override
+        public boolean atStart() {
+          return i == 0 && cursors.get(0).atStart();
+        }
+      };
+    }
   }
 
   /** A global index's rows with {@code value}, in pages of the routed buckets or its region. */
@@ -375,8 +573,8 @@ final class GlobalLookups {
     return pages(
         spec,
         index ->
-            byValue(spec)
-                ? valueChain(index, spec, value, request)
+            spec.routedByKey()
+                ? Cursor.concat(valueChains(index, spec, value, request))
                 : bucketCursor(
                     index,
                     bucketsOf(spec, route),
@@ -397,17 +595,22 @@ final class GlobalLookups {
     return pages(
         spec,
         index ->
-            byValue(spec)
-                ? rangeChain(index, new byte[0], new byte[0], request)
-                : bucketCursor(
-                    index,
-                    allBuckets(spec),
-                    (bucket, resume) ->
-                        bucket.rangeLookup(
-                            null,
-                            resume == null
-                                ? request
-                                : request.toBuilder().setResumeAfter(resume).build())),
+            spec.layout() == IndexSpec.Layout.ORDERED
+                ? Cursor.concat(
+                    streamBounds(spec, lo, hi).stream()
+                        .map(b -> rangeChain(index, b[0], b[1], request))
+                        .toList())
+                : spec.routedByKey()
+                    ? rangeChain(index, new byte[0], new byte[0], request)
+                    : bucketCursor(
+                        index,
+                        allBuckets(spec),
+                        (bucket, resume) ->
+                            bucket.rangeLookup(
+                                null,
+                                resume == null
+                                    ? request
+                                    : request.toBuilder().setResumeAfter(resume).build())),
         v -> IndexKeyCodec.inRange(v, lo, hi),
         () -> QueryStream.onePage(() -> context.scans.range(spec, lo, hi)));
   }
@@ -519,6 +722,24 @@ final class GlobalLookups {
 
   private TableName indexTable(IndexSpec spec) {
     return IndexCatalog.indexTableName(context.dataTable, spec.alias());
+  }
+
+  TableName indexTableOf(IndexSpec spec) {
+    return indexTable(spec);
+  }
+
+  /** The index's regions: its buckets, or its table's regions as listed at most 10 s ago. */
+  int regionsOf(IndexSpec spec) throws IOException {
+    return regionsOf(spec, indexTable(spec));
+  }
+
+  /** {@link #regionsOf(IndexSpec)} for traces: -1 if the table cannot be listed now. */
+  int knownRegionsOf(IndexSpec spec) {
+    try {
+      return regionsOf(spec);
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   private void trace(

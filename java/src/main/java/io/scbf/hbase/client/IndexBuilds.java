@@ -104,15 +104,14 @@ public final class IndexBuilds {
   }
 
   /**
-   * A {@code BY_VALUE} global index created beside a {@code BY_ROW} one on the same columns: the
-   * way to move an index to the new layout online (queries by column keep using the {@code BY_ROW}
-   * one until it is dropped).
+   * A global index created beside an older layout's on the same columns ({@code BY_VALUE} beside
+   * {@code BY_ROW}, {@code ORDERED} beside either): the way to move an index to a newer layout
+   * online (queries by column keep using the older one until it is dropped).
    */
   private static boolean isMigration(IndexSpec existing, IndexSpec created) {
     return !existing.isLocal()
         && !created.isLocal()
-        && existing.layout() == IndexSpec.Layout.BY_ROW
-        && created.layout() == IndexSpec.Layout.BY_VALUE;
+        && existing.layout().ordinal() < created.layout().ordinal();
   }
 
   /** How long {@link #awaitLocalEntries} waits for the data regions to build a local index. */

@@ -23,6 +23,9 @@ final class IndexEntries {
         if (values.get(i) != null) covered.put(columns.get(i), values.get(i));
       }
     }
-    return new IndexEntry(hit.getRow().toByteArray(), covered);
+    return new IndexEntry(
+        hit.getRow().toByteArray(),
+        covered,
+        hit.hasValue() ? spec.rawForm(hit.getValue().toByteArray()) : null);
   }
 }

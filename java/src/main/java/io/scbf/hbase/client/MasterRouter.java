@@ -68,14 +68,20 @@ final class MasterRouter implements QueryRouter {
         routed.route(),
         routed.failed()
             ? "routing unavailable: no estimate"
-            : spec.layout() == IndexSpec.Layout.BY_VALUE
-                ? "BY_VALUE index: one region per value, no estimate"
+            : spec.routedByKey()
+                ? spec.layout() + " index: one region per value, no estimate"
                 : "strict: not routed, no estimate");
   }
 
   @Override
   public long scanAboveRows(QueryPlan.Answer answer, long tableRows) {
     return planner.scanAboveRows(answer, tableRows);
+  }
+
+  @Override
+  public QueryPlan planRange(
+      QueryPlan.Answer answer, long rangeRows, long tableRows, int asked, int regions) {
+    return planner.planRange(answer, rangeRows, tableRows, asked, regions);
   }
 
   @Override

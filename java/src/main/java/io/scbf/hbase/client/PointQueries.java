@@ -132,7 +132,7 @@ public final class PointQueries {
    */
   private QueryPlan explain(IndexSpec spec, byte[] value, Answer answer) {
     Routed routed = context.route(spec, value);
-    if (spec.layout() == IndexSpec.Layout.BY_VALUE && !context.strict()) {
+    if (spec.routedByKey() && !context.strict()) {
       try {
         return context.global.explainByValue(spec, value, answer);
       } catch (IOException e) {

@@ -147,7 +147,7 @@ public final class QueryContext implements AutoCloseable {
   Routed route(IndexSpec spec, byte[] value) {
     if (value == null) throw new IllegalArgumentException("value must not be null");
     checkLength(spec, value, "value");
-    if (strict || spec.layout() == IndexSpec.Layout.BY_VALUE) return Routed.STRICT;
+    if (strict || spec.routedByKey()) return Routed.STRICT;
     return router.route(spec, value);
   }
 

@@ -107,21 +107,27 @@ final class QueryPlanner {
    * rows ({@code valueRows}) and the table's rows (the region's entries times the index's regions).
    */
   QueryPlan planByValue(Answer answer, long valueRows, long tableRows, int regions) {
+    return planByKey(
+        answer, valueRows, tableRows, 1, regions, "the value's region estimated its rows");
+  }
+
+  /**
+   * The plan of a range on an {@code ORDERED} index from the entries its {@code asked} regions
+   * counted in the range ({@code rangeRows}) and the table's rows.
+   */
+  QueryPlan planRange(Answer answer, long rangeRows, long tableRows, int asked, int regions) {
+    return planByKey(
+        answer, rangeRows, tableRows, asked, regions, "the range's regions counted its entries");
+  }
+
+  private QueryPlan planByKey(
+      Answer answer, long rows, long tableRows, int asked, int regions, String source) {
     Kind index = answer == Answer.ROWS ? Kind.INDEX_LOOKUP : Kind.INDEX_ONLY;
     if (!costBased) {
-      return unestimated(index, answer, 1, regions, Settings.PLANNER + " = index");
+      return unestimated(index, answer, asked, regions, Settings.PLANNER + " = index");
     }
     return costed(
-        index,
-        answer,
-        false,
-        valueRows,
-        valueRows,
-        tableRows,
-        1,
-        0,
-        regions,
-        " (the value's region estimated its rows)");
+        index, answer, false, rows, rows, tableRows, asked, 0, regions, " (" + source + ")");
   }
 
   /**

@@ -20,6 +20,10 @@ interface QueryRouter extends AutoCloseable {
   /** See {@link QueryPlanner#planByValue}. */
   QueryPlan planByValue(QueryPlan.Answer answer, long valueRows, long tableRows, int regions);
 
+  /** See {@link QueryPlanner#planRange}. */
+  QueryPlan planRange(
+      QueryPlan.Answer answer, long rangeRows, long tableRows, int asked, int regions);
+
   /**
    * The plan of a multi-column query whose most selective condition is estimated at {@code
    * driverRows} (-1: unknown) of {@code tableRows}.

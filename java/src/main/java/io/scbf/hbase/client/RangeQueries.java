@@ -1,6 +1,7 @@
 package io.scbf.hbase.client;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
@@ -34,7 +35,7 @@ public final class RangeQueries {
         spec.isLocal()
             ? context.local.rowKeys(
                 context.local.range(spec, lo, hi, LocalQueryRequest.Answer.KEYS))
-            : context.global.range(spec, lo, hi).rowKeys();
+            : context.global.range(spec, lo, hi, QueryPlan.Answer.ROW_KEYS).rowKeys();
     context.finishTrace(start, null);
     return rows;
   }
@@ -63,7 +64,7 @@ public final class RangeQueries {
     if (spec.isLocal()) {
       rows = context.local.rows(context.local.range(spec, lo, hi, LocalQueryRequest.Answer.ROWS));
     } else {
-      GlobalLookups.Answer answer = context.global.range(spec, lo, hi);
+      GlobalLookups.Answer answer = context.global.range(spec, lo, hi, QueryPlan.Answer.ROWS);
       rows =
           answer.scanned() != null
               ? answer.scanned()

@@ -19,7 +19,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * between, every key of the range is answered by exactly one region: no row is missed and none is
  * sent twice.
  */
-final class RegionChain implements GlobalLookups.Cursor {
+final class RegionChain implements GlobalLookups.Chain {
   /** One call: the region's stub, where the range resumes, and the page resume point (or null). */
   interface Ask {
     LookupResponse ask(IndexLookupService.BlockingInterface region, byte[] from, ByteString resume)
@@ -89,7 +89,8 @@ final class RegionChain implements GlobalLookups.Cursor {
   }
 
   /** Regions asked so far (first pages). */
-  int regions() {
+  @Override
+  public int regions() {
     return regions;
   }
 

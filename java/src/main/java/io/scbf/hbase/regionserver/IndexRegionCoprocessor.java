@@ -6,6 +6,7 @@ import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
 import io.scbf.hbase.regionserver.index.IndexRegion;
+import io.scbf.hbase.regionserver.lookup.IndexLookups;
 import io.scbf.hbase.regionserver.region.HRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.ServerCalls;
@@ -255,10 +256,19 @@ public class IndexRegionCoprocessor extends IndexLookupService
                   request.getMaxBytes(),
                   request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null,
                   request.hasFromKey() ? request.getFromKey().toByteArray() : null,
-                  request.hasToKey() ? request.getToKey().toByteArray() : null));
+                  request.hasToKey() ? request.getToKey().toByteArray() : null,
+                  reading(request)));
     } catch (IOException | RuntimeException e) {
       fail(controller, done, e);
     }
+  }
+
+  private static IndexLookups.RangeReading reading(RangeLookupRequest request) {
+    if (request.getCountOnly()) return IndexLookups.RangeReading.COUNT;
+    if (request.getReverse()) return IndexLookups.RangeReading.VALUES_DESCENDING;
+    return request.getWithValues()
+        ? IndexLookups.RangeReading.VALUES
+        : IndexLookups.RangeReading.ENTRIES;
   }
 
   @Override

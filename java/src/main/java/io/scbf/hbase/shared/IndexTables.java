@@ -17,9 +17,10 @@ public final class IndexTables {
   private IndexTables() {}
 
   /**
-   * Creates the index table of {@code spec}: one region per bucket ({@code BY_ROW}), or its first
-   * {@code buckets()} regions over the slots ({@code BY_VALUE}); its rows expire with those of the
-   * data table {@code data} ({@link IndexCatalog#indexTtl}).
+   * Creates the index table of {@code spec}: one region per bucket ({@code BY_ROW}) or salted
+   * stream ({@code ORDERED}), or its first {@code buckets()} regions over the slots ({@code
+   * BY_VALUE}); its rows expire with those of the data table {@code data} ({@link
+   * IndexCatalog#indexTtl}).
    */
   public static void create(Admin admin, TableDescriptor data, IndexSpec spec, boolean building)
       throws IOException {

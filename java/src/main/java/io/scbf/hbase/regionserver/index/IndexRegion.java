@@ -8,6 +8,7 @@ import io.scbf.hbase.regionserver.lookup.IndexLookups;
 import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexPlacement;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusResponse;
 import java.io.IOException;
@@ -235,9 +236,11 @@ public final class IndexRegion {
     try {
       IndexKeyCodec.Parsed p = IndexKeyCodec.parse(row);
       int salt =
-          spec.layout() == IndexSpec.Layout.BY_ROW
-              ? bucket
-              : IndexKeyCodec.slot(row, 1, p.filterKeyEnd());
+          switch (spec.layout()) {
+            case BY_ROW -> bucket;
+            case BY_VALUE -> IndexKeyCodec.slot(row, 1, p.filterKeyEnd());
+            case ORDERED -> IndexPlacement.salt(spec, alias, p.value(), p.userRow());
+          };
       if (p.bucket() != salt || !Arrays.equals(p.alias(), alias)) {
         throw new DoNotRetryIOException(
             "index row of salt "
@@ -314,7 +317,8 @@ public final class IndexRegion {
   }
 
   public LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {
-    return rangeLookup(requestAlias, lo, hi, 0, 0, null, null, null);
+    return rangeLookup(
+        requestAlias, lo, hi, 0, 0, null, null, null, IndexLookups.RangeReading.ENTRIES);
   }
 
   /** A range lookup, paged if {@code limit} > 0 (see {@link IndexLookups#rangeLookup}). */
@@ -326,13 +330,24 @@ public final class IndexRegion {
       int maxBytes,
       byte[] resumeAfter,
       byte[] fromKey,
-      byte[] toKey)
+      byte[] toKey,
+      IndexLookups.RangeReading reading)
       throws IOException {
     checkAlias(requestAlias);
     if (limit < 0) throw new DoNotRetryIOException("range lookup limit " + limit + " < 0");
-    return building
-        ? BUILDING
-        : lookups.rangeLookup(
+    if (reading == IndexLookups.RangeReading.VALUES_DESCENDING
+        && spec.layout() != IndexSpec.Layout.ORDERED) {
+      throw new DoNotRetryIOException(
+          "index '"
+              + spec.alias()
+              + "' is "
+              + spec.layout()
+              + ": only ORDERED indexes read in descending order");
+    }
+    if (building) return BUILDING;
+    BucketFilter f = filter();
+    LookupResponse answer =
+        lookups.rangeLookup(
             lo,
             hi,
             limit,
@@ -340,7 +355,12 @@ public final class IndexRegion {
             resumeAfter,
             fromKey,
             toKey,
-            filter().isReady());
+            reading,
+            f.isReady());
+    // The client's planner sizes the table from its regions' entries.
+    return spec.routedByKey() && f.isReady()
+        ? answer.toBuilder().setRegionEntries(f.entries()).build()
+        : answer;
   }
 
   private void checkAlias(byte[] requestAlias) throws DoNotRetryIOException {

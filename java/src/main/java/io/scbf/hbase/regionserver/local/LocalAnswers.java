@@ -153,7 +153,16 @@ final class LocalAnswers {
           .build();
     }
     LookupResponse found =
-        entries.rangeLookup(alias, lo, hi, limit, request.getMaxBytes(), resume, null, null);
+        entries.rangeLookup(
+            alias,
+            lo,
+            hi,
+            limit,
+            request.getMaxBytes(),
+            resume,
+            null,
+            null,
+            IndexLookups.RangeReading.ENTRIES);
     out.setIndexed(true).setCacheHit(false);
     if (found.hasResumeAfter()) out.setResumeAfter(found.getResumeAfter());
     List<byte[]> rows = answerHits(request.getAnswer(), found, inBounds, out);

@@ -94,11 +94,37 @@ public final class IndexLookups {
     return lookup(value, 0, PAGE_BYTES, null, null, regionReady);
   }
 
-  private boolean byValue() {
-    return spec.layout() == IndexSpec.Layout.BY_VALUE;
+  private boolean routedByKey() {
+    return spec.routedByKey();
   }
 
-  /** The answer of a {@code BY_VALUE} region whose filter proves {@code value} absent. */
+  /**
+   * Where a point lookup reads {@code value}: under the bucket's salt ({@code BY_ROW}), the value's
+   * slot ({@code BY_VALUE}), or the salted stream {@code fromKey} lies in ({@code ORDERED}: the
+   * client reads each stream with its own chain of calls).
+   */
+  private byte[] pointPrefix(byte[] value, byte[] fromKey) throws DoNotRetryIOException {
+    switch (spec.layout()) {
+      case BY_ROW:
+        return IndexKeyCodec.valuePrefix(bucket, alias, value);
+      case BY_VALUE:
+        return IndexKeyCodec.slotPrefix(alias, value);
+      default:
+        int stream = fromKey == null || fromKey.length == 0 ? 0 : fromKey[0] & 0xff;
+        if (stream >= spec.buckets()) {
+          throw new DoNotRetryIOException(
+              "index '"
+                  + spec.alias()
+                  + "' has "
+                  + spec.buckets()
+                  + " streams, not "
+                  + (stream + 1));
+        }
+        return IndexKeyCodec.valuePrefix(stream, alias, value);
+    }
+  }
+
+  /** The answer of a key-routed region whose filter proves {@code value} absent. */
   public LookupResponse absent(boolean regionReady) {
     count.incrementAndGet();
     return LookupResponse.newBuilder()
@@ -156,10 +182,7 @@ public final class IndexLookups {
       long regionEntries)
       throws IOException {
     count.incrementAndGet();
-    byte[] prefix =
-        byValue()
-            ? IndexKeyCodec.slotPrefix(alias, value)
-            : IndexKeyCodec.valuePrefix(bucket, alias, value);
+    byte[] prefix = pointPrefix(value, fromKey);
     byte[] stop = IndexKeyCodec.prefixSuccessor(prefix);
     byte[] start =
         resumeAfter == null ? prefix : Bytes.add(prefix, resumeAfter, new byte[1]); // after it
@@ -210,9 +233,13 @@ public final class IndexLookups {
         .build();
   }
 
-  /** A {@code BY_VALUE} answer names the region's end key (see the class comment). */
+  /** A key-routed answer names the region's end key (see the class comment), and its start. */
   private LookupResponse.Builder withRegion(LookupResponse.Builder answer) {
-    return byValue() ? answer.setRegionEnd(ByteString.copyFrom(regionEnd)) : answer;
+    return routedByKey()
+        ? answer
+            .setRegionEnd(ByteString.copyFrom(regionEnd))
+            .setRegionStart(ByteString.copyFrom(regionStart))
+        : answer;
   }
 
   private static LookupResponse.Builder withEstimate(
@@ -224,7 +251,19 @@ public final class IndexLookups {
 
   /** Index entries with {@code lo <= value < hi} (null: unbounded); never cached. */
   public LookupResponse rangeLookup(byte[] lo, byte[] hi, boolean regionReady) throws IOException {
-    return rangeLookup(lo, hi, 0, PAGE_BYTES, null, null, null, regionReady);
+    return rangeLookup(lo, hi, 0, PAGE_BYTES, null, null, null, RangeReading.ENTRIES, regionReady);
+  }
+
+  /** What a range lookup sends back. */
+  public enum RangeReading {
+    /** The entries, in ascending key order. */
+    ENTRIES,
+    /** The entries with their values, in ascending key order. */
+    VALUES,
+    /** The entries with their values, in descending key order ({@code ORDERED}). */
+    VALUES_DESCENDING,
+    /** Only how many entries there are (up to the limit). */
+    COUNT
   }
 
   /**
@@ -245,9 +284,13 @@ public final class IndexLookups {
       byte[] resumeAfter,
       byte[] fromKey,
       byte[] toKey,
+      RangeReading reading,
       boolean regionReady)
       throws IOException {
     List<byte[][]> ranges = rangesOf(lo, hi, fromKey, toKey);
+    if (reading == RangeReading.VALUES_DESCENDING) {
+      return descending(ranges, limit, pageBytes, resumeAfter, regionReady);
+    }
     if (resumeAfter != null) {
       boolean inRange = false;
       for (byte[][] r : ranges) inRange |= within(resumeAfter, r[0], r[1]);
@@ -262,21 +305,86 @@ public final class IndexLookups {
       }
       ranges = rest;
     }
-    return withRegion(scan(ranges, limit, pageBytes, true).toBuilder())
+    if (reading == RangeReading.COUNT) {
+      return withRegion(count(ranges, limit)).setRegionReady(regionReady).build();
+    }
+    return withRegion(
+            scan(ranges, limit, pageBytes, true, reading == RangeReading.VALUES).toBuilder())
         .setCacheHit(false)
         .setRegionReady(regionReady)
         .build();
   }
 
+  /**
+   * The entries of {@code ranges} from the last down, or one page of them that resumes before the
+   * index row key {@code resumeBefore} (exclusive; null: from the end).
+   */
+  private LookupResponse descending(
+      List<byte[][]> ranges, int limit, int pageBytes, byte[] resumeBefore, boolean regionReady)
+      throws IOException {
+    if (resumeBefore != null) {
+      boolean inRange = false;
+      for (byte[][] r : ranges) inRange |= within(resumeBefore, r[0], r[1]);
+      if (!inRange) {
+        throw new DoNotRetryIOException("resume_after is not an index row key of this range");
+      }
+    }
+    List<IndexHit> hits = new ArrayList<>();
+    List<byte[]> keys = new ArrayList<>();
+    int wanted = limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1;
+    for (int i = ranges.size() - 1; i >= 0 && keys.size() < wanted; i--) {
+      byte[] start = ranges.get(i)[0];
+      byte[] stop = ranges.get(i)[1];
+      if (resumeBefore != null) {
+        if (Bytes.compareTo(start, resumeBefore) >= 0) continue;
+        if (stop.length == 0 || Bytes.compareTo(stop, resumeBefore) > 0) stop = resumeBefore;
+      }
+      if (stop.length != 0 && Bytes.compareTo(start, stop) >= 0) continue;
+      rows.scanDescending(
+          start,
+          stop,
+          wanted - keys.size(),
+          c -> {
+            byte[] key = CellUtil.cloneRow(c);
+            keys.add(key);
+            hits.add(hit(key, c, true));
+          });
+    }
+    LookupResponse.Builder page =
+        limit <= 0 ? LookupResponse.newBuilder().addAllHits(hits) : page(hits, limit, pageBytes);
+    if (page.hasResumeAfter()) {
+      page.setResumeAfter(ByteString.copyFrom(keys.get(page.getHitsCount() - 1)));
+    }
+    return withRegion(page).setCacheHit(false).setRegionReady(regionReady).build();
+  }
+
+  /** How many entries {@code ranges} hold, counted up to {@code limit} (0: all). */
+  private LookupResponse.Builder count(List<byte[][]> ranges, int limit) throws IOException {
+    int wanted = limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1;
+    long[] n = new long[1];
+    for (byte[][] range : ranges) {
+      if (n[0] >= wanted) break;
+      if (range[1].length != 0 && Bytes.compareTo(range[0], range[1]) >= 0) continue;
+      rows.scan(range[0], range[1], (int) (wanted - n[0]), c -> n[0]++);
+    }
+    boolean over = n[0] >= wanted;
+    return LookupResponse.newBuilder()
+        .setValueEstimate(over ? limit : n[0])
+        .setOverLimit(over)
+        .setCacheHit(false);
+  }
+
   /** The key ranges a range lookup reads, in key order. */
   private List<byte[][]> rangesOf(byte[] lo, byte[] hi, byte[] fromKey, byte[] toKey) {
-    if (!byValue())
+    if (!routedByKey())
       return Collections.singletonList(IndexKeyCodec.rangeBounds(bucket, alias, lo, hi));
     byte[] from = max(regionStart, fromKey == null ? new byte[0] : fromKey);
     byte[] to = minEnd(regionEnd, toKey == null ? new byte[0] : toKey);
     List<byte[][]> out = new ArrayList<>();
+    // A BY_VALUE index's values sit under 256 slots, an ORDERED one's under its streams.
+    int salts = spec.layout() == IndexSpec.Layout.BY_VALUE ? IndexKeyCodec.SLOTS : spec.buckets();
     int first = from.length == 0 ? 0 : from[0] & 0xff;
-    int last = to.length == 0 ? IndexKeyCodec.SLOTS - 1 : to[0] & 0xff;
+    int last = Math.min(to.length == 0 ? salts - 1 : to[0] & 0xff, salts - 1);
     for (int slot = first; slot <= last; slot++) {
       byte[][] b = IndexKeyCodec.rangeBounds(slot, alias, lo, hi);
       byte[] start = max(b[0], from);
@@ -349,7 +457,11 @@ public final class IndexLookups {
   private LookupResponse scan(
       byte[] start, byte[] stop, int limit, int pageBytes, boolean resumeAtKey) throws IOException {
     return scan(
-        Collections.singletonList(new byte[][] {start, stop}), limit, pageBytes, resumeAtKey);
+        Collections.singletonList(new byte[][] {start, stop}),
+        limit,
+        pageBytes,
+        resumeAtKey,
+        false);
   }
 
   /**
@@ -357,7 +469,8 @@ public final class IndexLookups {
    * that resumes after its last entry's user row (one value), or after its index row key if {@code
    * resumeAtKey} (a range, where the value varies).
    */
-  private LookupResponse scan(List<byte[][]> ranges, int limit, int pageBytes, boolean resumeAtKey)
+  private LookupResponse scan(
+      List<byte[][]> ranges, int limit, int pageBytes, boolean resumeAtKey, boolean withValues)
       throws IOException {
     List<IndexHit> hits = new ArrayList<>();
     List<byte[]> keys = new ArrayList<>();
@@ -373,7 +486,7 @@ public final class IndexLookups {
           c -> {
             byte[] key = CellUtil.cloneRow(c);
             keys.add(key);
-            hits.add(hit(key, c));
+            hits.add(hit(key, c, withValues));
           });
     }
     if (limit <= 0) return LookupResponse.newBuilder().addAllHits(hits).build();
@@ -384,10 +497,11 @@ public final class IndexLookups {
     return page.build();
   }
 
-  /** The hit of the index row {@code key} whose cell is {@code c}. */
-  private static IndexHit hit(byte[] key, Cell c) {
-    IndexHit.Builder hit =
-        IndexHit.newBuilder().setRow(ByteString.copyFrom(IndexKeyCodec.parse(key).userRow()));
+  /** The hit of the index row {@code key} whose cell is {@code c}, with its value if asked. */
+  private static IndexHit hit(byte[] key, Cell c, boolean withValue) {
+    IndexKeyCodec.Parsed parsed = IndexKeyCodec.parse(key);
+    IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(parsed.userRow()));
+    if (withValue) hit.setValue(ByteString.copyFrom(parsed.value()));
     if (c.getValueLength() > 0) {
       hit.setCovered(
           ByteString.copyFrom(c.getValueArray(), c.getValueOffset(), c.getValueLength()));

@@ -99,6 +99,25 @@ public final class HRegionRows implements IndexRegionRows {
             .withStopRow(stop.length == 0 && local != null ? local.last() : toRow(stop))
             .addColumn(family, IndexCatalog.INDEX_QUALIFIER)
             .readVersions(1);
+    read(scan, limit, consumer);
+  }
+
+  @Override
+  public void scanDescending(byte[] start, byte[] stop, int limit, Consumer<Cell> consumer)
+      throws IOException {
+    if (local != null) throw new UnsupportedOperationException("local index rows read forwards");
+    // A reversed scan starts at its start row (here the range's exclusive end) and goes down.
+    Scan scan =
+        new Scan()
+            .withStartRow(stop, false)
+            .withStopRow(start, true)
+            .setReversed(true)
+            .addColumn(family, IndexCatalog.INDEX_QUALIFIER)
+            .readVersions(1);
+    read(scan, limit, consumer);
+  }
+
+  private void read(Scan scan, int limit, Consumer<Cell> consumer) throws IOException {
     try (RegionScanner scanner = region.getScanner(scan)) {
       List<Cell> cells = new ArrayList<>();
       boolean more;

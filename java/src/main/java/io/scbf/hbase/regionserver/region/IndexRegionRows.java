@@ -23,6 +23,16 @@ public interface IndexRegionRows {
   void scan(byte[] start, byte[] stop, int limit, Consumer<Cell> cells) throws IOException;
 
   /**
+   * {@link #scan} in descending key order: the last {@code limit} rows of [{@code start}, {@code
+   * stop}), from the last one down. Only index tables' regions read backwards (an {@code ORDERED}
+   * index's descending queries).
+   */
+  default void scanDescending(byte[] start, byte[] stop, int limit, Consumer<Cell> cells)
+      throws IOException {
+    throw new UnsupportedOperationException("this store does not read backwards");
+  }
+
+  /**
    * The filter key of every index row of the region, in row order, read lazily; {@code next} throws
    * {@link CancellationException} once {@code cancelled} says so (the region is closing).
    */
