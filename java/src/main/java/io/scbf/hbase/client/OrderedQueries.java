@@ -5,7 +5,6 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.ValueOrder;
-import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -194,12 +193,13 @@ public final class OrderedQueries {
       public List<Result> next() throws IOException {
         while (next != null) {
           List<byte[]> keys = new ArrayList<>(pageRows);
+          List<byte[]> values = new ArrayList<>(pageRows);
           while (next != null && keys.size() < pageRows) {
             keys.add(next.getRow().toByteArray());
+            values.add(next.getValue().toByteArray());
             next = entries.next();
           }
-          List<Result> rows =
-              context.rechecks.rows(keys, spec, v -> IndexKeyCodec.inRange(v, lo, hi));
+          List<Result> rows = context.rechecks.rowsAt(keys, values, spec);
           this.rows += rows.size();
           if (!rows.isEmpty()) return rows;
         }

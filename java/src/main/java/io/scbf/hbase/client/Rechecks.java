@@ -6,6 +6,7 @@ import io.scbf.hbase.shared.IndexPlacement;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -62,6 +63,31 @@ final class Rechecks {
    * s (docs/benchmarks-hbase.md).
    */
   List<Result> rows(List<byte[]> rows, Predicate<Result> predicate) throws IOException {
+    List<Result> out = new ArrayList<>(rows.size());
+    for (Result r : read(rows)) {
+      if (!r.isEmpty() && predicate.test(r)) out.add(r);
+    }
+    return out;
+  }
+
+  /**
+   * The rows whose current value of {@code spec}'s column(s) is still the value of the index entry
+   * that named them ({@code values}, index form, one per row), in their order: an entry left behind
+   * by an update (its cleanup still in flight) is dropped, so a row comes once, at its current
+   * value.
+   */
+  List<Result> rowsAt(List<byte[]> rows, List<byte[]> values, IndexSpec spec) throws IOException {
+    List<Result> read = read(rows);
+    List<Result> out = new ArrayList<>(rows.size());
+    for (int i = 0; i < read.size(); i++) {
+      Result r = read.get(i);
+      if (!r.isEmpty() && Arrays.equals(spec.valueOf(r), values.get(i))) out.add(r);
+    }
+    return out;
+  }
+
+  /** The rows read by multi-gets, one result per row, in their order (empty: no such row). */
+  private List<Result> read(List<byte[]> rows) throws IOException {
     List<Callable<Result[]>> chunks = new ArrayList<>();
     for (int from = 0; from < rows.size(); from += CHUNK) {
       List<Get> gets = new ArrayList<>(CHUNK);
@@ -77,9 +103,7 @@ final class Rechecks {
     }
     List<Result> out = new ArrayList<>(rows.size());
     for (Result[] chunk : ParallelCalls.all(pool, chunks, "re-check of " + dataTable + " rows")) {
-      for (Result r : chunk) {
-        if (!r.isEmpty() && predicate.test(r)) out.add(r);
-      }
+      out.addAll(Arrays.asList(chunk));
     }
     return out;
   }

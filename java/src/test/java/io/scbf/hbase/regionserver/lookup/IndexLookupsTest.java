@@ -21,6 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class IndexLookupsTest {
+  private static final IndexLookups.RangeReading ENTRIES = IndexLookups.RangeReading.ENTRIES;
+
   static final int BUCKET = 3;
   static final byte[] ALIAS = Bytes.toBytes("city");
   static final IndexSpec SPEC =
@@ -224,14 +226,14 @@ class IndexLookupsTest {
     byte[] resume = null;
     do {
       LookupResponse page =
-          region.rangeLookup(lo, hi, 7, IndexLookups.PAGE_BYTES, resume, null, null, true);
+          region.rangeLookup(lo, hi, 7, IndexLookups.PAGE_BYTES, resume, null, null, ENTRIES, true);
       paged.addAll(users(page));
       resume = page.hasResumeAfter() ? page.getResumeAfter().toByteArray() : null;
     } while (resume != null);
     assertEquals(users(all), paged, "pages continue across slots in key order");
     byte[] from = {96};
-    List<String> tail = users(region.rangeLookup(lo, hi, 0, 0, null, from, null, true));
-    List<String> head = users(region.rangeLookup(lo, hi, 0, 0, null, null, from, true));
+    List<String> tail = users(region.rangeLookup(lo, hi, 0, 0, null, from, null, ENTRIES, true));
+    List<String> head = users(region.rangeLookup(lo, hi, 0, 0, null, null, from, ENTRIES, true));
     assertEquals(expected.size(), tail.size() + head.size());
     for (String r : tail) assertTrue(expected.get(r) >= 96, r);
     for (String r : head) assertTrue(expected.get(r) < 96, r);
