@@ -3,17 +3,27 @@ package io.scbf.hbase;
 import io.scbf.hbase.client.IndexBuilds;
 import io.scbf.hbase.client.IndexVerifier;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexTables;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotEnabledException;
 import org.apache.hadoop.hbase.TableNotFoundException;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -271,6 +281,54 @@ public final class IndexAdmin {
       }
       IndexTables.create(admin, data, spec, true);
       admin.modifyTable(IndexCatalog.withIndex(data, spec));
+    }
+  }
+
+  /**
+   * Splits an {@code ORDERED} index's regions so that each of {@code values} (as the column holds
+   * them, e.g. {@code Bytes.toBytes(0L)}) starts a region, in every salted stream: Phoenix's {@code
+   * SPLIT ON} for an index, for ranges spread over regions from the start rather than once the
+   * index has grown. Waits for each split (at most a minute each).
+   *
+   * @throws IllegalArgumentException if the index is not {@code ORDERED} or a value is not of the
+   *     column's type
+   */
+  public void splitIndexAt(TableName dataTable, String alias, byte[]... values) throws IOException {
+    IndexSpec spec = null;
+    for (IndexSpec s : listIndexes(dataTable)) {
+      if (s.alias().equals(alias)) spec = s;
+    }
+    if (spec == null) {
+      throw new IllegalArgumentException("table " + dataTable + " has no index '" + alias + "'");
+    }
+    if (spec.layout() != IndexSpec.Layout.ORDERED) {
+      throw new IllegalArgumentException(
+          "index '" + alias + "' is " + spec.layout() + ": only ORDERED indexes split at values");
+    }
+    TreeSet<byte[]> keys = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    byte[] aliasBytes = alias.getBytes(StandardCharsets.UTF_8);
+    for (byte[] v : values) {
+      byte[] form = spec.indexForm(v);
+      for (int s = 0; s < spec.buckets(); s++) {
+        keys.add(IndexKeyCodec.valuePrefix(s, aliasBytes, form));
+      }
+    }
+    TableName indexTable = IndexCatalog.indexTableName(dataTable, alias);
+    try (Admin admin = connection.getAdmin();
+        RegionLocator locator = connection.getRegionLocator(indexTable)) {
+      for (byte[] key : keys) {
+        HRegionLocation at = locator.getRegionLocation(key, true);
+        if (Bytes.equals(at.getRegion().getStartKey(), key)) continue; // already a boundary
+        try {
+          admin.splitRegionAsync(at.getRegion().getRegionName(), key).get(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted splitting " + indexTable);
+        } catch (ExecutionException | TimeoutException e) {
+          throw new IOException(
+              "splitting " + indexTable + " at " + Bytes.toStringBinary(key) + " failed", e);
+        }
+      }
     }
   }
 

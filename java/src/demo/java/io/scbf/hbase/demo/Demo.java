@@ -2,9 +2,11 @@ package io.scbf.hbase.demo;
 
 import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.QueryTrace;
+import io.scbf.hbase.ValueOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -39,6 +41,8 @@ public final class Demo {
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] AGE = Bytes.toBytes("age");
   static final byte[] NAME = Bytes.toBytes("name");
+  static final byte[] BALANCE = Bytes.toBytes("balance");
+  static final int MAX_BALANCE = 50_000;
 
   public static void main(String[] args) throws Exception {
     int rows = Integer.getInteger("demo.rows", 300_000);
@@ -89,6 +93,21 @@ public final class Demo {
         "table %s: 8 regions; index 'city' on d:city (the bucket layout, BY_ROW: 16 buckets, fpp"
             + " 0.001, covers d:name)",
         TABLE);
+    indexAdmin.createIndex(
+        TABLE,
+        IndexSpec.builder(D, BALANCE)
+            .alias("balance")
+            .type(IndexSpec.ValueType.LONG)
+            .layout(IndexSpec.Layout.ORDERED)
+            .covered(D, NAME)
+            .build());
+    byte[][] splitAt = new byte[7][];
+    for (int i = 1; i <= 7; i++)
+      splitAt[i - 1] = Bytes.toBytes(-MAX_BALANCE + i * 2L * MAX_BALANCE / 8);
+    indexAdmin.splitIndexAt(TABLE, "balance", splitAt);
+    say(
+        "index 'balance' on d:balance (a LONG, negatives included: ORDERED by value, covers d:name),"
+            + " split into 8 regions");
 
     long t0 = System.nanoTime();
     Random rnd = new Random(1);
@@ -101,6 +120,10 @@ public final class Demo {
             new Put(Bytes.toBytes(String.format("user%08d", i)))
                 .addColumn(D, CITY, Bytes.toBytes(city))
                 .addColumn(D, AGE, Bytes.toBytes(String.format("%02d", 18 + rnd.nextInt(60))))
+                .addColumn(
+                    D,
+                    BALANCE,
+                    Bytes.toBytes((long) rnd.nextInt(2 * MAX_BALANCE + 1) - MAX_BALANCE))
                 .addColumn(D, NAME, Bytes.toBytes("name-" + i)));
         if (batch.size() == 1000) {
           table.put(batch);
@@ -111,7 +134,7 @@ public final class Demo {
     }
     double load = seconds(t0);
     say(
-        "wrote %,d rows with the city index maintained: %.1f s (%,.0f rows/s)",
+        "wrote %,d rows with the city and balance indexes maintained: %.1f s (%,.0f rows/s)",
         rows, load, rows / load);
 
     t0 = System.nanoTime();
@@ -165,7 +188,18 @@ public final class Demo {
         table.put(new Put(Bytes.toBytes("new-row")).addColumn(D, CITY, Bytes.toBytes("Newtown")));
       }
       byValue(connection, people, "by value: new row (read-after-ack)", "Newtown");
-      say("%nexplain find(city = Beijing): %s", people.explain(D, CITY, Bytes.toBytes("Beijing")));
+      typedRange(connection, people, "ordered: -50 <= balance < 50", -50, 50);
+      typedRange(connection, people, "ordered: -1000 <= balance < 1000", -1000, 1000);
+      typedRange(connection, people, "ordered: balance >= 0 (planned)", 0, MAX_BALANCE + 1);
+      topTen(connection, people);
+      covered(connection, people);
+      say(
+          "%nexplain range(-50 <= balance < 50): %s",
+          people.explainRange("balance", Bytes.toBytes(-50L), Bytes.toBytes(50L)));
+      say(
+          "explain range(balance >= 0): %s",
+          people.explainRange("balance", Bytes.toBytes(0L), null));
+      say("explain find(city = Beijing): %s", people.explain(D, CITY, Bytes.toBytes("Beijing")));
       say(
           "explain find(city = %s): %s",
           selective, people.explain(D, CITY, Bytes.toBytes(selective)));
@@ -238,6 +272,84 @@ public final class Demo {
     double scanMs = millis(t0);
     check(found.size(), scanned, label);
     row(label, found.size(), trace, indexMs, scanMs);
+  }
+
+  /**
+   * A range on the typed ORDERED index {@code balance}, next to a scan with HBase's own filters:
+   * they compare raw bytes, where a negative long sorts after every positive one, so the scan needs
+   * two byte ranges for a range across zero.
+   */
+  static void typedRange(Connection connection, IndexedTable people, String label, long lo, long hi)
+      throws Exception {
+    long t0 = System.nanoTime();
+    List<Result> found = people.range(D, BALANCE, Bytes.toBytes(lo), Bytes.toBytes(hi));
+    double indexMs = millis(t0);
+    QueryTrace trace = people.lastTrace();
+    t0 = System.nanoTime();
+    long scanned = scan(connection, longRange(lo, hi));
+    double scanMs = millis(t0);
+    check(found.size(), scanned, label);
+    row(label, found.size(), trace, indexMs, scanMs);
+  }
+
+  /** Rows with lo <= balance < hi by raw-byte filters: negatives and the rest apart. */
+  static org.apache.hadoop.hbase.filter.Filter longRange(long lo, long hi) {
+    FilterList any = new FilterList(FilterList.Operator.MUST_PASS_ONE);
+    if (lo < 0) any.addFilter(between(lo, Math.min(hi, 0)));
+    if (hi > 0) any.addFilter(between(Math.max(lo, 0), hi));
+    return any;
+  }
+
+  private static FilterList between(long lo, long hi) {
+    return new FilterList(
+        new SingleColumnValueFilter(
+            D, BALANCE, CompareOperator.GREATER_OR_EQUAL, Bytes.toBytes(lo)),
+        new SingleColumnValueFilter(D, BALANCE, CompareOperator.LESS, Bytes.toBytes(hi)));
+  }
+
+  /** The 10 largest negative balances, in value order: the index reads about 10 entries. */
+  static void topTen(Connection connection, IndexedTable people) throws Exception {
+    long t0 = System.nanoTime();
+    List<Result> top =
+        people.range(
+            "balance",
+            Bytes.toBytes((long) -MAX_BALANCE),
+            Bytes.toBytes(0L),
+            ValueOrder.DESCENDING,
+            10);
+    double indexMs = millis(t0);
+    QueryTrace trace = people.lastTrace();
+    t0 = System.nanoTime();
+    List<Long> all = new ArrayList<>();
+    try (Table table = connection.getTable(TABLE);
+        ResultScanner scanner =
+            table.getScanner(new Scan().setFilter(longRange(-MAX_BALANCE, 0)).setCaching(1000))) {
+      for (Result r : scanner) all.add(Bytes.toLong(r.getValue(D, BALANCE)));
+    }
+    all.sort(java.util.Comparator.reverseOrder());
+    double scanMs = millis(t0);
+    List<Long> got = new ArrayList<>();
+    for (Result r : top) got.add(Bytes.toLong(r.getValue(D, BALANCE)));
+    if (!got.equals(all.subList(0, Math.min(10, all.size())))) {
+      throw new IllegalStateException("top 10 " + got + ", scan " + all.subList(0, 10));
+    }
+    row("ordered: top 10 balances < 0, desc", top.size(), trace, indexMs, scanMs);
+    say("%36s balances %s", "", got);
+  }
+
+  /** A covered range: names and balances from the index alone, no data row read. */
+  static void covered(Connection connection, IndexedTable people) throws Exception {
+    long t0 = System.nanoTime();
+    List<IndexEntry> entries =
+        people.rangeEntries(
+            "balance", Bytes.toBytes(-50L), Bytes.toBytes(50L), ValueOrder.ASCENDING, 100_000);
+    double indexMs = millis(t0);
+    QueryTrace trace = people.lastTrace();
+    t0 = System.nanoTime();
+    long scanned = scan(connection, longRange(-50, 50));
+    double scanMs = millis(t0);
+    check(entries.size(), scanned, "covered range");
+    row("ordered: covered -50..50 (no data)", entries.size(), trace, indexMs, scanMs);
   }
 
   static void row(String label, int rows, QueryTrace trace, double indexMs, double scanMs) {
