@@ -31,7 +31,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.hadoop.conf.Configuration;
@@ -155,7 +154,7 @@ public final class RangeBenchmark {
   public static void main(String[] args) throws Exception {
     int rows = Integer.getInteger("range.rows", 1_000_000);
     int tsRows = Integer.getInteger("range.tsRows", 0);
-    if (tsRows <= 0) tsRows = Math.max(10_000, rows / 2);
+    if (tsRows <= 0) tsRows = Math.max(10_000, rows / 4);
     Path csvPath = Path.of(System.getProperty("range.csv", "target/bench-ranges.csv"));
     HBaseTestingUtility util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
@@ -208,6 +207,7 @@ public final class RangeBenchmark {
     }
     setUp();
     load();
+    buildIndexes();
     settle(allTables());
     regionReport();
     explainPhoenix();
@@ -260,6 +260,7 @@ public final class RangeBenchmark {
     return s;
   }
 
+  /** The data tables, empty: the rows go in before the indexes are built. */
   void setUp() throws Exception {
     try (Admin admin = hbase.getAdmin()) {
       for (TableName t : List.of(ORDERED, BY_VALUE)) {
@@ -270,32 +271,64 @@ public final class RangeBenchmark {
             dataSplits());
       }
     }
+    try (java.sql.Connection c = DriverManager.getConnection(url);
+        Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE "
+              + PHOENIX
+              + " (PK VARCHAR PRIMARY KEY, V BIGINT, X DOUBLE, P VARCHAR) SPLIT ON ("
+              + quoted(dataSplits())
+              + ")");
+    }
+    spread(List.of(ORDERED, BY_VALUE, TableName.valueOf(PHOENIX)));
+    say(
+        "data tables %s, %s (scbf) and %s (Phoenix: PK VARCHAR, V BIGINT, X DOUBLE, P VARCHAR), %d"
+            + " regions each",
+        ORDERED, BY_VALUE, PHOENIX, REGIONS);
+  }
+
+  static String quoted(byte[][] keys) {
+    StringBuilder out = new StringBuilder();
+    for (byte[] s : keys) {
+      if (out.length() > 0) out.append(',');
+      out.append('\'').append(Bytes.toString(s)).append('\'');
+    }
+    return out.toString();
+  }
+
+  /**
+   * The indexes, built from the loaded rows by each product's own build: scbf defines each index
+   * (an empty index table), splits it at the value quantiles ({@code IndexAdmin.splitIndexAt}),
+   * spreads its regions and backfills it ({@code rebuildIndex}); Phoenix creates each covered index
+   * already split ({@code CREATE INDEX ... SPLIT ON}) and builds it on its servers.
+   */
+  void buildIndexes() throws Exception {
     IndexAdmin indexes = new IndexAdmin(hbase);
-    indexes.createIndex(
-        ORDERED,
+    IndexSpec v =
         IndexSpec.builder(D, V)
             .alias("v")
             .type(IndexSpec.ValueType.LONG)
             .layout(IndexSpec.Layout.ORDERED)
             .covered(D, P)
-            .build());
-    indexes.createIndex(
-        ORDERED,
+            .build();
+    IndexSpec x =
         IndexSpec.builder(D, X)
             .alias("x")
             .type(IndexSpec.ValueType.DOUBLE)
             .layout(IndexSpec.Layout.ORDERED)
             .covered(D, P)
-            .build());
-    indexes.createIndex(
-        BY_VALUE,
+            .build();
+    IndexSpec byValue =
         IndexSpec.builder(D, V)
             .alias("v")
             .type(IndexSpec.ValueType.LONG)
             .layout(IndexSpec.Layout.BY_VALUE)
             .buckets(REGIONS)
             .covered(D, P)
-            .build());
+            .build();
+    indexes.defineIndex(ORDERED, v);
+    indexes.defineIndex(ORDERED, x);
+    indexes.defineIndex(BY_VALUE, byValue);
     long[] vSplits = vSplits();
     byte[][] vAt = new byte[vSplits.length][];
     for (int k = 0; k < vSplits.length; k++) vAt[k] = Bytes.toBytes(vSplits[k]);
@@ -304,43 +337,60 @@ public final class RangeBenchmark {
     byte[][] xAt = new byte[xSplits.length][];
     for (int k = 0; k < xSplits.length; k++) xAt[k] = Bytes.toBytes(xSplits[k]);
     indexes.splitIndexAt(ORDERED, "x", xAt);
+    spread(
+        List.of(
+            IndexCatalog.indexTableName(ORDERED, "v"),
+            IndexCatalog.indexTableName(ORDERED, "x"),
+            IndexCatalog.indexTableName(BY_VALUE, "v")));
+    for (Object[] build : new Object[][] {{ORDERED, "v"}, {ORDERED, "x"}, {BY_VALUE, "v"}}) {
+      long t0 = System.nanoTime();
+      indexes.rebuildIndex((TableName) build[0], (String) build[1]);
+      double s = HBaseBenchmark.seconds(t0);
+      say("scbf index '%s' of %s built in %.1f s (%,.0f rows/s)", build[1], build[0], s, rows / s);
+    }
     say(
-        "scbf: %s (%d regions) with ORDERED indexes 'v' (LONG) and 'x' (DOUBLE) covering d:p, each"
-            + " split at %d value quantiles (IndexAdmin.splitIndexAt); %s with a BY_VALUE index 'v'"
-            + " covering d:p (%d regions to start)",
-        ORDERED, REGIONS, REGIONS - 1, BY_VALUE, REGIONS);
+        "scbf: %s has ORDERED indexes 'v' (LONG) and 'x' (DOUBLE) covering d:p, each split at %d"
+            + " value quantiles (IndexAdmin.splitIndexAt) before its build; %s has a BY_VALUE"
+            + " index 'v' (LONG) covering d:p (%d regions to start)",
+        ORDERED, REGIONS - 1, BY_VALUE, REGIONS);
 
-    StringBuilder splits = new StringBuilder();
-    for (byte[] s : dataSplits()) {
-      if (splits.length() > 0) splits.append(',');
-      splits.append('\'').append(Bytes.toString(s)).append('\'');
-    }
-    try (java.sql.Connection c = DriverManager.getConnection(url);
-        Statement st = c.createStatement()) {
-      st.execute(
-          "CREATE TABLE "
-              + PHOENIX
-              + " (PK VARCHAR PRIMARY KEY, V BIGINT, X DOUBLE, P VARCHAR) SPLIT ON ("
-              + splits
-              + ")");
-      st.execute("CREATE INDEX " + PHOENIX_V + " ON " + PHOENIX + " (V) INCLUDE (P)");
-      st.execute("CREATE INDEX " + PHOENIX_X + " ON " + PHOENIX + " (X) INCLUDE (P)");
-    }
     // A covered global index's row key starts with the indexed value, which Phoenix stores as a
-    // DECIMAL in the index (a nullable fixed-width column becomes variable-width there): split
-    // the empty index tables at the same quantiles, in that encoding.
+    // DECIMAL in the index (a nullable fixed-width column becomes variable-width there): the
+    // split points are the same quantiles in that encoding, given as bytes.
     List<byte[]> pv = new ArrayList<>();
-    for (long v : vSplits) pv.add(PDecimal.INSTANCE.toBytes(BigDecimal.valueOf(v)));
-    splitAt(TableName.valueOf(PHOENIX_V), pv);
+    for (long q : vSplits) pv.add(PDecimal.INSTANCE.toBytes(BigDecimal.valueOf(q)));
     List<byte[]> px = new ArrayList<>();
-    for (double x : xSplits) px.add(PDecimal.INSTANCE.toBytes(BigDecimal.valueOf(x)));
-    splitAt(TableName.valueOf(PHOENIX_X), px);
+    for (double q : xSplits) px.add(PDecimal.INSTANCE.toBytes(BigDecimal.valueOf(q)));
+    try (java.sql.Connection c = DriverManager.getConnection(url)) {
+      for (Object[] index : new Object[][] {{PHOENIX_V, "V", pv}, {PHOENIX_X, "X", px}}) {
+        @SuppressWarnings("unchecked")
+        List<byte[]> at = (List<byte[]>) index[2];
+        String marks = String.join(", ", java.util.Collections.nCopies(at.size(), "?"));
+        long t0 = System.nanoTime();
+        try (PreparedStatement ps =
+            c.prepareStatement(
+                "CREATE INDEX "
+                    + index[0]
+                    + " ON "
+                    + PHOENIX
+                    + " ("
+                    + index[1]
+                    + ") INCLUDE (P) SPLIT ON ("
+                    + marks
+                    + ")")) {
+          for (int k = 0; k < at.size(); k++) ps.setBytes(k + 1, at.get(k));
+          ps.execute();
+        }
+        double s = HBaseBenchmark.seconds(t0);
+        say("Phoenix index %s built in %.1f s (%,.0f rows/s)", index[0], s, rows / s);
+      }
+    }
+    spread(List.of(TableName.valueOf(PHOENIX_V), TableName.valueOf(PHOENIX_X)));
     say(
-        "Phoenix: %s (PK VARCHAR, V BIGINT, X DOUBLE, P VARCHAR; %d regions), covered global"
-            + " indexes %s (V) INCLUDE (P) and %s (X) INCLUDE (P), each split with Admin.split at"
-            + " the same quantiles (Phoenix's DECIMAL encoding of the index's leading column)",
-        PHOENIX, REGIONS, PHOENIX_V, PHOENIX_X);
-    spread(allTables());
+        "Phoenix: covered global indexes %s (V) INCLUDE (P) and %s (X) INCLUDE (P), created with"
+            + " SPLIT ON at the same quantiles (Phoenix's DECIMAL encoding of the index's leading"
+            + " column)",
+        PHOENIX_V, PHOENIX_X);
   }
 
   List<TableName> allTables() {
@@ -353,20 +403,6 @@ public final class RangeBenchmark {
         TableName.valueOf(PHOENIX),
         TableName.valueOf(PHOENIX_V),
         TableName.valueOf(PHOENIX_X));
-  }
-
-  /** Splits {@code table} at each key (waiting for each split), as IndexAdmin.splitIndexAt does. */
-  void splitAt(TableName table, List<byte[]> keys) throws Exception {
-    keys = new ArrayList<>(keys);
-    keys.sort(Bytes.BYTES_COMPARATOR);
-    try (Admin admin = hbase.getAdmin();
-        org.apache.hadoop.hbase.client.RegionLocator locator = hbase.getRegionLocator(table)) {
-      for (byte[] k : keys) {
-        HRegionLocation at = locator.getRegionLocation(k, true);
-        if (Bytes.equals(at.getRegion().getStartKey(), k)) continue;
-        admin.splitRegionAsync(at.getRegion().getRegionName(), k).get(1, TimeUnit.MINUTES);
-      }
-    }
   }
 
   /**
@@ -444,7 +480,10 @@ public final class RangeBenchmark {
         }
         nanos.merge(PHOENIX, phoenixLoad(pool, from, to), Long::sum);
       }
-      say("%nload (setup; the tables took turns chunk by chunk, %d writers):", WRITERS);
+      say(
+          "%nload of the data tables (setup; no index yet; the tables took turns chunk by chunk,"
+              + " %d writers):",
+          WRITERS);
       for (Map.Entry<String, Long> e : nanos.entrySet()) {
         say("  %-16s %,10.0f rows/s", e.getKey(), rows / (e.getValue() / 1e9));
       }
@@ -741,7 +780,7 @@ public final class RangeBenchmark {
 
   static String widthText(double w) {
     return String.format(
-        Locale.ROOT, "%s%%", new BigDecimal(w * 100).stripTrailingZeros().toPlainString());
+        Locale.ROOT, "%s%%", BigDecimal.valueOf(w * 100).stripTrailingZeros().toPlainString());
   }
 
   static String ratio(double r) {
@@ -793,6 +832,7 @@ public final class RangeBenchmark {
   }
 
   void ranges(IndexedTable ordered, IndexedTable byValue) throws Exception {
+    scanCount(0, 1); // a first scan, not counted: the data blocks into the cache
     Map<String, Map<String, double[]>> table = new LinkedHashMap<>();
     List<String> lines = new ArrayList<>();
     for (double width : WIDTHS) {
@@ -858,7 +898,7 @@ public final class RangeBenchmark {
       for (Map.Entry<String, QueryFactory> s : systems.entrySet()) {
         one.put(s.getKey(), s.getValue().open());
         single.put(s.getKey(), new Samples());
-        one.get(s.getKey()).run(SAMPLES); // warm-up, not counted
+        for (int k = 0; k < 10; k++) one.get(s.getKey()).run(SAMPLES + 1 + k); // warm-up
       }
       Samples scan = new Samples();
       for (int i = 0; i < SAMPLES; i++) {
@@ -1287,7 +1327,8 @@ public final class RangeBenchmark {
                 .build());
         indexes.splitIndexAt(t, "ts", splits);
         tables.add(t);
-        all.add(t);
+        // The data tables were created split (their regions assigned in turn); the split index
+        // regions stayed on their parent's server.
         all.add(IndexCatalog.indexTableName(t, "ts"));
       }
     }
