@@ -296,8 +296,15 @@ final class GlobalLookups {
     }
     int asked = chains.stream().mapToInt(RegionChain::regions).sum();
     noteEntries(indexTable, responses);
-    Answer answer = new Answer(responses, null);
     boolean over = scanAbove > 0 && read.get() > scanAbove;
+    // With the table's size known, the entries read are the range's count: the plan it ran.
+    Answer answer =
+        new Answer(
+            responses,
+            null,
+            scanAbove > 0 && !over
+                ? context.router.planRange(kind, read.get(), tableRows, asked, total)
+                : null);
     if (!over && !answer.building()) {
       trace("range", total, asked, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
       return answer;
@@ -312,6 +319,7 @@ final class GlobalLookups {
         QueryTrace.builder("range-scan (planned)")
             .regions(QueryTrace.Target.INDEX_REGIONS, total, asked, 0)
             .lookups(new QueryTrace.Lookups(0, scanned.size(), QueryContext.micros(start)))
+            .plan(plan)
             .build());
     return new Answer(responses, scanned, plan);
   }
