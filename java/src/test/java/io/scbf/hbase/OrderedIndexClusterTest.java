@@ -358,7 +358,10 @@ class OrderedIndexClusterTest {
     assertEquals(pricesIn(1.0, 2.0).size(), narrow.estimatedRows(), narrow.toString());
     assertTrue(narrow.kind() != QueryPlan.Kind.DATA_SCAN, narrow.toString());
     assertTrue(wide.estimatedRows() > narrow.estimatedRows(), wide.toString());
+    assertEquals(QueryPlan.Kind.DATA_SCAN, wide.kind(), wide.toString());
     List<String> everything = rows(table.range(D, PRICE, null, null));
+    QueryPlan ran = table.lastTrace().plan();
+    assertTrue(ran != null && ran.kind() == QueryPlan.Kind.DATA_SCAN, "the whole range " + ran);
     everything.sort(null);
     assertEquals(new ArrayList<>(prices.keySet()), everything);
   }
