@@ -359,6 +359,10 @@ class OrderedIndexClusterTest {
     assertTrue(narrow.kind() != QueryPlan.Kind.DATA_SCAN, narrow.toString());
     assertTrue(wide.estimatedRows() > narrow.estimatedRows(), wide.toString());
     assertEquals(QueryPlan.Kind.DATA_SCAN, wide.kind(), wide.toString());
+    for (String alias : List.of("by_price", "by_ts")) {
+      VerifyReport report = new IndexAdmin(connection).verify(TABLE, alias);
+      assertTrue(report.isConsistent(), alias + ": " + report);
+    }
     List<String> everything = rows(table.range(D, PRICE, null, null));
     QueryPlan ran = table.lastTrace().plan();
     assertTrue(ran != null && ran.kind() == QueryPlan.Kind.DATA_SCAN, "the whole range " + ran);
