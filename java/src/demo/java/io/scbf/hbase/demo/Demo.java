@@ -292,19 +292,35 @@ public final class Demo {
     row(label, found.size(), trace, indexMs, scanMs);
   }
 
-  /** Rows with lo <= balance < hi by raw-byte filters: negatives and the rest apart. */
+  /**
+   * Rows with lo <= balance < hi by raw-byte filters, negatives and the rest apart: as raw bytes
+   * the negatives are [0x80.., 0xff..] (in order among themselves) and sort above every other
+   * value.
+   */
   static org.apache.hadoop.hbase.filter.Filter longRange(long lo, long hi) {
     FilterList any = new FilterList(FilterList.Operator.MUST_PASS_ONE);
-    if (lo < 0) any.addFilter(between(lo, Math.min(hi, 0)));
-    if (hi > 0) any.addFilter(between(Math.max(lo, 0), hi));
+    if (lo < 0) {
+      FilterList negatives = new FilterList(atLeast(lo));
+      if (hi < 0) negatives.addFilter(below(hi));
+      any.addFilter(negatives);
+    }
+    if (hi > 0) any.addFilter(new FilterList(atLeast(Math.max(lo, 0)), below(hi)));
     return any;
   }
 
-  private static FilterList between(long lo, long hi) {
-    return new FilterList(
-        new SingleColumnValueFilter(
-            D, BALANCE, CompareOperator.GREATER_OR_EQUAL, Bytes.toBytes(lo)),
-        new SingleColumnValueFilter(D, BALANCE, CompareOperator.LESS, Bytes.toBytes(hi)));
+  private static SingleColumnValueFilter atLeast(long v) {
+    return balance(CompareOperator.GREATER_OR_EQUAL, v);
+  }
+
+  private static SingleColumnValueFilter below(long v) {
+    return balance(CompareOperator.LESS, v);
+  }
+
+  /** A test of d:balance that drops rows without one (the row written by the read-after-ack). */
+  private static SingleColumnValueFilter balance(CompareOperator op, long v) {
+    SingleColumnValueFilter f = new SingleColumnValueFilter(D, BALANCE, op, Bytes.toBytes(v));
+    f.setFilterIfMissing(true);
+    return f;
   }
 
   /** The 10 largest negative balances, in value order: the index reads about 10 entries. */

@@ -199,13 +199,15 @@ final class GlobalLookups {
   }
 
   /**
-   * Every bucket's entries with {@code lo <= value < hi} (null = unbounded): of an {@code ORDERED}
-   * index only the regions holding the range, and if they hold more entries than a scan would cost
-   * ({@code kind}'s costs), the matching rows of a scan instead (the answer's plan says so).
+   * Every bucket's or region's entries with {@code lo <= value < hi} (null = unbounded). A
+   * key-routed index's range is read by chains of region calls, in parallel: an {@code ORDERED}
+   * index's one chain per salted stream, from the region holding the range's start to the one
+   * holding its end (only those), a {@code BY_VALUE} index's one per region. Once the entries read
+   * exceed what a scan would cost ({@code kind}'s costs), the reading stops and the table is
+   * scanned instead (the answer's plan says so).
    */
   Answer range(IndexSpec spec, byte[] lo, byte[] hi, QueryPlan.Answer kind) throws IOException {
     QueryContext.checkBounds(spec, lo, hi);
-    if (spec.layout() == IndexSpec.Layout.ORDERED) return orderedRange(spec, lo, hi, kind);
     long start = System.nanoTime();
     TableName indexTable = indexTable(spec);
     // Paged by bytes only: an answer larger than one RPC comes in several.
@@ -214,25 +216,9 @@ final class GlobalLookups {
             .setLimit(Integer.MAX_VALUE)
             .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
             .build();
-    List<LookupResponse> responses;
-    int asked;
-    if (spec.routedByKey()) {
-      List<RegionChain> chains = new ArrayList<>();
-      try (Table index = context.connection.getTable(indexTable)) {
-        List<Callable<List<LookupResponse>>> perRegion = new ArrayList<>();
-        for (byte[][] part : regionParts(indexTable)) {
-          RegionChain chain = rangeChain(index, part[0], part[1], built);
-          chains.add(chain);
-          perRegion.add(chain::all);
-        }
-        responses = new ArrayList<>();
-        ParallelCalls.all(context.pool, perRegion, "index range lookup on " + indexTable)
-            .forEach(responses::addAll);
-      }
-      asked = chains.stream().mapToInt(RegionChain::regions).sum();
-    } else {
+    if (!spec.routedByKey()) {
       List<byte[]> buckets = allBuckets(spec);
-      responses =
+      List<LookupResponse> responses =
           askAll(
               indexTable,
               buckets,
@@ -244,44 +230,30 @@ final class GlobalLookups {
               responses,
               (bucket, resume) ->
                   bucket.rangeLookup(null, built.toBuilder().setResumeAfter(resume).build()));
-      asked = buckets.size();
+      int total = spec.buckets();
+      trace("range", total, total, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
+      Answer answer = new Answer(responses, null);
+      if (!answer.building()) return answer;
+      List<Result> scanned = context.scans.range(spec, lo, hi);
+      traceScan("range", total, total, start, scanned.size());
+      return new Answer(responses, scanned);
     }
-    int total = regionsOf(spec, indexTable);
-    trace("range", total, asked, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
-    Answer answer = new Answer(responses, null);
-    if (!answer.building()) return answer;
-    List<Result> scanned = context.scans.range(spec, lo, hi);
-    traceScan("range", total, asked, start, scanned.size());
-    return new Answer(responses, scanned);
-  }
-
-  /**
-   * The range of an {@code ORDERED} index: each salted stream's key range read by one chain, the
-   * streams in parallel, each chain from the region holding the range's start to the one holding
-   * its end (only those). Once the entries read exceed what a scan would cost, the reading stops
-   * and the table is scanned instead.
-   */
-  private Answer orderedRange(IndexSpec spec, byte[] lo, byte[] hi, QueryPlan.Answer kind)
-      throws IOException {
-    long start = System.nanoTime();
-    TableName indexTable = indexTable(spec);
     int total = regionsOf(spec, indexTable);
     long tableRows = tableRows(indexTable);
     long scanAbove = context.router.scanAboveRows(kind, tableRows);
-    RangeLookupRequest request =
-        rangeRequest(spec, lo, hi)
-            .setLimit(Integer.MAX_VALUE)
-            .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
-            .build();
     AtomicLong read = new AtomicLong();
     List<RegionChain> chains = new ArrayList<>();
     List<LookupResponse> responses = new ArrayList<>();
     try (Table index = context.connection.getTable(indexTable)) {
-      List<Callable<List<LookupResponse>>> perStream = new ArrayList<>();
-      for (byte[][] bounds : streamBounds(spec, lo, hi)) {
-        RegionChain chain = rangeChain(index, bounds[0], bounds[1], request);
+      List<byte[][]> parts =
+          spec.layout() == IndexSpec.Layout.ORDERED
+              ? streamBounds(spec, lo, hi)
+              : regionParts(indexTable);
+      List<Callable<List<LookupResponse>>> each = new ArrayList<>(parts.size());
+      for (byte[][] part : parts) {
+        RegionChain chain = rangeChain(index, part[0], part[1], built);
         chains.add(chain);
-        perStream.add(
+        each.add(
             () -> {
               List<LookupResponse> out = new ArrayList<>();
               for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
@@ -291,13 +263,20 @@ final class GlobalLookups {
               return out;
             });
       }
-      ParallelCalls.all(context.pool, perStream, "index range lookup on " + indexTable)
+      ParallelCalls.all(context.pool, each, "index range lookup on " + indexTable)
           .forEach(responses::addAll);
     }
     int asked = chains.stream().mapToInt(RegionChain::regions).sum();
     noteEntries(indexTable, responses);
-    Answer answer = new Answer(responses, null);
     boolean over = scanAbove > 0 && read.get() > scanAbove;
+    // With the table's size known, the entries read are the range's count: the plan it ran.
+    Answer answer =
+        new Answer(
+            responses,
+            null,
+            scanAbove > 0 && !over
+                ? context.router.planRange(kind, read.get(), tableRows, asked, total)
+                : null);
     if (!over && !answer.building()) {
       trace("range", total, asked, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
       return answer;
@@ -312,6 +291,7 @@ final class GlobalLookups {
         QueryTrace.builder("range-scan (planned)")
             .regions(QueryTrace.Target.INDEX_REGIONS, total, asked, 0)
             .lookups(new QueryTrace.Lookups(0, scanned.size(), QueryContext.micros(start)))
+            .plan(plan)
             .build());
     return new Answer(responses, scanned, plan);
   }

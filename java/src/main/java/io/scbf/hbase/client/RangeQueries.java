@@ -31,13 +31,15 @@ public final class RangeQueries {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
     lo = form(spec, lo);
     hi = form(spec, hi);
-    List<byte[]> rows =
-        spec.isLocal()
-            ? context.local.rowKeys(
-                context.local.range(spec, lo, hi, LocalQueryRequest.Answer.KEYS))
-            : context.global.range(spec, lo, hi, QueryPlan.Answer.ROW_KEYS).rowKeys();
-    context.finishTrace(start, null);
-    return rows;
+    if (spec.isLocal()) {
+      List<byte[]> rows =
+          context.local.rowKeys(context.local.range(spec, lo, hi, LocalQueryRequest.Answer.KEYS));
+      context.finishTrace(start, null);
+      return rows;
+    }
+    GlobalLookups.Answer answer = context.global.range(spec, lo, hi, QueryPlan.Answer.ROW_KEYS);
+    context.finishTrace(start, answer.plan());
+    return answer.rowKeys();
   }
 
   /** The data rows with {@code lo <= family:qualifier < hi} now, re-checked. */
@@ -61,17 +63,19 @@ public final class RangeQueries {
   private List<Result> rows(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     long start = System.nanoTime();
     List<Result> rows;
+    QueryPlan plan = null;
     if (spec.isLocal()) {
       rows = context.local.rows(context.local.range(spec, lo, hi, LocalQueryRequest.Answer.ROWS));
     } else {
       GlobalLookups.Answer answer = context.global.range(spec, lo, hi, QueryPlan.Answer.ROWS);
+      plan = answer.plan();
       rows =
           answer.scanned() != null
               ? answer.scanned()
               : context.rechecks.rows(
                   answer.rowKeys(), spec, v -> IndexKeyCodec.inRange(v, lo, hi));
     }
-    context.finishTrace(start, null);
+    context.finishTrace(start, plan);
     return rows;
   }
 

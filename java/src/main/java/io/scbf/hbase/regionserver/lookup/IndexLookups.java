@@ -367,11 +367,9 @@ public final class IndexLookups {
       if (range[1].length != 0 && Bytes.compareTo(range[0], range[1]) >= 0) continue;
       rows.scan(range[0], range[1], (int) (wanted - n[0]), c -> n[0]++);
     }
+    // Over the limit, the count is limit + 1: enough to say "more than the limit".
     boolean over = n[0] >= wanted;
-    return LookupResponse.newBuilder()
-        .setValueEstimate(over ? limit : n[0])
-        .setOverLimit(over)
-        .setCacheHit(false);
+    return LookupResponse.newBuilder().setValueEstimate(n[0]).setOverLimit(over).setCacheHit(false);
   }
 
   /** The key ranges a range lookup reads, in key order. */
