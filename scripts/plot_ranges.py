@@ -55,7 +55,8 @@ def top10(ax, values, order):
     ax.bar([i - 0.2 for i in x], [values[k]["median_ms"] for k in keys], 0.4, label="median")
     ax.bar([i + 0.2 for i in x], [values[k]["p99_ms"] for k in keys], 0.4, label="p99")
     ax.set_xticks(list(x), labels, rotation=30, ha="right", fontsize=6)
-    ax.set_ylabel("ms (1 thread)")
+    ax.set_yscale("log")
+    ax.set_ylabel("ms (1 thread, log scale)")
     ax.set_title("First 10 in value order of a 1% range")
     ax.legend(fontsize=7)
 

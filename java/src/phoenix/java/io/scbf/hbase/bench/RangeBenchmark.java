@@ -796,7 +796,15 @@ public final class RangeBenchmark {
   }
 
   void csv(String section, String system, String kase, String metric, double value) {
-    csv.printf(Locale.ROOT, "%s,%s,%s,%s,%.4f%n", section, system, kase, metric, value);
+    // No commas inside a field: a name's become semicolons.
+    csv.printf(
+        Locale.ROOT,
+        "%s,%s,%s,%s,%.4f%n",
+        section,
+        system.replace(',', ';'),
+        kase.replace(',', ';'),
+        metric,
+        value);
   }
 
   // ---------------------------------------------------------------- section 2: ranges
