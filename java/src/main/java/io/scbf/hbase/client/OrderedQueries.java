@@ -125,7 +125,7 @@ public final class OrderedQueries {
     long rows = tableRows > 0 ? tableRows : context.global.tableRowsOf(spec);
     if (rows <= 0 || counted.entries() < 0) {
       return new QueryPlan(
-          QueryPlan.Kind.INDEX_LOOKUP,
+          counted.entries() < 0 ? QueryPlan.Kind.DATA_SCAN : QueryPlan.Kind.INDEX_LOOKUP,
           QueryPlan.Answer.ROWS,
           counted.entries(),
           -1,
