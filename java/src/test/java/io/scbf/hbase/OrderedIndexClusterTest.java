@@ -412,4 +412,61 @@ class OrderedIndexClusterTest {
     sorted.sort(null);
     assertEquals(sorted, unordered);
   }
+
+  @Test
+  @Order(9)
+  void aBytesIndexMigratesToATypedOrderedOneOnline() throws Exception {
+    TableName accounts = TableName.valueOf("accounts");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(accounts)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+    }
+    IndexAdmin admin = new IndexAdmin(connection);
+    admin.createIndex(
+        accounts,
+        IndexSpec.builder(D, PRICE).alias("old").layout(IndexSpec.Layout.BY_VALUE).build());
+    Map<String, Long> balances = new TreeMap<>();
+    try (Table t = connection.getTable(accounts)) {
+      for (int i = 0; i < 300; i++) {
+        long b = random.nextInt(201) - 100;
+        balances.put(row(i), b);
+        t.put(new Put(Bytes.toBytes(row(i))).addColumn(D, PRICE, Bytes.toBytes(b)));
+      }
+    }
+    // Raw byte order: a range across zero cannot be asked of the BYTES index.
+    admin.createIndex(
+        accounts,
+        IndexSpec.builder(D, PRICE)
+            .alias("typed")
+            .type(ValueType.LONG)
+            .layout(IndexSpec.Layout.ORDERED)
+            .build());
+    List<String> expected = new ArrayList<>();
+    balances.forEach(
+        (r, b) -> {
+          if (b >= -10 && b < 10) expected.add(r);
+        });
+    try (IndexedTable t = new IndexedTable(connection, accounts)) {
+      // The BY_VALUE index starts with 16 regions, the ORDERED one with 1.
+      t.find(D, PRICE, Bytes.toBytes(5L));
+      assertEquals(
+          16,
+          t.lastTrace().regions().total(),
+          "queries by column keep the old index while both exist");
+      List<String> typed =
+          rows(
+              t.range(
+                  "typed", Bytes.toBytes(-10L), Bytes.toBytes(10L), ValueOrder.ASCENDING, 1000));
+      typed.sort(null);
+      assertEquals(expected, typed);
+    }
+    admin.dropIndex(accounts, "old");
+    try (IndexedTable t = new IndexedTable(connection, accounts)) {
+      List<String> byColumn = rows(t.range(D, PRICE, Bytes.toBytes(-10L), Bytes.toBytes(10L)));
+      byColumn.sort(null);
+      assertEquals(expected, byColumn, "by column, the typed index answers once the old is gone");
+    }
+  }
 }

@@ -1,8 +1,13 @@
 package io.scbf.hbase.cli;
 
+import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexEntry;
+import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.ValueOrder;
 import io.scbf.hbase.cli.Command.Session;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.StringJoiner;
 import org.apache.hadoop.hbase.Cell;
@@ -11,7 +16,10 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
 
-/** Queries from the command line: the rows of one value, and the plan that would find them. */
+/**
+ * Queries from the command line: the rows of one value or of a range, and the plan that would find
+ * them.
+ */
 final class QueryCommands {
   private QueryCommands() {}
 
@@ -48,7 +56,143 @@ final class QueryCommands {
                 s.out().println(t.explain(column[0], column[1], Bytes.toBytesBinary(w.get(2))));
               }
               return ScbfAdmin.OK;
+            }),
+        new Command(
+            "range",
+            "TABLE INDEX LO HI [--desc] [--limit N] [--entries]",
+            "print the rows with LO <= value < HI, through an index",
+            "LO and HI are written as the index's column type reads them (-5, 2.5, a string;"
+                + " bytes as \\xNN for an untyped index); - leaves a side unbounded. On an"
+                + " ORDERED index the rows come in value order. Prints one row per line on"
+                + " stdout, the plan and what it asked on stderr.\n"
+                + "  --limit N            at most N rows (default "
+                + DEFAULT_LIMIT
+                + ")\n"
+                + "  --desc               descending value order (ORDERED indexes)\n"
+                + "  --entries            the index entries only (row, value, covered columns):"
+                + " no data row read (ORDERED indexes)",
+            List.of("--desc", "--entries"),
+            List.of("--limit"),
+            QueryCommands::range),
+        new Command(
+            "explain-range",
+            "TABLE INDEX LO HI",
+            "the plan a range would use: the entries its regions count, against a scan",
+            "LO and HI as for range. An ORDERED index counts the range's entries in the regions"
+                + " holding it, up to where a scan costs less; other layouts are not planned.",
+            List.of(),
+            List.of(),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "INDEX", "LO", "HI");
+              TableName table = Args.table(w.get(0));
+              IndexSpec spec = index(s, table, w.get(1));
+              try (IndexedTable t = new IndexedTable(s.connection(), table)) {
+                s.out()
+                    .println(
+                        t.explainRange(spec.alias(), bound(spec, w.get(2)), bound(spec, w.get(3))));
+              }
+              return ScbfAdmin.OK;
             }));
+  }
+
+  private static int range(Session s, Args a) throws IOException, UsageException {
+    List<String> w = a.words("TABLE", "INDEX", "LO", "HI");
+    TableName table = Args.table(w.get(0));
+    IndexSpec spec = index(s, table, w.get(1));
+    byte[] lo = bound(spec, w.get(2));
+    byte[] hi = bound(spec, w.get(3));
+    int limit = a.intOption("--limit", DEFAULT_LIMIT);
+    ValueOrder order = a.flag("--desc") ? ValueOrder.DESCENDING : ValueOrder.ASCENDING;
+    long start = System.nanoTime();
+    int printed = 0;
+    try (IndexedTable t = new IndexedTable(s.connection(), table)) {
+      if (a.flag("--entries")) {
+        for (IndexEntry e : t.rangeEntries(spec.alias(), lo, hi, order, limit)) {
+          StringJoiner line = new StringJoiner("\t");
+          line.add(Bytes.toStringBinary(e.row()));
+          line.add("value=" + text(spec, e.value()));
+          e.covered().forEach((c, v) -> line.add(c + "=" + Bytes.toStringBinary(v)));
+          s.out().println(line);
+          printed++;
+        }
+      } else {
+        List<Result> rows =
+            spec.layout() == IndexSpec.Layout.ORDERED
+                ? t.range(spec.alias(), lo, hi, order, limit)
+                : t.range(spec.alias(), List.of(), lo, hi);
+        for (Result r : rows) {
+          if (printed == limit) break;
+          s.out().println(line(r));
+          printed++;
+        }
+      }
+      s.err()
+          .printf(
+              "# %d row(s)%s in %.1f ms; %s%n",
+              printed,
+              printed == limit ? " (the limit)" : "",
+              (System.nanoTime() - start) / 1e6,
+              t.lastTrace());
+    }
+    return ScbfAdmin.OK;
+  }
+
+  /** The index named {@code alias} of {@code table}. */
+  private static IndexSpec index(Session s, TableName table, String alias) throws IOException {
+    for (IndexSpec spec : new IndexAdmin(s.connection()).listIndexes(table)) {
+      if (spec.alias().equals(alias)) return spec;
+    }
+    throw new IllegalArgumentException("table " + table + " has no index '" + alias + "'");
+  }
+
+  /**
+   * A range bound as its index's (first) column type writes it: {@code Bytes.toBytes(long)} of "-5"
+   * for a LONG column; "-" is unbounded.
+   */
+  static byte[] bound(IndexSpec spec, String text) throws UsageException {
+    if (text.equals("-")) return null;
+    try {
+      switch (spec.type()) {
+        case STRING:
+          return Bytes.toBytes(text);
+        case INT:
+          return Bytes.toBytes(Integer.parseInt(text));
+        case LONG:
+          return Bytes.toBytes(Long.parseLong(text));
+        case FLOAT:
+          return Bytes.toBytes(Float.parseFloat(text));
+        case DOUBLE:
+          return Bytes.toBytes(Double.parseDouble(text));
+        case BIG_DECIMAL:
+          return Bytes.toBytes(new BigDecimal(text));
+        default:
+          return Bytes.toBytesBinary(text);
+      }
+    } catch (NumberFormatException e) {
+      throw new UsageException(
+          "'" + text + "' is not a " + spec.type() + " (index '" + spec.alias() + "')");
+    }
+  }
+
+  /** A value as its column type reads, for output. */
+  private static String text(IndexSpec spec, byte[] value) {
+    if (value == null) return "";
+    switch (spec.isComposite() ? IndexSpec.ValueType.BYTES : spec.type()) {
+      case STRING:
+        return Bytes.toString(value);
+      case INT:
+        return Integer.toString(Bytes.toInt(value));
+      case LONG:
+        return Long.toString(Bytes.toLong(value));
+      case FLOAT:
+        return Float.toString(Bytes.toFloat(value));
+      case DOUBLE:
+        return Double.toString(Bytes.toDouble(value));
+      case BIG_DECIMAL:
+        return Bytes.toBigDecimal(value).toPlainString();
+      default:
+        return Bytes.toStringBinary(value);
+    }
   }
 
   private static int find(Session s, Args a) throws IOException, UsageException {

@@ -120,10 +120,28 @@ public final class OrderedQueries {
     GlobalLookups.Count counted =
         context.global.countRange(
             spec, bounds[0], bounds[1], scanAbove > 0 ? scanAbove : Integer.MAX_VALUE - 1);
+    // The table's size as the budget was set (the count may teach a newer one), or, if none was
+    // known, the one the count taught.
+    long rows = tableRows > 0 ? tableRows : context.global.tableRowsOf(spec);
+    if (rows <= 0 || counted.entries() < 0) {
+      return new QueryPlan(
+          counted.entries() < 0 ? QueryPlan.Kind.DATA_SCAN : QueryPlan.Kind.INDEX_LOOKUP,
+          QueryPlan.Answer.ROWS,
+          counted.entries(),
+          -1,
+          -1,
+          counted.regions(),
+          context.global.regionsOf(spec),
+          Double.NaN,
+          Double.NaN,
+          counted.entries() < 0
+              ? "the index is building: a query scans"
+              : "the table's size is not known yet: the index");
+    }
     return context.router.planRange(
         QueryPlan.Answer.ROWS,
         counted.entries(),
-        context.global.tableRowsOf(spec),
+        rows,
         counted.regions(),
         context.global.regionsOf(spec));
   }
