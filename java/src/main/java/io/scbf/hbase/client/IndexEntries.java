@@ -4,7 +4,6 @@ import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.CoveredValues;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +17,7 @@ final class IndexEntries {
     Map<IndexSpec.Column, byte[]> covered = new LinkedHashMap<>();
     if (hit.hasCovered()) {
       List<byte[]> values = CoveredValues.decode(hit.getCovered().toByteArray());
-      List<IndexSpec.Column> columns = new ArrayList<>(spec.covered());
+      List<IndexSpec.Column> columns = spec.covered();
       for (int i = 0; i < Math.min(values.size(), columns.size()); i++) {
         if (values.get(i) != null) covered.put(columns.get(i), values.get(i));
       }

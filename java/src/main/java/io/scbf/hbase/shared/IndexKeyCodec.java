@@ -199,6 +199,29 @@ public final class IndexKeyCodec {
         end);
   }
 
+  /**
+   * The value of an index row key, unescaped, without parsing the rest: what a range answer sends
+   * with each entry, so it avoids {@link #parse}'s buffers.
+   */
+  public static byte[] valueOfKey(byte[] key) {
+    int from = skipEscaped(key, 1);
+    int end = skipEscaped(key, from); // past the value's 0x00 0x00 terminator
+    int escapes = 0;
+    for (int i = from; i < end - 2; i++) {
+      if (key[i] == 0) {
+        escapes++;
+        i++;
+      }
+    }
+    byte[] value = new byte[end - 2 - from - escapes];
+    int n = 0;
+    for (int i = from; i < end - 2; i++) {
+      value[n++] = key[i];
+      if (key[i] == 0) i++; // skip the 0xFF escape
+    }
+    return value;
+  }
+
   /** The filter key of an index row key (a copy of its slice [1, {@link #filterKeyEnd})). */
   public static byte[] filterKeyOf(byte[] key) {
     return Arrays.copyOfRange(key, 1, filterKeyEnd(key));

@@ -497,9 +497,10 @@ public final class IndexLookups {
 
   /** The hit of the index row {@code key} whose cell is {@code c}, with its value if asked. */
   private static IndexHit hit(byte[] key, Cell c, boolean withValue) {
-    IndexKeyCodec.Parsed parsed = IndexKeyCodec.parse(key);
-    IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(parsed.userRow()));
-    if (withValue) hit.setValue(ByteString.copyFrom(parsed.value()));
+    int rowStart = IndexKeyCodec.filterKeyEnd(key);
+    IndexHit.Builder hit =
+        IndexHit.newBuilder().setRow(ByteString.copyFrom(key, rowStart, key.length - rowStart));
+    if (withValue) hit.setValue(ByteString.copyFrom(IndexKeyCodec.valueOfKey(key)));
     if (c.getValueLength() > 0) {
       hit.setCovered(
           ByteString.copyFrom(c.getValueArray(), c.getValueOffset(), c.getValueLength()));
