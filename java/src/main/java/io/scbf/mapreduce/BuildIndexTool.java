@@ -118,8 +118,8 @@ public final class BuildIndexTool extends Configured implements Tool {
     long rows = counters.findCounter(BuildCounter.ROWS_READ).getValue();
     long invalid = counters.findCounter(BuildCounter.ROWS_INVALID_VALUE).getValue();
     out.printf(
-        "index '%s' of %s -> %s (%s%s): %d rows read, %d without the column, %d with a value"
-            + " not of its type, %d index rows (%d bytes) in %.1f s (%.0f rows/s)%n",
+        "index '%s' of %s -> %s (%s%s): %d rows read, %d without the column%s, %d index rows"
+            + " (%d bytes) in %.1f s (%.0f rows/s)%n",
         spec.alias(),
         table,
         target,
@@ -127,7 +127,7 @@ public final class BuildIndexTool extends Configured implements Tool {
         options.mode().name().toLowerCase(),
         rows,
         counters.findCounter(BuildCounter.ROWS_WITHOUT_VALUE).getValue(),
-        invalid,
+        spec.isTyped() ? ", " + invalid + " with a value not of its type" : "",
         counters.findCounter(BuildCounter.INDEX_ROWS_WRITTEN).getValue(),
         counters.findCounter(BuildCounter.INDEX_BYTES_WRITTEN).getValue(),
         seconds,
