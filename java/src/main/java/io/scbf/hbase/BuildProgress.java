@@ -9,6 +9,9 @@ import org.apache.yetus.audience.InterfaceAudience;
  *
  * @param job what runs, e.g. "backfill city of people"
  * @param rows rows read so far
+ * @param invalidRows rows read so far that a backfill did not index because an indexed column of a
+ *     declared type ({@link IndexSpec.ValueType}) holds a value that is not one of it (written
+ *     before the index existed: the index refuses such writes); 0 in a verify's reports
  * @param regionsDone data regions finished
  * @param regions data regions in all
  * @param elapsedMs since the job started
@@ -21,6 +24,7 @@ import org.apache.yetus.audience.InterfaceAudience;
 public record BuildProgress(
     String job,
     long rows,
+    long invalidRows,
     int regionsDone,
     int regions,
     long elapsedMs,
@@ -40,9 +44,12 @@ public record BuildProgress(
   @Override
   public String toString() {
     return String.format(
-        "%s: %,d rows, %d/%d regions, %,.0f rows/s, %s",
+        "%s: %,d rows%s, %d/%d regions, %,.0f rows/s, %s",
         job,
         rows,
+        invalidRows == 0
+            ? ""
+            : String.format(" (%,d not indexed: a value not of its column's type)", invalidRows),
         regionsDone,
         regions,
         rowsPerSecond,

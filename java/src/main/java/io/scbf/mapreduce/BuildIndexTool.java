@@ -116,8 +116,9 @@ public final class BuildIndexTool extends Configured implements Tool {
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     long rows = counters.findCounter(BuildCounter.ROWS_READ).getValue();
+    long invalid = counters.findCounter(BuildCounter.ROWS_INVALID_VALUE).getValue();
     out.printf(
-        "index '%s' of %s -> %s (%s%s): %d rows read, %d without the column, %d index rows"
+        "index '%s' of %s -> %s (%s%s): %d rows read, %d without the column%s, %d index rows"
             + " (%d bytes) in %.1f s (%.0f rows/s)%n",
         spec.alias(),
         table,
@@ -126,11 +127,18 @@ public final class BuildIndexTool extends Configured implements Tool {
         options.mode().name().toLowerCase(),
         rows,
         counters.findCounter(BuildCounter.ROWS_WITHOUT_VALUE).getValue(),
+        spec.isTyped() ? ", " + invalid + " with a value not of its type" : "",
         counters.findCounter(BuildCounter.INDEX_ROWS_WRITTEN).getValue(),
         counters.findCounter(BuildCounter.INDEX_BYTES_WRITTEN).getValue(),
         seconds,
         rows / seconds);
-    // Every row is indexed: queries may use the index instead of scanning.
+    if (invalid > 0) {
+      err.printf(
+          "warning: index '%s': %d rows hold a value that is not of their indexed column's type"
+              + " (%s) and are not indexed; each map task's log names its first %d%n",
+          spec.alias(), invalid, spec.types(), IndexRowMapper.INVALID_LOGGED);
+    }
+    // Every row with a valid value is indexed: queries may use the index instead of scanning.
     new IndexAdmin(connection).markBuilt(table, spec.alias());
     if (spec.routedByKey()) {
       // No routing to wait for: each query asks the value's region, which reads its rows.

@@ -16,7 +16,10 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.mapreduce.TableMapper;
 import org.apache.hadoop.hbase.mapreduce.TableSplit;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.mapreduce.Counter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One data row in, its index rows out (keyed by row key), counted. The index rows come from {@link
@@ -26,6 +29,11 @@ import org.apache.hadoop.mapreduce.Counter;
  * the index is marked built.
  */
 public class IndexRowMapper extends TableMapper<ImmutableBytesWritable, Put> {
+  private static final Logger LOG = LoggerFactory.getLogger(IndexRowMapper.class);
+
+  /** Rows with an invalid value each task names in its log, at most: the counter has them all. */
+  static final int INVALID_LOGGED = 10;
+
   /** Job configuration key holding the encoded {@link IndexSpec} to build. */
   static final String SPEC_KEY = "scbf.bulk-build.index.spec";
 
@@ -102,7 +110,16 @@ public class IndexRowMapper extends TableMapper<ImmutableBytesWritable, Put> {
     counters.apply(BuildCounter.DATA_BYTES_READ).increment(Result.getTotalSizeOfCells(row));
     List<Put> puts = indexRows.of(row);
     if (puts.isEmpty()) {
-      counters.apply(BuildCounter.ROWS_WITHOUT_VALUE).increment(1);
+      String invalid = indexRows.invalidValue(row);
+      if (invalid == null) {
+        counters.apply(BuildCounter.ROWS_WITHOUT_VALUE).increment(1);
+        return;
+      }
+      Counter invalidRows = counters.apply(BuildCounter.ROWS_INVALID_VALUE);
+      invalidRows.increment(1);
+      if (invalidRows.getValue() <= INVALID_LOGGED) {
+        LOG.warn("scbf: row {} is not indexed: {}", Bytes.toStringBinary(row.getRow()), invalid);
+      }
       return;
     }
     for (Put indexPut : puts) {

@@ -9,6 +9,7 @@ import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.regionserver.IndexProbe;
 import io.scbf.hbase.regionserver.IndexProbe.Answers;
 import io.scbf.hbase.regionserver.IndexProbe.BucketFilterState;
@@ -469,6 +470,58 @@ class BuildIndexToolTest {
         assertTrue(t.lastTrace().regions().asked() <= 2, t.lastTrace().toString());
       }
     }
+  }
+
+  @Test
+  @Order(9)
+  void aTypedBuildLeavesOutAndReportsTheRowsWhoseValueIsNotOfItsType() throws Exception {
+    byte[] amount = Bytes.toBytes("amount");
+    TreeMap<String, Long> amounts = new TreeMap<>();
+    try (Table t = connection.getTable(BULK)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < ROWS; i += 10) {
+        // Written before the index exists: it would refuse the three short values.
+        boolean invalid = i % 1000 == 500;
+        long v = i % 201 - 100;
+        puts.add(
+            new Put(row(i))
+                .addColumn(D, amount, invalid ? new byte[] {1, 2, 3} : Bytes.toBytes(v)));
+        if (!invalid) amounts.put(Bytes.toString(row(i)), v);
+      }
+      t.put(puts);
+    }
+    new IndexAdmin(connection)
+        .defineIndex(
+            BULK,
+            IndexSpec.builder(D, amount)
+                .alias("amount")
+                .type(IndexSpec.ValueType.LONG)
+                .layout(IndexSpec.Layout.BY_VALUE)
+                .buckets(2)
+                .build());
+    Run r = run("bulk", "--index", "amount");
+    assertEquals(0, r.status(), r.err());
+    assertTrue(
+        r.out().contains(", 3 with a value not of its type, " + amounts.size() + " index rows"),
+        r.out());
+    assertTrue(
+        r.err().contains("warning: index 'amount': 3 rows hold a value that is not of their"),
+        r.err());
+    try (IndexedTable t = new IndexedTable(connection, BULK)) {
+      List<String> got = new ArrayList<>();
+      for (byte[] k : t.rangeRowKeys(D, amount, Bytes.toBytes(-10L), Bytes.toBytes(10L))) {
+        got.add(Bytes.toString(k));
+      }
+      List<String> expected = new ArrayList<>();
+      amounts.forEach(
+          (row, v) -> {
+            if (v >= -10 && v < 10) expected.add(row);
+          });
+      assertEquals(expected, got, "a range across zero, in the LONG's order");
+    }
+    VerifyReport verify = new IndexAdmin(connection).verify(BULK, "amount");
+    assertTrue(verify.isConsistent(), verify.toString()); // the three rows are not "missing"
+    assertEquals(amounts.size(), verify.indexRows());
   }
 
   private void assertQueriesMatchOracle(byte[] qualifier, IndexSpec spec) throws Exception {

@@ -102,6 +102,37 @@ class IndexRowMapperTest {
   }
 
   @Test
+  void aRowWhoseTypedValueIsNotOfItsTypeIsCountedApartAndEmitsNothing() throws Exception {
+    IndexSpec typed =
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .type(IndexSpec.ValueType.LONG)
+            .layout(IndexSpec.Layout.BY_ROW)
+            .build();
+    IndexRows rows = new IndexRows(typed);
+    for (Result r :
+        List.of(
+            row("r1", CITY, Bytes.toBytes(-5L)),
+            row("r2", CITY, new byte[] {1, 2, 3}), // not Bytes.toBytes(long)
+            row("r3", NAME, Bytes.toBytes("bob")),
+            row("r4", CITY, Bytes.toBytes("12345678901")))) {
+      IndexRowMapper.emit(
+          rows, UnaryOperator.identity(), r, (k, put) -> emitted.add(put), counters::findCounter);
+    }
+    assertEquals(1, emitted.size());
+    assertArrayEquals(
+        typed.indexForm(Bytes.toBytes(-5L)),
+        IndexKeyCodec.parse(emitted.get(0).getRow()).value(),
+        "the index form, not the raw bytes");
+    assertEquals(4, count(BuildCounter.ROWS_READ));
+    assertEquals(2, count(BuildCounter.ROWS_INVALID_VALUE));
+    assertEquals(1, count(BuildCounter.ROWS_WITHOUT_VALUE));
+    assertEquals(1, count(BuildCounter.INDEX_ROWS_WRITTEN));
+    String why = rows.invalidValue(row("r2", CITY, new byte[] {1, 2, 3}));
+    assertTrue(why.contains("d:city") && why.contains("LONG"), why);
+  }
+
+  @Test
   void aLocalIndexGivesTheRegionsEntryAndItsMarker() throws Exception {
     IndexSpec local = IndexSpec.builder(D, CITY).alias("city").local().covered(D, NAME).build();
     byte[] start = Bytes.toBytes("r0");

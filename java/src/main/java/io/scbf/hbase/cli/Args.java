@@ -1,6 +1,7 @@
 package io.scbf.hbase.cli;
 
 import io.scbf.hbase.IndexSpec;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
@@ -100,11 +101,64 @@ final class Args {
     };
   }
 
+  /** A column and its type as the command line names them; type null if not named. */
+  record TypedColumn(byte[][] column, IndexSpec.ValueType type) {
+    IndexSpec.ValueType typeOr(IndexSpec.ValueType fallback) {
+      return type == null ? fallback : type;
+    }
+  }
+
+  /**
+   * FAMILY:QUALIFIER[:TYPE]: a last colon separates a type only if what follows it names one, so a
+   * qualifier that itself ends in ":long" is written with its type, e.g. {@code d:x:long:bytes}.
+   */
+  static TypedColumn typedColumn(String text) throws UsageException {
+    int last = text.lastIndexOf(':');
+    if (last > text.indexOf(':')) {
+      String suffix = text.substring(last + 1);
+      for (IndexSpec.ValueType t : IndexSpec.ValueType.values()) {
+        if (t.text().equalsIgnoreCase(suffix)) {
+          return new TypedColumn(column(text.substring(0, last)), t);
+        }
+      }
+    }
+    return new TypedColumn(column(text), null);
+  }
+
+  /**
+   * A value typed on the command line as a column of {@code type} holds it ({@code Bytes.toBytes}
+   * of the Java type: {@code -5}, {@code 1.50}, {@code NaN}); a {@code BYTES} value as {@code
+   * Bytes.toBytesBinary} reads it ({@code \x00} for a byte).
+   */
+  static byte[] value(IndexSpec.ValueType type, String text) throws UsageException {
+    try {
+      return switch (type) {
+        case BYTES -> Bytes.toBytesBinary(text);
+        case STRING -> Bytes.toBytes(text);
+        case INT -> Bytes.toBytes(Integer.parseInt(text));
+        case LONG -> Bytes.toBytes(Long.parseLong(text));
+        case FLOAT -> Bytes.toBytes(Float.parseFloat(text));
+        case DOUBLE -> Bytes.toBytes(Double.parseDouble(text));
+        case BIG_DECIMAL -> Bytes.toBytes(new BigDecimal(text));
+      };
+    } catch (NumberFormatException e) {
+      throw new UsageException("'" + text + "' is not a " + type.text() + " value");
+    }
+  }
+
   /** The spec of {@code create COLUMN [options]}. */
   static IndexSpec spec(String column, Args a) throws UsageException {
-    byte[][] c = column(column);
-    IndexSpec.Builder b = IndexSpec.builder(c[0], c[1]);
+    TypedColumn first = typedColumn(column);
+    IndexSpec.Builder b = IndexSpec.builder(first.column()[0], first.column()[1]);
     try {
+      String type = a.option("--type", null);
+      if (type != null && first.type() != null) {
+        throw new UsageException("give the type of " + column + " once: --type or :TYPE");
+      }
+      b.type(
+          type == null
+              ? first.typeOr(IndexSpec.ValueType.BYTES)
+              : IndexSpec.ValueType.ofText(type));
       if (a.flag("--local")) b.local();
       if (a.flag("--by-value") && a.flag("--by-row")) {
         throw new UsageException("--by-value and --by-row exclude each other");
@@ -116,9 +170,11 @@ final class Args {
           case "--alias" -> b.alias(o[1]);
           case "--buckets" -> b.buckets(Integer.parseInt(o[1]));
           case "--fpp" -> b.fpp(Double.parseDouble(o[1]));
+          case "--type" -> {} // above: it types the first column wherever it stands
           case "--then" -> {
-            byte[][] then = column(o[1]);
-            b.thenColumn(then[0], then[1]);
+            TypedColumn then = typedColumn(o[1]);
+            b.thenColumn(
+                then.column()[0], then.column()[1], then.typeOr(IndexSpec.ValueType.BYTES));
           }
           case "--covered" -> {
             byte[][] covered = column(o[1]);

@@ -12,6 +12,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -30,7 +31,11 @@ final class IndexCommands {
           + " per selective value, splits as it grows\n"
           + "  --by-row             a global index of fixed buckets salted by row (the layout"
           + " before by-value was the default)\n"
-          + "  --then F:Q           the next column of a composite index (repeatable)\n"
+          + "  --type T             what the column holds, as Bytes.toBytes of a Java type: bytes"
+          + " (the default: raw byte order), string, int, long, float, double or big_decimal;"
+          + " ranges then follow the type's order (or give it as FAMILY:QUALIFIER:T)\n"
+          + "  --then F:Q[:T]       the next column of a composite index, of type T (default"
+          + " bytes; repeatable)\n"
           + "  --covered F:Q        a column stored in the index, answered without reading the"
           + " row (repeatable)";
 
@@ -65,7 +70,7 @@ final class IndexCommands {
             IndexCommands::describe),
         new Command(
             "create",
-            "TABLE FAMILY:QUALIFIER [options]",
+            "TABLE FAMILY:QUALIFIER[:TYPE] [options]",
             "create an index and index the existing rows",
             "Creates the index and, unless --no-backfill, indexes the rows already in the table"
                 + " (scbf.client.build.threads regions at a time, progress on stderr about once a"
@@ -74,7 +79,7 @@ final class IndexCommands {
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
             List.of("--local", "--by-value", "--by-row", "--no-backfill"),
-            List.of("--alias", "--buckets", "--fpp", "--then", "--covered"),
+            List.of("--alias", "--buckets", "--fpp", "--type", "--then", "--covered"),
             IndexCommands::create),
         new Command(
             "mark-built",
@@ -174,7 +179,7 @@ final class IndexCommands {
   }
 
   private static int create(Session s, Args a) throws IOException, UsageException {
-    List<String> w = a.words("TABLE", "FAMILY:QUALIFIER");
+    List<String> w = a.words("TABLE", "FAMILY:QUALIFIER[:TYPE]");
     TableName table = Args.table(w.get(0));
     IndexSpec spec = Args.spec(w.get(1), a);
     if (a.flag("--no-backfill")) {
@@ -182,12 +187,10 @@ final class IndexCommands {
       s.out()
           .printf(
               "defined index '%s' on %s %s: building until mark-built%n",
-              spec.alias(), table, spec.columnsText());
+              spec.alias(), table, columns(spec));
     } else {
       BuildProgress done = s.admin().createIndex(table, spec, progressTo(s));
-      s.out()
-          .printf(
-              "created index '%s' on %s %s: %s%n", spec.alias(), table, spec.columnsText(), done);
+      s.out().printf("created index '%s' on %s %s: %s%n", spec.alias(), table, columns(spec), done);
     }
     return ScbfAdmin.OK;
   }
@@ -299,7 +302,7 @@ final class IndexCommands {
     return String.format(
         "%-16s %-24s %s%s",
         s.alias(),
-        s.columnsText(),
+        columns(s),
         s.isLocal()
             ? "local"
             : switch (s.layout()) {
@@ -311,6 +314,16 @@ final class IndexCommands {
               case BY_ROW -> "global, " + s.buckets() + " buckets";
             },
         admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
+  }
+
+  /** The indexed columns, each with its type if the index declares any: {@code d:balance long}. */
+  static String columns(IndexSpec s) {
+    if (!s.isTyped()) return s.columnsText();
+    List<String> typed = new ArrayList<>();
+    for (int i = 0; i < s.columns().size(); i++) {
+      typed.add(s.columns().get(i) + " " + s.types().get(i).text());
+    }
+    return s.isComposite() ? typed.toString() : typed.get(0);
   }
 
   private static void print(VerifyReport r, PrintStream out) {

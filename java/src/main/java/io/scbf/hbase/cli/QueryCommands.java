@@ -7,7 +7,6 @@ import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.ValueOrder;
 import io.scbf.hbase.cli.Command.Session;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.util.List;
 import java.util.StringJoiner;
 import org.apache.hadoop.hbase.Cell;
@@ -32,7 +31,9 @@ final class QueryCommands {
             "TABLE FAMILY:QUALIFIER VALUE [--limit N] [--strict] [--keys-only]",
             "print the rows whose column holds a value, through its index",
             "Prints one row per line (row key, then family:qualifier=value; binary bytes as"
-                + " \\xNN) on stdout, and the plan and what it asked on stderr.\n"
+                + " \\xNN) on stdout, and the plan and what it asked on stderr. VALUE is read as"
+                + " the column's index type (-5, 1.50, NaN) if it has one, else as bytes (\\xNN"
+                + " for a byte).\n"
                 + "  --limit N            at most N rows (default "
                 + DEFAULT_LIMIT
                 + ")\n"
@@ -53,7 +54,7 @@ final class QueryCommands {
               List<String> w = a.words("TABLE", "FAMILY:QUALIFIER", "VALUE");
               byte[][] column = Args.column(w.get(1));
               try (IndexedTable t = new IndexedTable(s.connection(), Args.table(w.get(0)))) {
-                s.out().println(t.explain(column[0], column[1], Bytes.toBytesBinary(w.get(2))));
+                s.out().println(t.explain(column[0], column[1], value(t, column, w.get(2))));
               }
               return ScbfAdmin.OK;
             }),
@@ -150,28 +151,7 @@ final class QueryCommands {
    * for a LONG column; "-" is unbounded.
    */
   static byte[] bound(IndexSpec spec, String text) throws UsageException {
-    if (text.equals("-")) return null;
-    try {
-      switch (spec.type()) {
-        case STRING:
-          return Bytes.toBytes(text);
-        case INT:
-          return Bytes.toBytes(Integer.parseInt(text));
-        case LONG:
-          return Bytes.toBytes(Long.parseLong(text));
-        case FLOAT:
-          return Bytes.toBytes(Float.parseFloat(text));
-        case DOUBLE:
-          return Bytes.toBytes(Double.parseDouble(text));
-        case BIG_DECIMAL:
-          return Bytes.toBytes(new BigDecimal(text));
-        default:
-          return Bytes.toBytesBinary(text);
-      }
-    } catch (NumberFormatException e) {
-      throw new UsageException(
-          "'" + text + "' is not a " + spec.type() + " (index '" + spec.alias() + "')");
-    }
+    return text.equals("-") ? null : Args.value(spec.type(), text);
   }
 
   /** A value as its column type reads, for output. */
@@ -199,12 +179,11 @@ final class QueryCommands {
     List<String> w = a.words("TABLE", "FAMILY:QUALIFIER", "VALUE");
     TableName table = Args.table(w.get(0));
     byte[][] column = Args.column(w.get(1));
-    byte[] value = Bytes.toBytesBinary(w.get(2));
     int limit = a.intOption("--limit", DEFAULT_LIMIT);
     long start = System.nanoTime();
     try (IndexedTable t = new IndexedTable(s.connection(), table)) {
       t.setStrict(a.flag("--strict"));
-      List<Result> rows = t.find(column[0], column[1], value, limit);
+      List<Result> rows = t.find(column[0], column[1], value(t, column, w.get(2)), limit);
       for (Result r : rows) {
         s.out().println(a.flag("--keys-only") ? Bytes.toStringBinary(r.getRow()) : line(r));
       }
@@ -217,6 +196,23 @@ final class QueryCommands {
               t.lastTrace());
     }
     return ScbfAdmin.OK;
+  }
+
+  /**
+   * VALUE as the index a query by column uses reads it ({@link Args#value}): typed if it declares a
+   * type. That index is the column's one-column index of the oldest layout, the first by alias
+   * among equals, as the client library chooses.
+   */
+  private static byte[] value(IndexedTable t, byte[][] column, String text) throws UsageException {
+    IndexSpec used = null;
+    for (IndexSpec s : t.indexes()) {
+      if (!s.isComposite()
+          && s.column().matches(column[0], column[1])
+          && (used == null || s.layout().ordinal() < used.layout().ordinal())) {
+        used = s;
+      }
+    }
+    return Args.value(used == null ? IndexSpec.ValueType.BYTES : used.type(), text);
   }
 
   private static String line(Result r) {

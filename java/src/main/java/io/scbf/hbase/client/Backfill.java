@@ -7,6 +7,7 @@ import io.scbf.hbase.shared.IndexRows;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -25,20 +26,30 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the index rows of the rows already in a data table: one task per data region (its key
  * range as the region had it when the job started: later splits and moves only change which server
  * answers), {@code threads} at a time, with progress. The first failure stops the others and is
- * thrown; the index then stays building (queries scan) and the job can be run again.
+ * thrown; the index then stays building (queries scan) and the job can be run again. Rows whose
+ * typed indexed column holds a value not of its type are not indexed: counted in the progress, and
+ * the first {@link #INVALID_SAMPLES} named in the log.
  */
 final class Backfill {
+  private static final Logger LOG = LoggerFactory.getLogger(Backfill.class);
+
+  /** Rows not indexed for an invalid value that the log names, at most. */
+  static final int INVALID_SAMPLES = 10;
+
   /** Index mutations per batch, and rows per scanner round trip. */
   static final int BATCH = 1000;
 
@@ -61,6 +72,7 @@ final class Backfill {
             parts.stream().mapToLong(Part::bytes).toArray(),
             listener);
     IndexRows indexRows = new IndexRows(spec);
+    List<String> invalid = Collections.synchronizedList(new ArrayList<>());
     TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
     ExecutorService pool =
         Executors.newFixedThreadPool(
@@ -76,7 +88,7 @@ final class Backfill {
         int part = i;
         tasks.submit(
             () -> {
-              backfill(parts.get(part), part, dataTable, indexTable, indexRows, tracker);
+              backfill(parts.get(part), part, dataTable, indexTable, indexRows, tracker, invalid);
               return null;
             });
       }
@@ -92,7 +104,18 @@ final class Backfill {
     } finally {
       pool.shutdownNow();
     }
-    return tracker.finish();
+    BuildProgress done = tracker.finish();
+    if (done.invalidRows() > 0) {
+      LOG.warn(
+          "scbf: backfill of index '{}' of {} did not index {} rows: an indexed column holds a"
+              + " value not of its declared type (written before the index existed). The first:"
+              + " {}",
+          spec.alias(),
+          dataTable,
+          done.invalidRows(),
+          String.join("; ", invalid));
+    }
+    return done;
   }
 
   private void backfill(
@@ -101,7 +124,8 @@ final class Backfill {
       TableName dataTable,
       TableName indexTable,
       IndexRows indexRows,
-      ProgressTracker t)
+      ProgressTracker t,
+      List<String> invalid)
       throws IOException {
     try (Table data = connection.getTable(dataTable);
         Table index = connection.getTable(indexTable)) {
@@ -117,7 +141,9 @@ final class Backfill {
         long read = 0;
         for (Result r : rows) {
           read++;
-          batch.addAll(indexRows.of(r));
+          List<Put> puts = indexRows.of(r);
+          if (puts.isEmpty()) noteInvalid(r, indexRows, t, invalid);
+          batch.addAll(puts);
           if (batch.size() >= BATCH) {
             write(index, batch);
             t.rows(read);
@@ -130,6 +156,18 @@ final class Backfill {
       }
     }
     t.partDone(partIndex);
+  }
+
+  private static void noteInvalid(
+      Result row, IndexRows indexRows, ProgressTracker t, List<String> invalid) {
+    String why = indexRows.invalidValue(row);
+    if (why == null) return; // the row lacks an indexed column
+    t.invalidRows(1);
+    synchronized (invalid) {
+      if (invalid.size() < INVALID_SAMPLES) {
+        invalid.add(Bytes.toStringBinary(row.getRow()) + " (" + why + ")");
+      }
+    }
   }
 
   private static void write(Table index, List<Mutation> batch) throws IOException {

@@ -28,6 +28,7 @@ final class ProgressTracker {
   private final BuildProgress.Listener listener;
   private final long start = System.nanoTime();
   private final LongAdder rows = new LongAdder();
+  private final LongAdder invalidRows = new LongAdder();
   private final AtomicLongArray partPpm;
   private final AtomicIntegerArray partDone;
   private final AtomicInteger partsDone = new AtomicInteger();
@@ -58,6 +59,11 @@ final class ProgressTracker {
   void rows(long n) {
     rows.add(n);
     maybeReport();
+  }
+
+  /** {@code n} rows read were not indexed: an indexed column holds a value not of its type. */
+  void invalidRows(long n) {
+    invalidRows.add(n);
   }
 
   /** Part {@code part} is about {@code fraction} (0..1) through its rows. */
@@ -108,6 +114,7 @@ final class ProgressTracker {
     return new BuildProgress(
         job,
         done,
+        invalidRows.sum(),
         partsDone.get(),
         weights.length,
         TimeUnit.NANOSECONDS.toMillis(elapsedNanos),

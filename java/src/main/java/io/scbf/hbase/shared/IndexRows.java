@@ -54,7 +54,23 @@ public final class IndexRows {
   }
 
   /**
-   * The index puts of one data row read by {@link #scan()}: none if it lacks the indexed column.
+   * Why a data row read by {@link #scan()} has no index row although it holds an indexed column: a
+   * value that is not one of its column's declared type (the message names the column and type);
+   * null if every indexed value it holds is valid. Writes of such values are refused, so these rows
+   * were written before the index existed; builds report them rather than index them.
+   */
+  public String invalidValue(Result row) {
+    for (Column c : spec.columns()) {
+      byte[] v = row.getValue(c.family(), c.qualifier());
+      String invalid = v == null ? null : spec.invalidValue(c, v);
+      if (invalid != null) return invalid;
+    }
+    return null;
+  }
+
+  /**
+   * The index puts of one data row read by {@link #scan()}: none if it lacks the indexed column or
+   * holds an invalid value ({@link #invalidValue}).
    */
   public List<Put> of(Result row) {
     RowState.Builder state = RowState.builder();

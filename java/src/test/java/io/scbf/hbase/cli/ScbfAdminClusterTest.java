@@ -436,4 +436,50 @@ class ScbfAdminClusterTest {
             "vr");
     assertEquals(3, unreachable.status(), unreachable.out() + unreachable.err());
   }
+
+  @Test
+  @Order(8)
+  void typedIndexesAreCreatedListedAndQueriedInTheirType() throws Exception {
+    byte[] bal = Bytes.toBytes("bal");
+    try (Table t = connection.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < 60; i++) {
+        puts.add(new Put(row(i)).addColumn(D, bal, Bytes.toBytes((long) (i % 20 - 10))));
+      }
+      t.put(puts);
+    }
+    Run created = cli("create", "vr", "d:bal", "--type", "long", "--alias", "bal");
+    assertEquals(0, created.status(), created.err());
+    assertTrue(
+        created.out().contains("on vr d:bal long: backfill bal of vr: 60 rows"), created.out());
+    Run composite =
+        cli("create", "vr", "d:bal:long", "--then", "d:city:string", "--alias", "bal_city");
+    assertEquals(0, composite.status(), composite.err());
+    String listed = cli("list", "vr").out();
+    assertTrue(
+        listed.contains("d:bal long") && listed.contains("[d:bal long, d:city string]"), listed);
+    Run described = cli("describe", "vr", "bal_city");
+    assertTrue(described.out().contains("[d:bal long, d:city string]"), described.out());
+    assertEquals(
+        List.of(IndexSpec.ValueType.LONG, IndexSpec.ValueType.STRING),
+        new IndexAdmin(connection)
+            .listIndexes(TABLE).stream()
+                .filter(s -> s.alias().equals("bal_city"))
+                .findFirst()
+                .orElseThrow()
+                .types());
+
+    // VALUE is read as a LONG: -7 is Bytes.toBytes(-7L), held by rows 3, 23 and 43.
+    Run found = cli("find", "vr", "d:bal", "-7", "--keys-only");
+    assertEquals(0, found.status(), found.err());
+    assertEquals(
+        List.of("row-0003", "row-0023", "row-0043"), found.out().lines().sorted().toList());
+    Run notALong = cli("find", "vr", "d:bal", "seven");
+    assertEquals(2, notALong.status());
+    assertTrue(notALong.err().contains("'seven' is not a long value"), notALong.err());
+    assertEquals(2, cli("create", "vr", "d:bal", "--type", "money", "--alias", "b2").status());
+    assertEquals(2, cli("create", "vr", "d:bal:long", "--type", "long", "--alias", "b2").status());
+    assertEquals(0, cli("drop", "vr", "bal").status());
+    assertEquals(0, cli("drop", "vr", "bal_city").status());
+  }
 }

@@ -107,6 +107,11 @@ class TypedValuesTest {
     assertArrayEquals(
         ValueType.BIG_DECIMAL.indexForm(Bytes.toBytes(new BigDecimal("1.0"))),
         ValueType.BIG_DECIMAL.indexForm(Bytes.toBytes(new BigDecimal("1.00"))));
+    // The index keeps no scale: an entry's value comes back at its smallest (README).
+    byte[] back =
+        ValueType.BIG_DECIMAL.rawForm(
+            ValueType.BIG_DECIMAL.indexForm(Bytes.toBytes(new BigDecimal("1.00"))));
+    assertEquals(new BigDecimal("1"), Bytes.toBigDecimal(back));
   }
 
   @Test
