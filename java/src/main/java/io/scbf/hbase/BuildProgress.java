@@ -32,6 +32,22 @@ public record BuildProgress(
     long etaMs,
     boolean finished) {
 
+  /**
+   * A report without {@code invalidRows} (0): the constructor of releases before typed columns,
+   * kept so that code built against them links and compiles unchanged.
+   */
+  public BuildProgress(
+      String job,
+      long rows,
+      int regionsDone,
+      int regions,
+      long elapsedMs,
+      double rowsPerSecond,
+      long etaMs,
+      boolean finished) {
+    this(job, rows, 0, regionsDone, regions, elapsedMs, rowsPerSecond, etaMs, finished);
+  }
+
   /** Receives progress reports; called from the job's threads, one call at a time. */
   @FunctionalInterface
   public interface Listener {
