@@ -160,11 +160,16 @@ final class Args {
               ? first.typeOr(IndexSpec.ValueType.BYTES)
               : IndexSpec.ValueType.ofText(type));
       if (a.flag("--local")) b.local();
-      if (a.flag("--by-value") && a.flag("--by-row")) {
-        throw new UsageException("--by-value and --by-row exclude each other");
+      int layouts =
+          (a.flag("--by-value") ? 1 : 0)
+              + (a.flag("--by-row") ? 1 : 0)
+              + (a.flag("--ordered") ? 1 : 0);
+      if (layouts > 1) {
+        throw new UsageException("--by-value, --by-row and --ordered exclude each other");
       }
       if (a.flag("--by-value")) b.layout(IndexSpec.Layout.BY_VALUE);
       if (a.flag("--by-row")) b.layout(IndexSpec.Layout.BY_ROW);
+      if (a.flag("--ordered")) b.layout(IndexSpec.Layout.ORDERED);
       for (String[] o : a.options()) {
         switch (o[0]) {
           case "--alias" -> b.alias(o[1]);

@@ -23,12 +23,14 @@ final class IndexCommands {
 
   static final String CREATE_OPTIONS =
       "  --alias A            the index's name (default: the qualifier)\n"
-          + "  --buckets N          global index: initial regions, or the fixed buckets of"
-          + " --by-row\n"
+          + "  --buckets N          global index: initial regions, the fixed buckets of"
+          + " --by-row, or the salted streams of --ordered (default 1)\n"
           + "  --fpp P              the filters' false-positive rate\n"
           + "  --local              a local index, inside the data regions\n"
-          + "  --by-value           a global index ordered by value (the default): one region"
-          + " per selective value, splits as it grows\n"
+          + "  --by-value           a global index placed by a hash of the value (the default):"
+          + " one region per selective value, splits as it grows\n"
+          + "  --ordered            a global index ordered by value (give --type): ranges ask"
+          + " only the regions holding them, in value order; splits as it grows\n"
           + "  --by-row             a global index of fixed buckets salted by row (the layout"
           + " before by-value was the default)\n"
           + "  --type T             what the column holds, as Bytes.toBytes of a Java type: bytes"
@@ -78,7 +80,7 @@ final class IndexCommands {
                 + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), then mark-built.\n"
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
-            List.of("--local", "--by-value", "--by-row", "--no-backfill"),
+            List.of("--local", "--by-value", "--by-row", "--ordered", "--no-backfill"),
             List.of("--alias", "--buckets", "--fpp", "--type", "--then", "--covered"),
             IndexCommands::create),
         new Command(

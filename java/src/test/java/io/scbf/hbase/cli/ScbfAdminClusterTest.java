@@ -482,4 +482,31 @@ class ScbfAdminClusterTest {
     assertEquals(0, cli("drop", "vr", "bal").status());
     assertEquals(0, cli("drop", "vr", "bal_city").status());
   }
+
+  @Test
+  @Order(9)
+  void anOrderedIndexAnswersRangesInValueOrder() throws Exception {
+    // Rows 0..59 hold d:bal = i % 20 - 10 (the test before wrote them).
+    Run created = cli("create", "vr", "d:bal", "--type", "long", "--ordered", "--alias", "bal_o");
+    assertEquals(0, created.status(), created.err());
+    assertTrue(cli("list", "vr").out().contains("ordered"), cli("list", "vr").out());
+    Run range = cli("range", "vr", "bal_o", "-3", "2", "--desc", "--limit", "4");
+    assertEquals(0, range.status(), range.err());
+    // Values 1, 1, 1, 0 from the top: rows 51, 31, 11 (ties in descending row order), then 50.
+    List<String> rows = range.out().lines().map(l -> l.split("\t")[0]).toList();
+    assertEquals(List.of("row-0051", "row-0031", "row-0011", "row-0050"), rows, range.out());
+    Run entries = cli("range", "vr", "bal_o", "-", "-9", "--entries");
+    assertEquals(0, entries.status(), entries.err());
+    assertEquals(
+        List.of("row-0000\tvalue=-10", "row-0020\tvalue=-10", "row-0040\tvalue=-10"),
+        entries.out().lines().toList());
+    Run plan = cli("explain-range", "vr", "bal_o", "-3", "2");
+    assertEquals(0, plan.status(), plan.err());
+    assertTrue(plan.out().contains("counted"), plan.out());
+    Run notOrdered = cli("range", "vr", "city", "a", "b", "--entries");
+    assertEquals(2, notOrdered.status(), notOrdered.out());
+    assertEquals(
+        2, cli("create", "vr", "d:bal", "--ordered", "--by-row", "--alias", "bad").status());
+    assertEquals(0, cli("drop", "vr", "bal_o").status());
+  }
 }

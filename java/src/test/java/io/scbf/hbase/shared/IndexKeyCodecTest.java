@@ -55,6 +55,7 @@ class IndexKeyCodecTest {
       assertEquals(bucket, p.bucket());
       assertArrayEquals(ALIAS, p.alias());
       assertArrayEquals(value, p.value());
+      assertArrayEquals(value, IndexKeyCodec.valueOfKey(key));
       assertArrayEquals(row, p.userRow());
       assertEquals(p.filterKeyEnd(), IndexKeyCodec.filterKeyEnd(key));
       assertArrayEquals(
