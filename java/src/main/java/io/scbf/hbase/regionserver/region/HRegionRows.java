@@ -119,15 +119,25 @@ public final class HRegionRows implements IndexRegionRows {
 
   private void read(Scan scan, int limit, Consumer<Cell> consumer) throws IOException {
     try (RegionScanner scanner = region.getScanner(scan)) {
-      List<Cell> cells = new ArrayList<>();
-      boolean more;
-      int rows = 0;
-      do {
-        more = scanner.next(cells);
-        if (!cells.isEmpty()) rows++;
-        for (Cell c : cells) consumer.accept(local == null ? c : withIndexKey(c));
-        cells.clear();
-      } while (more && rows < limit);
+      // One region operation around the whole read, as HBase's nextRaw asks of coprocessors:
+      // next() opens and closes one per row, running every coprocessor's hooks each time (a
+      // fifth of a wide range's server time, profiled).
+      region.startRegionOperation(Region.Operation.SCAN);
+      try {
+        synchronized (scanner) {
+          List<Cell> cells = new ArrayList<>();
+          boolean more;
+          int rows = 0;
+          do {
+            more = scanner.nextRaw(cells);
+            if (!cells.isEmpty()) rows++;
+            for (Cell c : cells) consumer.accept(local == null ? c : withIndexKey(c));
+            cells.clear();
+          } while (more && rows < limit);
+        }
+      } finally {
+        region.closeRegionOperation(Region.Operation.SCAN);
+      }
     }
   }
 
