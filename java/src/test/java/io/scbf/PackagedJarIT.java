@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The jar as shipped (run by failsafe after `package`): it carries the JNI library, the library
- * needs nothing beyond libc/libm, and two isolated class loaders over the jar alone both work.
+ * needs nothing beyond libc/libm, the jar carries LICENSE and NOTICE, and two isolated class
+ * loaders over the jar alone both work.
  */
 class PackagedJarIT {
   private static final String LIBRARY = "native/linux-x86_64/libscbfjni.so";
@@ -55,6 +56,25 @@ class PackagedJarIT {
     assertTrue(
         List.of("libc", "libm", "libpthread", "ld-linux-x86-64").containsAll(needed),
         "only system libraries (xxHash and the core are linked in): " + needed);
+  }
+
+  @Test
+  void jarCarriesLicenseAndNotice() throws Exception {
+    try (JarFile jar = new JarFile(jar().toFile())) {
+      String license = text(jar, "META-INF/LICENSE");
+      assertTrue(license.contains("Apache License") && license.contains("Version 2.0"), license);
+      // The native library compiles xxHash in (BSD-2-Clause): its notice ships with the binary.
+      String notice = text(jar, "META-INF/NOTICE");
+      assertTrue(notice.contains("xxHash") && notice.contains("Yann Collet"), notice);
+    }
+  }
+
+  private static String text(JarFile jar, String name) throws Exception {
+    JarEntry entry = jar.getJarEntry(name);
+    assertNotNull(entry, "jar has " + name);
+    try (InputStream in = jar.getInputStream(entry)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   @Test
