@@ -194,7 +194,8 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * The data rows whose first {@code equal.size()} columns of the composite index {@code index}
    * equal {@code equal} and whose next column lies in {@code [lo, hi)} (null = unbounded) now,
-   * re-checked; a range query (every bucket or region is asked).
+   * re-checked; a range query (an {@code ORDERED} index asks the regions holding the range, other
+   * layouts every bucket or region).
    */
   public List<Result> range(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {

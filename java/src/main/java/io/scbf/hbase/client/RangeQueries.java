@@ -13,8 +13,8 @@ import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Range queries ({@code lo <= value < hi}, null = unbounded; on a composite index, equality on the
- * leading columns and a range on the next): every bucket or data region is asked, whole or in
- * pages, and the rows re-checked.
+ * leading columns and a range on the next): an {@code ORDERED} index's regions holding the range,
+ * else every bucket or data region, are asked, whole or in pages, and the rows re-checked.
  */
 @InterfaceAudience.Private
 public final class RangeQueries {
