@@ -292,11 +292,7 @@ public final class IndexLookups {
       return descending(ranges, limit, pageBytes, resumeAfter, regionReady);
     }
     if (resumeAfter != null) {
-      boolean inRange = false;
-      for (byte[][] r : ranges) inRange |= within(resumeAfter, r[0], r[1]);
-      if (!inRange) {
-        throw new DoNotRetryIOException("resume_after is not an index row key of this range");
-      }
+      checkResume(resumeAfter, ranges);
       byte[] after = Bytes.add(resumeAfter, new byte[1]); // the first key after it
       List<byte[][]> rest = new ArrayList<>(ranges.size());
       for (byte[][] r : ranges) {
@@ -322,13 +318,7 @@ public final class IndexLookups {
   private LookupResponse descending(
       List<byte[][]> ranges, int limit, int pageBytes, byte[] resumeBefore, boolean regionReady)
       throws IOException {
-    if (resumeBefore != null) {
-      boolean inRange = false;
-      for (byte[][] r : ranges) inRange |= within(resumeBefore, r[0], r[1]);
-      if (!inRange) {
-        throw new DoNotRetryIOException("resume_after is not an index row key of this range");
-      }
-    }
+    if (resumeBefore != null) checkResume(resumeBefore, ranges);
     List<IndexHit> hits = new ArrayList<>();
     List<byte[]> keys = new ArrayList<>();
     int wanted = limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1;
@@ -390,6 +380,15 @@ public final class IndexLookups {
       if (stop.length == 0 || Bytes.compareTo(start, stop) < 0) out.add(new byte[][] {start, stop});
     }
     return out;
+  }
+
+  /** A page's resume point must be a key of the range: a client cannot make it read elsewhere. */
+  private static void checkResume(byte[] resume, List<byte[][]> ranges)
+      throws DoNotRetryIOException {
+    for (byte[][] r : ranges) {
+      if (within(resume, r[0], r[1])) return;
+    }
+    throw new DoNotRetryIOException("resume_after is not an index row key of this range");
   }
 
   private static boolean within(byte[] key, byte[] start, byte[] stop) {
