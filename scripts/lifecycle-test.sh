@@ -9,8 +9,8 @@
 #   4. rollback to the previous release, one server at a time; check again;
 #   5. uninstall: drop the indexes, then restart each server without the jar and the settings;
 #      every table opens and reads, 0 lost.
-# The previous release is built from git (the revision in .ci/previous-release, the main that
-# last landed). Each server is stopped gracefully (SIGTERM), as a rolling restart does.
+# The previous release is built from git: .ci/previous-release holds the commit of the last
+# release's tag (v0.2.0; a commit rather than the tag, so that a clone without tags has it). Each server is stopped gracefully (SIGTERM), as a rolling restart does.
 #
 #   scripts/lifecycle-test.sh                 # CI's short mode: 100 writes between steps
 #   STEP_WRITES=1000 scripts/lifecycle-test.sh
