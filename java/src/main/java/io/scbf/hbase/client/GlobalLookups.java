@@ -8,6 +8,7 @@ import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.PackedHits;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
@@ -87,22 +88,22 @@ final class GlobalLookups {
     }
 
     /** Row keys of the answer, sorted, deduplicated. */
-    List<byte[]> rowKeys() {
+    List<byte[]> rowKeys() throws IOException {
       if (scanned != null) return new ArrayList<>(scanned.stream().map(Result::getRow).toList());
       TreeSet<byte[]> rows = new TreeSet<>(Bytes.BYTES_COMPARATOR);
       for (LookupResponse r : lookups) {
-        r.getHitsList().forEach(h -> rows.add(h.getRow().toByteArray()));
+        for (PackedHits.Hit h : PackedHits.of(r)) rows.add(h.row());
       }
       return new ArrayList<>(rows);
     }
 
-    List<IndexEntry> entries(IndexSpec spec) {
+    List<IndexEntry> entries(IndexSpec spec) throws IOException {
       List<IndexEntry> out = new ArrayList<>();
       if (scanned != null) {
         for (Result r : scanned) out.add(DataScan.entryOf(spec, r));
       } else {
         for (LookupResponse r : lookups) {
-          r.getHitsList().forEach(h -> out.add(IndexEntries.of(spec, h)));
+          for (PackedHits.Hit h : PackedHits.of(r)) out.add(IndexEntries.of(spec, h));
         }
       }
       return out;
@@ -258,7 +259,7 @@ final class GlobalLookups {
               List<LookupResponse> out = new ArrayList<>();
               for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
                 out.add(r);
-                if (scanAbove > 0 && read.addAndGet(r.getHitsCount()) > scanAbove) break;
+                if (scanAbove > 0 && read.addAndGet(PackedHits.count(r)) > scanAbove) break;
               }
               return out;
             });
@@ -673,8 +674,8 @@ final class GlobalLookups {
             scan = whileBuilding.open();
             return scan.next();
           }
-          List<byte[]> keys = new ArrayList<>(r.getHitsCount());
-          r.getHitsList().forEach(h -> keys.add(h.getRow().toByteArray()));
+          List<byte[]> keys = new ArrayList<>(PackedHits.count(r));
+          for (PackedHits.Hit h : PackedHits.of(r)) keys.add(h.row());
           List<Result> rows = context.rechecks.rows(keys, spec, matches);
           if (!rows.isEmpty()) return rows;
         }
@@ -733,7 +734,7 @@ final class GlobalLookups {
     int cacheHits = 0, hits = 0;
     for (LookupResponse r : responses) {
       if (r.getCacheHit()) cacheHits++;
-      hits += r.getHitsCount();
+      hits += PackedHits.count(r);
     }
     context.trace(
         QueryTrace.builder(kind)
@@ -752,10 +753,12 @@ final class GlobalLookups {
             .build());
   }
 
+  /** A range request; its answers come packed (an older server ignores that and sends hits). */
   private static RangeLookupRequest.Builder rangeRequest(IndexSpec spec, byte[] lo, byte[] hi) {
     RangeLookupRequest.Builder request =
         RangeLookupRequest.newBuilder()
-            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)));
+            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)))
+            .setPacked(true);
     if (lo != null) request.setLo(ByteString.copyFrom(lo));
     if (hi != null) request.setHi(ByteString.copyFrom(hi));
     return request;

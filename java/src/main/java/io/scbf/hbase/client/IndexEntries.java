@@ -3,7 +3,7 @@ package io.scbf.hbase.client;
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.CoveredValues;
-import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
+import io.scbf.hbase.shared.PackedHits;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,18 +13,16 @@ final class IndexEntries {
   private IndexEntries() {}
 
   /** The entry of one hit: its row, and the covered values in the spec's covered-column order. */
-  static IndexEntry of(IndexSpec spec, IndexHit hit) {
+  static IndexEntry of(IndexSpec spec, PackedHits.Hit hit) {
     Map<IndexSpec.Column, byte[]> covered = new LinkedHashMap<>();
-    if (hit.hasCovered()) {
-      List<byte[]> values = CoveredValues.decode(hit.getCovered().toByteArray());
+    if (hit.covered() != null) {
+      List<byte[]> values = CoveredValues.decode(hit.covered());
       List<IndexSpec.Column> columns = spec.covered();
       for (int i = 0; i < Math.min(values.size(), columns.size()); i++) {
         if (values.get(i) != null) covered.put(columns.get(i), values.get(i));
       }
     }
     return new IndexEntry(
-        hit.getRow().toByteArray(),
-        covered,
-        hit.hasValue() ? spec.rawForm(hit.getValue().toByteArray()) : null);
+        hit.row(), covered, hit.value() == null ? null : spec.rawForm(hit.value()));
   }
 }

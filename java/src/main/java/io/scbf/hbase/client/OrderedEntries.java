@@ -1,6 +1,7 @@
 package io.scbf.hbase.client;
 
-import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
+import io.scbf.hbase.shared.PackedHits;
+import io.scbf.hbase.shared.PackedHits.Hit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -20,8 +21,8 @@ final class OrderedEntries {
   /** One stream's cursor and the page being read. */
   private static final class Stream {
     final GlobalLookups.Chain cursor;
-    Iterator<IndexHit> page;
-    IndexHit head;
+    Iterator<Hit> page;
+    Hit head;
 
     Stream(GlobalLookups.Chain cursor) {
       this.cursor = cursor;
@@ -36,17 +37,17 @@ final class OrderedEntries {
           return false;
         }
         if (r.getIndexBuilding()) building.add(r);
-        page = r.getHitsList().iterator();
+        page = PackedHits.of(r).iterator();
       }
       head = page.next();
       return true;
     }
   }
 
-  private static final Comparator<IndexHit> ASCENDING =
+  private static final Comparator<Hit> ASCENDING =
       (a, b) -> {
-        int c = Bytes.compareTo(a.getValue().toByteArray(), b.getValue().toByteArray());
-        return c != 0 ? c : Bytes.compareTo(a.getRow().toByteArray(), b.getRow().toByteArray());
+        int c = Bytes.compareTo(a.value(), b.value());
+        return c != 0 ? c : Bytes.compareTo(a.row(), b.row());
       };
 
   private final PriorityQueue<Stream> heads;
@@ -57,7 +58,7 @@ final class OrderedEntries {
 
   OrderedEntries(List<GlobalLookups.Chain> streams, boolean descending) {
     this.chains = List.copyOf(streams);
-    Comparator<IndexHit> order = descending ? ASCENDING.reversed() : ASCENDING;
+    Comparator<Hit> order = descending ? ASCENDING.reversed() : ASCENDING;
     this.heads =
         new PriorityQueue<>(Math.max(1, streams.size()), (a, b) -> order.compare(a.head, b.head));
     this.unstarted = new ArrayList<>();
@@ -75,7 +76,7 @@ final class OrderedEntries {
    * The next entry in order, or null once every stream is read. A stream whose region says the
    * index is building makes {@link #building()} true: the caller scans instead.
    */
-  IndexHit next() throws IOException {
+  Hit next() throws IOException {
     if (!unstarted.isEmpty()) {
       for (Stream s : unstarted) {
         if (s.advance(building)) heads.add(s);
@@ -84,7 +85,7 @@ final class OrderedEntries {
     }
     Stream s = heads.poll();
     if (s == null) return null;
-    IndexHit hit = s.head;
+    Hit hit = s.head;
     if (s.advance(building)) heads.add(s);
     return hit;
   }

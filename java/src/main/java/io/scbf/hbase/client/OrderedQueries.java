@@ -5,7 +5,7 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.ValueOrder;
-import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
+import io.scbf.hbase.shared.PackedHits.Hit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -74,7 +74,7 @@ public final class OrderedQueries {
       OrderedEntries entries =
           context.global.ordered(
               spec, table, bounds[0], bounds[1], order == ValueOrder.DESCENDING, pageFor(limit));
-      for (IndexHit h = out.size() < limit ? entries.next() : null;
+      for (Hit h = out.size() < limit ? entries.next() : null;
           h != null;
           h = out.size() < limit ? entries.next() : null) {
         out.add(IndexEntries.of(spec, h));
@@ -187,7 +187,7 @@ public final class OrderedQueries {
     long start = System.nanoTime();
     Table table = context.connection.getTable(context.global.indexTableOf(spec));
     OrderedEntries entries;
-    IndexHit first;
+    Hit first;
     try {
       entries =
           context.global.ordered(spec, table, lo, hi, order == ValueOrder.DESCENDING, pageRows);
@@ -204,7 +204,7 @@ public final class OrderedQueries {
     String kind = "range-ordered" + (limit >= 0 ? " (first " + limit + ")" : "");
     trace(kind, spec, entries.regions(), start, -1);
     return new QueryStream.Pages() {
-      IndexHit next = first;
+      Hit next = first;
       int rows;
 
       @Override
@@ -213,8 +213,8 @@ public final class OrderedQueries {
           List<byte[]> keys = new ArrayList<>(pageRows);
           List<byte[]> values = new ArrayList<>(pageRows);
           while (next != null && keys.size() < pageRows) {
-            keys.add(next.getRow().toByteArray());
-            values.add(next.getValue().toByteArray());
+            keys.add(next.row());
+            values.add(next.value());
             next = entries.next();
           }
           List<Result> rows = context.rechecks.rowsAt(keys, values, spec);

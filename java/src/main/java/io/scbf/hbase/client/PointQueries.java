@@ -5,6 +5,7 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.QueryTrace;
+import io.scbf.hbase.shared.PackedHits;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
 import java.io.IOException;
@@ -108,7 +109,7 @@ public final class PointQueries {
     } else if (spec.isLocal()) {
       for (LocalQueryResponse r :
           context.local.point(spec, value, LocalQueryRequest.Answer.ENTRIES, routed)) {
-        r.getHitsList().forEach(h -> entries.add(IndexEntries.of(spec, h)));
+        r.getHitsList().forEach(h -> entries.add(IndexEntries.of(spec, PackedHits.Hit.of(h))));
       }
     } else {
       GlobalLookups.Answer found = context.global.point(spec, value, routed, Answer.ENTRIES);

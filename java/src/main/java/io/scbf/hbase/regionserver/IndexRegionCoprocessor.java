@@ -257,7 +257,8 @@ public class IndexRegionCoprocessor extends IndexLookupService
                   request.hasResumeAfter() ? request.getResumeAfter().toByteArray() : null,
                   request.hasFromKey() ? request.getFromKey().toByteArray() : null,
                   request.hasToKey() ? request.getToKey().toByteArray() : null,
-                  reading(request)));
+                  reading(request),
+                  request.getPacked()));
     } catch (IOException | RuntimeException e) {
       fail(controller, done, e);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import io.scbf.hbase.shared.PackedHits;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import java.util.ArrayList;
@@ -108,9 +109,9 @@ class OrderedEntriesTest {
 
   private static List<String> read(OrderedEntries entries) throws Exception {
     List<String> out = new ArrayList<>();
-    for (IndexHit h = entries.next(); h != null; h = entries.next()) {
-      int v = Bytes.toInt(h.getValue().toByteArray()) ^ Integer.MIN_VALUE;
-      out.add(String.format("%+04d %s", v + 100, h.getRow().toStringUtf8()));
+    for (PackedHits.Hit h = entries.next(); h != null; h = entries.next()) {
+      int v = Bytes.toInt(h.value()) ^ Integer.MIN_VALUE;
+      out.add(String.format("%+04d %s", v + 100, Bytes.toString(h.row())));
     }
     return out;
   }

@@ -318,10 +318,13 @@ public final class IndexRegion {
 
   public LookupResponse rangeLookup(byte[] requestAlias, byte[] lo, byte[] hi) throws IOException {
     return rangeLookup(
-        requestAlias, lo, hi, 0, 0, null, null, null, IndexLookups.RangeReading.ENTRIES);
+        requestAlias, lo, hi, 0, 0, null, null, null, IndexLookups.RangeReading.ENTRIES, false);
   }
 
-  /** A range lookup, paged if {@code limit} > 0 (see {@link IndexLookups#rangeLookup}). */
+  /**
+   * A range lookup, paged if {@code limit} > 0, its entries {@code packed} if asked (see {@link
+   * IndexLookups#rangeLookup}).
+   */
   public LookupResponse rangeLookup(
       byte[] requestAlias,
       byte[] lo,
@@ -331,7 +334,8 @@ public final class IndexRegion {
       byte[] resumeAfter,
       byte[] fromKey,
       byte[] toKey,
-      IndexLookups.RangeReading reading)
+      IndexLookups.RangeReading reading,
+      boolean packed)
       throws IOException {
     checkAlias(requestAlias);
     if (limit < 0) throw new DoNotRetryIOException("range lookup limit " + limit + " < 0");
@@ -356,6 +360,7 @@ public final class IndexRegion {
             fromKey,
             toKey,
             reading,
+            packed,
             f.isReady());
     // The client's planner sizes the table from its regions' entries.
     return spec.routedByKey() && f.isReady()

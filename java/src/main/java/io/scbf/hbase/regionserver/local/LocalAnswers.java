@@ -162,7 +162,8 @@ final class LocalAnswers {
             resume,
             null,
             null,
-            IndexLookups.RangeReading.ENTRIES);
+            IndexLookups.RangeReading.ENTRIES,
+            false);
     out.setIndexed(true).setCacheHit(false);
     if (found.hasResumeAfter()) out.setResumeAfter(found.getResumeAfter());
     List<byte[]> rows = answerHits(request.getAnswer(), found, inBounds, out);

@@ -6,6 +6,7 @@ import io.scbf.HotscoreCache;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.region.IndexRegionRows;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.PackedHits;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import java.io.IOException;
@@ -251,7 +252,8 @@ public final class IndexLookups {
 
   /** Index entries with {@code lo <= value < hi} (null: unbounded); never cached. */
   public LookupResponse rangeLookup(byte[] lo, byte[] hi, boolean regionReady) throws IOException {
-    return rangeLookup(lo, hi, 0, PAGE_BYTES, null, null, null, RangeReading.ENTRIES, regionReady);
+    return rangeLookup(
+        lo, hi, 0, PAGE_BYTES, null, null, null, RangeReading.ENTRIES, false, regionReady);
   }
 
   /** What a range lookup sends back. */
@@ -272,7 +274,8 @@ public final class IndexLookups {
    * index row key {@code resumeAfter} (exclusive; null for the first page), and {@code
    * resume_after} set to the last entry's index row key if more remain. A {@code BY_ROW} bucket
    * reads its one key range (value, then row); a {@code BY_VALUE} region reads the range in each
-   * slot it holds within [{@code fromKey}, {@code toKey}) (null: unbounded), slot after slot.
+   * slot it holds within [{@code fromKey}, {@code toKey}) (null: unbounded), slot after slot. The
+   * entries come as {@code IndexHit} messages, or {@code packed} ({@link PackedHits}).
    *
    * @throws DoNotRetryIOException if {@code resumeAfter} is not an index row key of the range
    */
@@ -285,11 +288,12 @@ public final class IndexLookups {
       byte[] fromKey,
       byte[] toKey,
       RangeReading reading,
+      boolean packed,
       boolean regionReady)
       throws IOException {
     List<byte[][]> ranges = rangesOf(lo, hi, fromKey, toKey);
     if (reading == RangeReading.VALUES_DESCENDING) {
-      return descending(ranges, limit, pageBytes, resumeAfter, regionReady);
+      return descending(ranges, limit, pageBytes, resumeAfter, packed, regionReady);
     }
     if (resumeAfter != null) {
       checkResume(resumeAfter, ranges);
@@ -304,8 +308,7 @@ public final class IndexLookups {
     if (reading == RangeReading.COUNT) {
       return withRegion(count(ranges, limit)).setRegionReady(regionReady).build();
     }
-    return withRegion(
-            scan(ranges, limit, pageBytes, true, reading == RangeReading.VALUES).toBuilder())
+    return withRegion(scan(ranges, limit, pageBytes, true, reading == RangeReading.VALUES, packed))
         .setCacheHit(false)
         .setRegionReady(regionReady)
         .build();
@@ -316,13 +319,17 @@ public final class IndexLookups {
    * index row key {@code resumeBefore} (exclusive; null: from the end).
    */
   private LookupResponse descending(
-      List<byte[][]> ranges, int limit, int pageBytes, byte[] resumeBefore, boolean regionReady)
+      List<byte[][]> ranges,
+      int limit,
+      int pageBytes,
+      byte[] resumeBefore,
+      boolean packed,
+      boolean regionReady)
       throws IOException {
     if (resumeBefore != null) checkResume(resumeBefore, ranges);
-    List<IndexHit> hits = new ArrayList<>();
-    List<byte[]> keys = new ArrayList<>();
+    Collected hits = new Collected(packed, true);
     int wanted = limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1;
-    for (int i = ranges.size() - 1; i >= 0 && keys.size() < wanted; i--) {
+    for (int i = ranges.size() - 1; i >= 0 && hits.count() < wanted; i--) {
       byte[] start = ranges.get(i)[0];
       byte[] stop = ranges.get(i)[1];
       if (resumeBefore != null) {
@@ -330,22 +337,12 @@ public final class IndexLookups {
         if (stop.length == 0 || Bytes.compareTo(stop, resumeBefore) > 0) stop = resumeBefore;
       }
       if (stop.length != 0 && Bytes.compareTo(start, stop) >= 0) continue;
-      rows.scanDescending(
-          start,
-          stop,
-          wanted - keys.size(),
-          c -> {
-            byte[] key = CellUtil.cloneRow(c);
-            keys.add(key);
-            hits.add(hit(key, c, true));
-          });
+      rows.scanDescending(start, stop, wanted - hits.count(), hits::add);
     }
-    LookupResponse.Builder page =
-        limit <= 0 ? LookupResponse.newBuilder().addAllHits(hits) : page(hits, limit, pageBytes);
-    if (page.hasResumeAfter()) {
-      page.setResumeAfter(ByteString.copyFrom(keys.get(page.getHitsCount() - 1)));
-    }
-    return withRegion(page).setCacheHit(false).setRegionReady(regionReady).build();
+    return withRegion(hits.page(limit, pageBytes, true))
+        .setCacheHit(false)
+        .setRegionReady(regionReady)
+        .build();
   }
 
   /** How many entries {@code ranges} hold, counted up to {@code limit} (0: all). */
@@ -450,61 +447,116 @@ public final class IndexLookups {
     return out;
   }
 
-  /** {@link #scan(List, int, int, boolean)} of the one range [start, stop). */
+  /** {@link #scan(List, int, int, boolean, boolean, boolean)} of the one range [start, stop). */
   private LookupResponse scan(
       byte[] start, byte[] stop, int limit, int pageBytes, boolean resumeAtKey) throws IOException {
     return scan(
-        Collections.singletonList(new byte[][] {start, stop}),
-        limit,
-        pageBytes,
-        resumeAtKey,
-        false);
+            Collections.singletonList(new byte[][] {start, stop}),
+            limit,
+            pageBytes,
+            resumeAtKey,
+            false,
+            false)
+        .build();
   }
 
   /**
    * Index entries in the key ranges {@code ranges} (in key order): all (limit 0), or a page of them
    * that resumes after its last entry's user row (one value), or after its index row key if {@code
-   * resumeAtKey} (a range, where the value varies).
+   * resumeAtKey} (a range, where the value varies); {@code packed} as {@link PackedHits}.
    */
-  private LookupResponse scan(
-      List<byte[][]> ranges, int limit, int pageBytes, boolean resumeAtKey, boolean withValues)
+  private LookupResponse.Builder scan(
+      List<byte[][]> ranges,
+      int limit,
+      int pageBytes,
+      boolean resumeAtKey,
+      boolean withValues,
+      boolean packed)
       throws IOException {
-    List<IndexHit> hits = new ArrayList<>();
-    List<byte[]> keys = new ArrayList<>();
+    Collected hits = new Collected(packed, withValues);
     // One more than the page: whether more remain.
     int wanted = limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1;
     for (byte[][] range : ranges) {
-      if (keys.size() >= wanted) break;
+      if (hits.count() >= wanted) break;
       if (range[1].length != 0 && Bytes.compareTo(range[0], range[1]) >= 0) continue; // empty
-      rows.scan(
-          range[0],
-          range[1],
-          wanted - keys.size(),
-          c -> {
-            byte[] key = CellUtil.cloneRow(c);
-            keys.add(key);
-            hits.add(hit(key, c, withValues));
-          });
+      rows.scan(range[0], range[1], wanted - hits.count(), hits::add);
     }
-    if (limit <= 0) return LookupResponse.newBuilder().addAllHits(hits).build();
-    LookupResponse.Builder page = page(hits, limit, pageBytes);
-    if (resumeAtKey && page.hasResumeAfter()) {
-      page.setResumeAfter(ByteString.copyFrom(keys.get(page.getHitsCount() - 1)));
-    }
-    return page.build();
+    return hits.page(limit, pageBytes, resumeAtKey);
   }
 
-  /** The hit of the index row {@code key} whose cell is {@code c}, with its value if asked. */
-  private static IndexHit hit(byte[] key, Cell c, boolean withValue) {
-    int rowStart = IndexKeyCodec.filterKeyEnd(key);
-    IndexHit.Builder hit =
-        IndexHit.newBuilder().setRow(ByteString.copyFrom(key, rowStart, key.length - rowStart));
-    if (withValue) hit.setValue(ByteString.copyFrom(IndexKeyCodec.valueOfKey(key)));
-    if (c.getValueLength() > 0) {
-      hit.setCovered(
-          ByteString.copyFrom(c.getValueArray(), c.getValueOffset(), c.getValueLength()));
+  /**
+   * The entries a lookup read, in order, as {@code IndexHit} messages or {@link PackedHits}, and
+   * their index row keys (where a page resumes).
+   */
+  private static final class Collected {
+    private final boolean withValues;
+    private final List<byte[]> keys = new ArrayList<>();
+    private final List<IndexHit> hits;
+    private final PackedHits.Writer packed;
+
+    Collected(boolean packed, boolean withValues) {
+      this.withValues = withValues;
+      this.hits = packed ? null : new ArrayList<>();
+      this.packed = packed ? new PackedHits.Writer() : null;
     }
-    return hit.build();
+
+    int count() {
+      return keys.size();
+    }
+
+    /** Adds the entry of the index row whose cell is {@code c}. */
+    void add(Cell c) {
+      byte[] key = CellUtil.cloneRow(c);
+      keys.add(key);
+      int rowStart = IndexKeyCodec.filterKeyEnd(key);
+      byte[] value = withValues ? IndexKeyCodec.valueOfKey(key) : null;
+      if (packed != null) {
+        packed.add(key, rowStart, value, c.getValueArray(), c.getValueOffset(), c.getValueLength());
+        return;
+      }
+      IndexHit.Builder hit =
+          IndexHit.newBuilder().setRow(ByteString.copyFrom(key, rowStart, key.length - rowStart));
+      if (value != null) hit.setValue(ByteString.copyFrom(value));
+      if (c.getValueLength() > 0) {
+        hit.setCovered(
+            ByteString.copyFrom(c.getValueArray(), c.getValueOffset(), c.getValueLength()));
+      }
+      hits.add(hit.build());
+    }
+
+    /**
+     * All entries (limit 0), or the first {@code limit} of them (fewer if their bytes reach {@code
+     * pageBytes}) and, if more remain, where to resume: after the last entry's index row key if
+     * {@code resumeAtKey}, else after its user row.
+     */
+    LookupResponse.Builder page(int limit, int pageBytes, boolean resumeAtKey) {
+      if (packed == null) {
+        LookupResponse.Builder page =
+            limit <= 0
+                ? LookupResponse.newBuilder().addAllHits(hits)
+                : IndexLookups.page(hits, limit, pageBytes);
+        if (resumeAtKey && page.hasResumeAfter()) {
+          page.setResumeAfter(ByteString.copyFrom(keys.get(page.getHitsCount() - 1)));
+        }
+        return page;
+      }
+      int n = packed.count();
+      if (limit > 0) {
+        long bytes = 0;
+        for (n = 0; n < packed.count(); n++) {
+          if (n == limit || (bytes >= pageBytes && n > 0)) break;
+          bytes += packed.bytesOf(n);
+        }
+      }
+      LookupResponse.Builder page =
+          LookupResponse.newBuilder().setPackedHits(packed.first(n)).setPackedCount(n);
+      if (n < packed.count()) {
+        byte[] last = keys.get(n - 1);
+        int from = resumeAtKey ? 0 : IndexKeyCodec.filterKeyEnd(last);
+        page.setResumeAfter(ByteString.copyFrom(last, from, last.length - from));
+      }
+      return page;
+    }
   }
 
   private static LookupResponse parse(byte[] cached) throws IOException {

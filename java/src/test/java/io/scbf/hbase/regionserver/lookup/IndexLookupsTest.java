@@ -3,15 +3,19 @@ package io.scbf.hbase.regionserver.lookup;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import io.scbf.HotscoreCache;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.region.InMemoryIndexRows;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexPlacement;
+import io.scbf.hbase.shared.PackedHits;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexHit;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -45,8 +49,22 @@ class IndexLookupsTest {
     return IndexKeyCodec.rowKey(BUCKET, ALIAS, Bytes.toBytes(value), Bytes.toBytes(userRow));
   }
 
-  static List<String> users(LookupResponse r) {
-    return r.getHitsList().stream().map(h -> Bytes.toString(h.getRow().toByteArray())).toList();
+  /** The user rows of an answer, packed or as messages. */
+  static List<String> users(LookupResponse r) throws IOException {
+    return PackedHits.of(r).stream().map(h -> Bytes.toString(h.row())).toList();
+  }
+
+  /** Each hit of an answer as text: row, value and covered values (packed or messages alike). */
+  static List<String> hits(LookupResponse r) throws IOException {
+    return PackedHits.of(r).stream()
+        .map(
+            h ->
+                Bytes.toStringBinary(h.row())
+                    + "|"
+                    + (h.value() == null ? "-" : Bytes.toStringBinary(h.value()))
+                    + "|"
+                    + (h.covered() == null ? "-" : Bytes.toStringBinary(h.covered())))
+        .toList();
   }
 
   @Test
@@ -140,6 +158,65 @@ class IndexLookupsTest {
     assertEquals(3, rows.scans);
   }
 
+  @Test
+  void packedPagesCarryTheHitsAndResumePointsOfMessagePages() throws Exception {
+    for (int i = 0; i < 60; i++) {
+      String v = String.format("%02d", i % 20);
+      rows.put(indexRow(v, "row" + i), i % 3 == 0 ? new byte[0] : Bytes.toBytes("covered-" + i));
+    }
+    for (IndexLookups.RangeReading reading : List.of(ENTRIES, IndexLookups.RangeReading.VALUES)) {
+      for (int pageBytes : new int[] {IndexLookups.PAGE_BYTES, 40}) {
+        List<List<String>> byForm = new ArrayList<>();
+        for (boolean packed : new boolean[] {false, true}) {
+          List<String> read = new ArrayList<>();
+          int pages = 0;
+          byte[] resume = null;
+          do {
+            LookupResponse page =
+                lookups.rangeLookup(
+                    Bytes.toBytes("03"),
+                    Bytes.toBytes("17"),
+                    7,
+                    pageBytes,
+                    resume,
+                    null,
+                    null,
+                    reading,
+                    packed,
+                    true);
+            assertEquals(packed ? 0 : PackedHits.count(page), page.getHitsCount());
+            assertTrue(PackedHits.count(page) > 0 && PackedHits.count(page) <= 7);
+            pages++;
+            read.addAll(hits(page));
+            resume = page.hasResumeAfter() ? page.getResumeAfter().toByteArray() : null;
+          } while (resume != null);
+          assertEquals(42, read.size(), "values 03..16, three rows each");
+          // 40-byte pages hold 1-3 hits: paged by bytes in both forms.
+          assertTrue(pageBytes == 40 ? pages >= 14 : pages == 6, pages + " pages");
+          byForm.add(read);
+        }
+        assertEquals(byForm.get(0), byForm.get(1), reading + ", pages of " + pageBytes + " bytes");
+      }
+    }
+  }
+
+  @Test
+  void aMalformedPackedAnswerIsAnErrorNotAWrongHit() {
+    LookupResponse truncated =
+        LookupResponse.newBuilder()
+            .setPackedHits(ByteString.copyFrom(new byte[] {5, 'a', 'b'}))
+            .setPackedCount(1)
+            .build();
+    IOException e = assertThrows(IOException.class, () -> PackedHits.of(truncated));
+    assertTrue(e.getMessage().contains("malformed packed index answer"), e.getMessage());
+    LookupResponse trailing =
+        LookupResponse.newBuilder()
+            .setPackedHits(ByteString.copyFrom(new byte[] {1, 'a', 0, 0, 9}))
+            .setPackedCount(1)
+            .build();
+    assertThrows(IOException.class, () -> PackedHits.of(trailing));
+  }
+
   /** Every page of a paged lookup of {@code value}, in order. */
   List<List<String>> pages(String value, int limit) throws Exception {
     List<List<String>> out = new ArrayList<>();
@@ -226,14 +303,17 @@ class IndexLookupsTest {
     byte[] resume = null;
     do {
       LookupResponse page =
-          region.rangeLookup(lo, hi, 7, IndexLookups.PAGE_BYTES, resume, null, null, ENTRIES, true);
+          region.rangeLookup(
+              lo, hi, 7, IndexLookups.PAGE_BYTES, resume, null, null, ENTRIES, false, true);
       paged.addAll(users(page));
       resume = page.hasResumeAfter() ? page.getResumeAfter().toByteArray() : null;
     } while (resume != null);
     assertEquals(users(all), paged, "pages continue across slots in key order");
     byte[] from = {96};
-    List<String> tail = users(region.rangeLookup(lo, hi, 0, 0, null, from, null, ENTRIES, true));
-    List<String> head = users(region.rangeLookup(lo, hi, 0, 0, null, null, from, ENTRIES, true));
+    List<String> tail =
+        users(region.rangeLookup(lo, hi, 0, 0, null, from, null, ENTRIES, false, true));
+    List<String> head =
+        users(region.rangeLookup(lo, hi, 0, 0, null, null, from, ENTRIES, false, true));
     assertEquals(expected.size(), tail.size() + head.size());
     for (String r : tail) assertTrue(expected.get(r) >= 96, r);
     for (String r : head) assertTrue(expected.get(r) < 96, r);
