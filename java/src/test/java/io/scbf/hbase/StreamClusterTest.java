@@ -9,6 +9,7 @@ import com.google.protobuf.ServiceException;
 import io.scbf.hbase.QueryPlan.Kind;
 import io.scbf.hbase.client.QueryStream;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.PackedHits;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
@@ -348,6 +349,20 @@ class StreamClusterTest {
                       .setResumeAfter(ByteString.copyFrom(Bytes.toBytes("elsewhere")))
                       .build()),
           "resume_after is not an index row key of this range");
+      assertDoNotRetry(
+          () -> bucket.rangeLookup(null, range.clone().setReverse(true).build()),
+          "only ORDERED indexes read in descending order");
+      // Counting reads no more than one past the limit; packed pages hold what messages do.
+      var all = PackedHits.of(bucket.rangeLookup(null, range.clone().build()));
+      var counted = bucket.rangeLookup(null, range.clone().setCountOnly(true).setLimit(2).build());
+      assertEquals(3, counted.getValueEstimate(), "limit + 1: more than the limit");
+      assertTrue(counted.getOverLimit());
+      assertEquals(0, PackedHits.count(counted), "a count sends no entries");
+      var packed = bucket.rangeLookup(null, range.clone().setPacked(true).build());
+      assertEquals(0, packed.getHitsCount());
+      assertEquals(
+          all.stream().map(h -> Bytes.toString(h.row())).toList(),
+          PackedHits.of(packed).stream().map(h -> Bytes.toString(h.row())).toList());
       var first = bucket.rangeLookup(null, range.clone().setLimit(3).build());
       assertEquals(3, first.getHitsCount());
       assertTrue(first.hasResumeAfter(), "more than 3 entries in v1 <= city < v3 in bucket 0");
