@@ -3,7 +3,7 @@
 # two region servers as separate JVMs (the scbf jar deployed as the README says), a writer of indexed rows, and `kill -9` of a region server or the master every
 # few seconds, each restarted after a pause. Then the checker (io.scbf.hbase.crash.CrashWorkload)
 # compares the table with the writer's log of acknowledged writes (none may be lost) and every
-# value's rows by a full scan with what routed queries of the three indexes find (none may be
+# value's rows by a full scan with what routed queries of the four indexes find (none may be
 # missed). Every other kill lands while a region of the BY_VALUE index is being split, and one of
 # its regions is moved once the kills are over.
 #

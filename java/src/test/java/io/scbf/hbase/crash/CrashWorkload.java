@@ -1,14 +1,17 @@
 package io.scbf.hbase.crash;
 
 import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.ValueOrder;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +66,7 @@ public final class CrashWorkload {
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] AGE = Bytes.toBytes("age");
   static final byte[] ZONE = Bytes.toBytes("zone");
+  static final byte[] SCORE = Bytes.toBytes("score");
   static final TableName ZONE_INDEX = IndexCatalog.indexTableName(TABLE, "zone");
   static final int ROWS = 5000;
   static final int VALUES = 40;
@@ -128,8 +132,16 @@ public final class CrashWorkload {
             .layout(IndexSpec.Layout.BY_VALUE)
             .buckets(2)
             .build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, SCORE)
+            .alias("score")
+            .type(IndexSpec.ValueType.LONG)
+            .layout(IndexSpec.Layout.ORDERED)
+            .build());
     System.out.println(
-        "setup: indexes city (global, 8 buckets), age (local) and zone (global, by value) on "
+        "setup: indexes city (global, 8 buckets), age (local), zone (global, by value) and score"
+            + " (global, ordered, long) on "
             + TABLE);
   }
 
@@ -198,7 +210,8 @@ public final class CrashWorkload {
             new Put(row(i))
                 .addColumn(D, CITY, Bytes.toBytes("c" + v))
                 .addColumn(D, AGE, Bytes.toBytes("a" + v))
-                .addColumn(D, ZONE, Bytes.toBytes("z" + v));
+                .addColumn(D, ZONE, Bytes.toBytes("z" + v))
+                .addColumn(D, SCORE, Bytes.toBytes(score(v)));
         try {
           t.put(p);
           out.println(i + " " + v);
@@ -234,6 +247,7 @@ public final class CrashWorkload {
     Map<String, TreeSet<String>> cityRows = new TreeMap<>();
     Map<String, TreeSet<String>> ageRows = new TreeMap<>();
     Map<String, TreeSet<String>> zoneRows = new TreeMap<>();
+    TreeMap<Long, TreeSet<String>> scoreRows = new TreeMap<>();
     int lost = 0;
     Set<Integer> seen = new TreeSet<>();
     try (Table t = c.getTable(TABLE);
@@ -246,6 +260,11 @@ public final class CrashWorkload {
         zoneRows
             .computeIfAbsent(Bytes.toString(r.getValue(D, ZONE)), k -> new TreeSet<>())
             .add(row);
+        if (r.getValue(D, SCORE) != null) {
+          scoreRows
+              .computeIfAbsent(Bytes.toLong(r.getValue(D, SCORE)), k -> new TreeSet<>())
+              .add(row);
+        }
         int i = Integer.parseInt(row.substring(1));
         seen.add(i);
         Set<Integer> ok = allowed.get(i);
@@ -281,14 +300,35 @@ public final class CrashWorkload {
       for (Map.Entry<String, TreeSet<String>> e : zoneRows.entrySet()) {
         misses += missing(indexed.findRowKeys(D, ZONE, Bytes.toBytes(e.getKey())), e, "zone");
       }
+      for (Map.Entry<Long, TreeSet<String>> e : scoreRows.entrySet()) {
+        misses +=
+            missing(
+                indexed.findRowKeys(D, SCORE, Bytes.toBytes(e.getKey())),
+                Map.entry(e.getKey().toString(), e.getValue()),
+                "score");
+      }
+      // A range across zero, from the index alone: every row of its values.
+      TreeSet<String> inRange = new TreeSet<>();
+      scoreRows.subMap(-5L, 5L).values().forEach(inRange::addAll);
+      List<byte[]> ranged = new ArrayList<>();
+      for (IndexEntry entry :
+          indexed.rangeEntries(
+              "score",
+              Bytes.toBytes(-5L),
+              Bytes.toBytes(5L),
+              ValueOrder.ASCENDING,
+              Integer.MAX_VALUE)) {
+        ranged.add(entry.row());
+      }
+      misses += missing(ranged, Map.entry("[-5, 5)", inRange), "score range");
     }
     int zoneRegions;
     try (Admin admin = c.getAdmin()) {
       zoneRegions = admin.getRegions(ZONE_INDEX).size();
     }
     System.out.printf(
-        "check: %d rows, %d acknowledged rows, %d lost, %d index misses (routed, 3 indexes;"
-            + " the by-value one in %d regions)%n",
+        "check: %d rows, %d acknowledged rows, %d lost, %d index misses (routed, 4 indexes"
+            + " and an ordered range; the by-value one in %d regions)%n",
         seen.size(), lastAcked.size(), lost, misses, zoneRegions);
     return lost == 0 && misses == 0;
   }
@@ -307,6 +347,11 @@ public final class CrashWorkload {
       }
     }
     return tables + " table(s) read through, " + rows + " rows";
+  }
+
+  /** The score of value {@code v}: negative for half the values (a typed order across zero). */
+  static long score(int v) {
+    return v - VALUES / 2L;
   }
 
   private static int missing(
