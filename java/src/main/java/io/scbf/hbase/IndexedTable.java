@@ -6,6 +6,7 @@ import io.scbf.hbase.client.OrderedQueries;
 import io.scbf.hbase.client.PointQueries;
 import io.scbf.hbase.client.QueryContext;
 import io.scbf.hbase.client.RangeQueries;
+import io.scbf.hbase.client.RoutingReports;
 import io.scbf.hbase.client.StreamedQueries;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
@@ -288,13 +289,39 @@ public final class IndexedTable implements AutoCloseable {
     return context.staleRowsSent();
   }
 
-  /** The master's routing statistics for one index (filters per region and per server). */
+  /**
+   * The master's routing statistics for the index on {@code family:qualifier} (filters per region
+   * and per server).
+   */
+  public RoutingReport routingReport(byte[] family, byte[] qualifier) throws IOException {
+    return RoutingReports.of(routingStats(family, qualifier));
+  }
+
+  /** The master's routing statistics for the index named {@code index}. */
+  public RoutingReport routingReport(String index) throws IOException {
+    return RoutingReports.of(routingStats(index));
+  }
+
+  /**
+   * The master's routing statistics for one index, as an internal protobuf message.
+   *
+   * @deprecated since 0.3.0, for removal in 0.4: the message type is internal and may change; use
+   *     {@link #routingReport(byte[], byte[])}.
+   */
+  @Deprecated(since = "0.3.0", forRemoval = true)
   public StatsResponse routingStats(byte[] family, byte[] qualifier) throws IOException {
     context.checkOpen();
     return context.routingStats(family, qualifier);
   }
 
-  /** The master's routing statistics for the index named {@code index}. */
+  /**
+   * The master's routing statistics for the index named {@code index}, as an internal protobuf
+   * message.
+   *
+   * @deprecated since 0.3.0, for removal in 0.4: the message type is internal and may change; use
+   *     {@link #routingReport(String)}.
+   */
+  @Deprecated(since = "0.3.0", forRemoval = true)
   public StatsResponse routingStats(String index) throws IOException {
     context.checkOpen();
     return context.routingStats(index);

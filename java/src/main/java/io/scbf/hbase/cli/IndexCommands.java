@@ -4,12 +4,11 @@ import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.RoutingReport;
 import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.cli.Command.Session;
 import io.scbf.hbase.client.IndexRegionReport;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -273,26 +272,26 @@ final class IndexCommands {
       out.println("  routing: by key (each region answers from its own filter; nothing published)");
       return;
     }
-    StatsResponse stats;
+    RoutingReport stats;
     try (IndexedTable t = new IndexedTable(s.connection(), table)) {
-      stats = t.routingStats(spec.alias());
+      stats = t.routingReport(spec.alias());
     }
     long bytes = 0;
     long residue = 0;
     long lagMs = 0;
     int ready = 0;
     double fprMax = 0;
-    for (RegionStats r : stats.getRegionsList()) {
-      bytes += r.getFilterBytes();
-      residue += r.getResidue();
-      if (r.getReady()) ready++;
-      fprMax = Math.max(fprMax, r.getEstimatedFpr());
-      lagMs = Math.max(lagMs, r.getAgeMs() < 0 ? Long.MAX_VALUE : r.getAgeMs());
+    for (RoutingReport.Region r : stats.regions()) {
+      bytes += r.filterBytes();
+      residue += r.residue();
+      if (r.ready()) ready++;
+      fprMax = Math.max(fprMax, r.estimatedFpr());
+      lagMs = Math.max(lagMs, r.ageMs() < 0 ? Long.MAX_VALUE : r.ageMs());
     }
     out.printf(
         "  routing: %d regions published, %d ready; filters %,d bytes; estimated fpr max %.2g;"
             + " publish lag max %s; residue %d%n",
-        stats.getRegionsCount(),
+        stats.regions().size(),
         ready,
         bytes,
         fprMax,
