@@ -23,9 +23,12 @@ import org.apache.yetus.audience.InterfaceAudience;
  * <p>A point query asks for routing (which buckets, or for a local index which data regions, may
  * hold the value) unless it is strict, asks those in parallel (each answers from its server's hot
  * cache or a prefix scan of its index rows), and, for {@link #find}, reads the data rows and keeps
- * those whose current value still matches. A range query asks every bucket or region. Answers
- * follow the README's consistency contract: an acknowledged write is found once its region has
- * published its filter (1 s by default), and at once by strict queries.
+ * those whose current value still matches. A range query asks every bucket or region, but on an
+ * {@code ORDERED} index only the regions holding the range. Answers follow the README's consistency
+ * contract: an acknowledged write is found at once through a {@code BY_VALUE} or {@code ORDERED}
+ * index or a local one (with {@code scbf.client.local.read.after.ack}, the default), and through a
+ * {@code BY_ROW} index once its region has published its filter (every 0.5 s by default) or at once
+ * by strict queries.
  *
  * <p>A global index that is being built (see {@link IndexAdmin#rebuildIndex}) answers every lookup
  * with "building": the query then scans the data table, so its answer is complete, only slower. If

@@ -76,7 +76,8 @@ final class IndexCommands {
             "Creates the index and, unless --no-backfill, indexes the rows already in the table"
                 + " (scbf.client.build.threads regions at a time, progress on stderr about once a"
                 + " second; queries scan until it is built). --no-backfill leaves it building for the"
-                + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), then mark-built.\n"
+                + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), which marks it built when"
+                + " done.\n"
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
             List.of("--local", "--by-value", "--by-row", "--ordered", "--no-backfill"),
@@ -85,9 +86,11 @@ final class IndexCommands {
         new Command(
             "mark-built",
             "TABLE ALIAS",
-            "let queries use an index built in bulk",
-            "After io.scbf.mapreduce.BuildIndexTool (or create --no-backfill and a rebuild):"
-                + " queries use the index from now on.",
+            "let queries use an index whose rows were indexed outside scbf's tools",
+            "Queries use the index from now on, as it is: marking an incomplete index built makes"
+                + " its queries miss rows. BuildIndexTool, rebuild and create (without"
+                + " --no-backfill) mark the index built themselves; this is for an index filled"
+                + " some other way.",
             List.of(),
             List.of(),
             (s, a) -> {

@@ -4,7 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.QueryTrace;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.ObjectName;
+import org.apache.hadoop.hbase.TableName;
 import org.junit.jupiter.api.Test;
 
 /** The client's query counters and per-kind latency percentiles (HBase metrics histograms). */
@@ -53,6 +60,36 @@ class QueryStatsTest {
       assertEquals(7, m.get("point.max"));
       assertTrue(!m.containsKey("range.count"), m.toString());
       assertEquals(1011, stats.getQueries());
+    } finally {
+      stats.unregister();
+    }
+  }
+
+  /** The object name the README gives (T the table, N an id) is the one a table registers. */
+  @Test
+  void theReadmesObjectNameFindsTheTablesMBean() throws Exception {
+    Matcher documented =
+        Pattern.compile("`(io\\.scbf\\.hbase:type=IndexedTable,[^`]*)`")
+            .matcher(Files.readString(Path.of("README.md")));
+    assertTrue(documented.find(), "README.md names the client MBean");
+    ObjectName pattern =
+        new ObjectName(documented.group(1).replace("\"T\"", "\"a-table\"").replace("=N", "=*"));
+    QueryStats stats = new QueryStats();
+    stats.register(TableName.valueOf("a-table"));
+    try {
+      assertEquals(
+          1,
+          ManagementFactory.getPlatformMBeanServer().queryNames(pattern, null).size(),
+          pattern.toString());
+      assertEquals(
+          0L,
+          ManagementFactory.getPlatformMBeanServer()
+              .getAttribute(
+                  ManagementFactory.getPlatformMBeanServer()
+                      .queryNames(pattern, null)
+                      .iterator()
+                      .next(),
+                  "Queries"));
     } finally {
       stats.unregister();
     }
