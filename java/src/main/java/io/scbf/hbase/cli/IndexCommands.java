@@ -57,7 +57,7 @@ final class IndexCommands {
             "Per index: build state; its regions (index table, or the data table's for a local"
                 + " index); the routing filters the master holds (published, ready, bytes, the"
                 + " highest estimated false-positive rate, the oldest publication's age: the"
-                + " publish lag). A BY_VALUE index routes by key and publishes nothing.",
+                + " publish lag). A BY_VALUE or ORDERED index routes by key and publishes nothing.",
             List.of(),
             List.of(),
             IndexCommands::status),
