@@ -71,7 +71,10 @@ final class QueryStats implements QueryStatsMXBean {
             "latencies of one scbf IndexedTable's queries",
             "scbf",
             "scbf,sub=IndexedTable",
-            false);
+            // "An existing source": HBase's adapter, which copies the global registries to JMX in
+            // a server JVM, leaves this one alone (this class's MBean shows it); two open tables
+            // would otherwise register one JMX name twice, which that adapter cannot survive.
+            true);
     try {
       MetricRegistry metrics = MetricRegistries.global().create(info);
       for (Kind k : Kind.values()) latencies.put(k, metrics.histogram(k.key() + "LatencyMicros"));
