@@ -9,8 +9,10 @@
 #   4. rollback to the previous release, one server at a time; check again;
 #   5. uninstall: drop the indexes, then restart each server without the jar and the settings;
 #      every table opens and reads, 0 lost.
-# The previous release is built from git: .ci/previous-release holds the commit of the last
-# release's tag (v0.2.0; a commit rather than the tag, so that a clone without tags has it). Each server is stopped gracefully (SIGTERM), as a rolling restart does.
+# The previous release is built from git by scripts/previous-release.sh (the commit in
+# .ci/previous-release, the last release's tag v0.2.0), which the API check in `mvn verify` has
+# usually run already: the jar is built once. Each server is stopped gracefully (SIGTERM), as a
+# rolling restart does.
 #
 #   scripts/lifecycle-test.sh                 # CI's short mode: 100 writes between steps
 #   STEP_WRITES=1000 scripts/lifecycle-test.sh
@@ -23,20 +25,15 @@ cd "$(dirname "$0")/.."
 STEP_WRITES=${STEP_WRITES:-100}
 PORT=${PORT_BASE:-16300}
 WORK=$(pwd)/target/lifecycle-test
-PREVIOUS=${PREVIOUS:-$(cat .ci/previous-release)}
 rm -rf "$WORK" && mkdir -p "$WORK"
 source scripts/cluster.sh
 cluster_init
 
 jar=$(pwd)/$(ls target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc' | head -1)
-echo "building the previous release ($PREVIOUS) from git"
-git worktree remove --force "$WORK/previous" 2>/dev/null || true
-git worktree add --detach "$WORK/previous" "$PREVIOUS" >"$WORK/logs/previous-build.log" 2>&1
-(cd "$WORK/previous" && mvn -B -q -DskipTests -Dspotless.check.skip=true package) \
-  >>"$WORK/logs/previous-build.log" 2>&1 || { tail -n 40 "$WORK/logs/previous-build.log"; exit 1; }
-previous=$(ls "$WORK"/previous/target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc' | head -1)
+echo "the previous release: ${PREVIOUS:-$(cat .ci/previous-release)}"
+previous=$(bash scripts/previous-release.sh)
+# A copy: the servers run from it while a later build may replace target/previous-release.
 cp "$previous" "$WORK/scbf-previous.jar" && previous=$WORK/scbf-previous.jar
-git worktree remove --force "$WORK/previous"
 
 workload() { java -Xmx512m -cp "$WORK/conf/client:$(pwd)/target/test-classes:$jar:$HBASE_CP" \
   io.scbf.hbase.crash.CrashWorkload "$@" 2>>"$WORK/logs/client.log"; }

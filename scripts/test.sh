@@ -7,11 +7,12 @@
 #   3b. the native library cross-built for linux-aarch64, its C suite under qemu-user
 #       (scripts/aarch64-check.sh: every case but the concurrency ones)
 #   4. libFuzzer on the snapshot decoders for a bounded time
-#   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven
+#   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven, and
+#      the API check against the last release's jar (japicmp; scripts/previous-release.sh builds it)
 #   5b. Apache Phoenix and scbf on one mini cluster (mvn -Pphoenix test)
 #   6. the multi-process crash test (scripts/crash-test.sh: 4 kill -9 of servers mid-write)
 #   7. the multi-process lifecycle test (scripts/lifecycle-test.sh: install, rolling upgrade from the
-#      previous release, rollback, uninstall, a writer running throughout)
+#      previous release (the jar step 5 built), rollback, uninstall, a writer running throughout)
 # Environment: FUZZ_SECONDS (default 60), FUZZ_SEED (default 1; 0 = random),
 # SKIP_JAVA=1 to stop after the C parts.
 set -euo pipefail

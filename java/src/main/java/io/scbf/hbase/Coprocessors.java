@@ -28,7 +28,10 @@ import org.apache.yetus.audience.InterfaceAudience;
 public final class Coprocessors {
   private Coprocessors() {}
 
-  /** Interval between filter publications to the master, ms (default 1000). */
+  /**
+   * Interval between filter publications to the master, ms (default {@value
+   * #DEFAULT_PUBLISH_INTERVAL_MS}).
+   */
   public static final String PUBLISH_INTERVAL_MS = Settings.PUBLISH_INTERVAL_MS;
 
   public static final long DEFAULT_PUBLISH_INTERVAL_MS = Settings.DEFAULT_PUBLISH_INTERVAL_MS;

@@ -6,6 +6,7 @@ import io.scbf.hbase.client.OrderedQueries;
 import io.scbf.hbase.client.PointQueries;
 import io.scbf.hbase.client.QueryContext;
 import io.scbf.hbase.client.RangeQueries;
+import io.scbf.hbase.client.RoutingReports;
 import io.scbf.hbase.client.StreamedQueries;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
@@ -22,9 +23,12 @@ import org.apache.yetus.audience.InterfaceAudience;
  * <p>A point query asks for routing (which buckets, or for a local index which data regions, may
  * hold the value) unless it is strict, asks those in parallel (each answers from its server's hot
  * cache or a prefix scan of its index rows), and, for {@link #find}, reads the data rows and keeps
- * those whose current value still matches. A range query asks every bucket or region. Answers
- * follow the README's consistency contract: an acknowledged write is found once its region has
- * published its filter (1 s by default), and at once by strict queries.
+ * those whose current value still matches. A range query asks every bucket or region, but on an
+ * {@code ORDERED} index only the regions holding the range. Answers follow the README's consistency
+ * contract: an acknowledged write is found at once through a {@code BY_VALUE} or {@code ORDERED}
+ * index or a local one (with {@code scbf.client.local.read.after.ack}, the default), and through a
+ * {@code BY_ROW} index once its region has published its filter (every 0.5 s by default) or at once
+ * by strict queries.
  *
  * <p>A global index that is being built (see {@link IndexAdmin#rebuildIndex}) answers every lookup
  * with "building": the query then scans the data table, so its answer is complete, only slower. If
@@ -288,13 +292,39 @@ public final class IndexedTable implements AutoCloseable {
     return context.staleRowsSent();
   }
 
-  /** The master's routing statistics for one index (filters per region and per server). */
+  /**
+   * The master's routing statistics for the index on {@code family:qualifier} (filters per region
+   * and per server).
+   */
+  public RoutingReport routingReport(byte[] family, byte[] qualifier) throws IOException {
+    return RoutingReports.of(routingStats(family, qualifier));
+  }
+
+  /** The master's routing statistics for the index named {@code index}. */
+  public RoutingReport routingReport(String index) throws IOException {
+    return RoutingReports.of(routingStats(index));
+  }
+
+  /**
+   * The master's routing statistics for one index, as an internal protobuf message.
+   *
+   * @deprecated since 0.3.0, for removal in 0.4: the message type is internal and may change; use
+   *     {@link #routingReport(byte[], byte[])}.
+   */
+  @Deprecated(since = "0.3.0", forRemoval = true)
   public StatsResponse routingStats(byte[] family, byte[] qualifier) throws IOException {
     context.checkOpen();
     return context.routingStats(family, qualifier);
   }
 
-  /** The master's routing statistics for the index named {@code index}. */
+  /**
+   * The master's routing statistics for the index named {@code index}, as an internal protobuf
+   * message.
+   *
+   * @deprecated since 0.3.0, for removal in 0.4: the message type is internal and may change; use
+   *     {@link #routingReport(String)}.
+   */
+  @Deprecated(since = "0.3.0", forRemoval = true)
   public StatsResponse routingStats(String index) throws IOException {
     context.checkOpen();
     return context.routingStats(index);

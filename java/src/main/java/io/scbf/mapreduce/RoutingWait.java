@@ -2,9 +2,8 @@ package io.scbf.mapreduce;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.RoutingReport;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import org.apache.hadoop.hbase.TableName;
@@ -32,7 +31,7 @@ final class RoutingWait {
     try (IndexedTable table = new IndexedTable(connection, dataTable)) {
       while (true) {
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-        StatsResponse stats = table.routingStats(spec.alias());
+        RoutingReport stats = table.routingReport(spec.alias());
         int regions = spec.isLocal() ? dataRegions(connection, dataTable) : spec.buckets();
         if (reflectsBuild(stats, indexTable, regions, elapsedMs)) return true;
         if (elapsedMs >= timeoutMs) return false;
@@ -58,11 +57,11 @@ final class RoutingWait {
    * below elapsed time).
    */
   static boolean reflectsBuild(
-      StatsResponse stats, String indexTable, int buckets, long elapsedMs) {
+      RoutingReport stats, String indexTable, int buckets, long elapsedMs) {
     int fresh = 0;
-    for (RegionStats r : stats.getRegionsList()) {
-      if (!r.getIndexTable().equals(indexTable)) continue;
-      if (!r.getReady() || r.getAgeMs() >= elapsedMs) return false;
+    for (RoutingReport.Region r : stats.regions()) {
+      if (!r.indexTable().equals(indexTable)) continue;
+      if (!r.ready() || r.ageMs() >= elapsedMs) return false;
       fresh++;
     }
     return fresh == buckets;

@@ -300,14 +300,21 @@ class IndexClusterTest {
   @Test
   @Order(3)
   void nativeFiltersLiveInTheRegionServerAndIndexWritesUseTheirOwnPool() throws Exception {
-    StatsResponse stats = people.routingStats(D, CITY);
-    assertEquals(CITY_BUCKETS, stats.getRegionsCount());
-    for (RegionStats r : stats.getRegionsList()) {
-      assertTrue(r.getReady(), r.toString());
-      assertTrue(r.getFilterBytes() > 0, "native filter published: " + r);
+    RoutingReport stats = people.routingReport(D, CITY);
+    assertEquals(CITY_BUCKETS, stats.regions().size());
+    for (RoutingReport.Region r : stats.regions()) {
+      assertTrue(r.ready(), r.toString());
+      assertTrue(r.filterBytes() > 0, "native filter published: " + r);
     }
-    assertEquals(1, stats.getServersCount());
-    assertTrue(stats.getStatesServed() > 0, "clients fetched routing copies");
+    assertEquals(1, stats.servers().size());
+    assertEquals(stats.filterBytes(), stats.servers().get(0).filterBytes());
+    assertTrue(stats.statesServed() > 0, "clients fetched routing copies");
+    // 0.2.0's method (deprecated: it returns the internal message) reports the same regions.
+    @SuppressWarnings("removal")
+    StatsResponse old = people.routingStats(D, CITY);
+    assertEquals(
+        stats.regions().stream().map(RoutingReport.Region::encodedRegion).toList(),
+        old.getRegionsList().stream().map(RegionStats::getEncodedRegion).toList());
     assertTrue(IndexProbe.indexCalls(util) > 0, "index writes ran on the index pool");
   }
 

@@ -3,36 +3,23 @@ package io.scbf.mapreduce;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
+import io.scbf.hbase.RoutingReport;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** When the master's stats show that routing reflects a build. */
 class RoutingWaitTest {
-  static RegionStats region(String table, String encoded, boolean ready, long ageMs) {
-    return RegionStats.newBuilder()
-        .setIndexTable(table)
-        .setEncodedRegion(encoded)
-        .setServer("rs1")
-        .setReady(ready)
-        .setAgeMs(ageMs)
-        .setFilterBytes(100)
-        .setFilters(1)
-        .setEstimatedFpr(0.001)
-        .setResidue(0)
-        .build();
+  static RoutingReport.Region region(String table, String encoded, boolean ready, long ageMs) {
+    return new RoutingReport.Region(table, encoded, "rs1", ready, ageMs, 100, 1, 0.001, 0);
   }
 
-  static StatsResponse stats(RegionStats... regions) {
-    StatsResponse.Builder b =
-        StatsResponse.newBuilder().setRoutesServed(0).setBucketsAsked(0).setBucketsTotal(0);
-    for (RegionStats r : regions) b.addRegions(r);
-    return b.build();
+  static RoutingReport stats(RoutingReport.Region... regions) {
+    return new RoutingReport(List.of(), List.of(regions), 0, 0, 0, 0);
   }
 
   @Test
   void everyBucketReadyAndHeardFromSinceTheWaitStarted() {
-    StatsResponse s =
+    RoutingReport s =
         stats(
             region("t__idx_a", "r0", true, 100),
             region("t__idx_a", "r1", true, 300),
@@ -45,7 +32,7 @@ class RoutingWaitTest {
 
   @Test
   void aBucketStillRebuildingIsNotReflected() {
-    StatsResponse s =
+    RoutingReport s =
         stats(region("t__idx_a", "r0", true, 10), region("t__idx_a", "r1", false, 10));
     assertFalse(RoutingWait.reflectsBuild(s, "t__idx_a", 2, 500));
   }

@@ -7,9 +7,8 @@ import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.RoutingReport;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.proto.IndexProtos.ServerStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -385,14 +384,14 @@ public final class HBaseBenchmark {
    * (e) Filter memory from the master's stats; cache memory from the region server's JMX gauges.
    */
   static void memory(IndexedTable table) throws Exception {
-    StatsResponse stats = table.routingStats(D, CITY);
+    RoutingReport stats = table.routingReport(D, CITY);
     say("%n(e) memory");
     say(
         "  routing filters on the master: %,d bytes for %d buckets (%d server); max estimated FPR %.5f",
-        masterBytes(stats), stats.getRegionsCount(), stats.getServersCount(), maxFpr(stats));
+        masterBytes(stats), stats.regions().size(), stats.servers().size(), maxFpr(stats));
     say(
         "  master routes served %d, buckets asked %d of %d offered",
-        stats.getRoutesServed(), stats.getBucketsAsked(), stats.getBucketsTotal());
+        stats.routesServed(), stats.bucketsAsked(), stats.bucketsTotal());
     Map<String, Object> gauges = regionServerGauges();
     if (gauges.isEmpty()) say("  region server gauges not exported to JMX within 15 s");
     else say("  region server gauges (JMX):");
@@ -406,9 +405,9 @@ public final class HBaseBenchmark {
   static void afterUpdates(Connection connection, BenchData data) throws Exception {
     Thread.sleep(11_000); // publications reach the master; the JMX adapter exports every 10 s
     try (IndexedTable table = new IndexedTable(connection, INDEXED)) {
-      StatsResponse stats = table.routingStats(D, CITY);
+      RoutingReport stats = table.routingReport(D, CITY);
       long bytes = masterBytes(stats);
-      long residue = stats.getRegionsList().stream().mapToLong(r -> r.getResidue()).sum();
+      long residue = stats.regions().stream().mapToLong(RoutingReport.Region::residue).sum();
       say(
           "  %s routing bitmaps on the master: %,d bytes for %,d entries (%.1f bits/entry);"
               + " residue %,d; max estimated FPR %.5f",
@@ -421,13 +420,13 @@ public final class HBaseBenchmark {
   }
 
   /** The routing bitmaps the master holds for the index, in bytes. */
-  static long masterBytes(StatsResponse stats) {
-    return stats.getServersList().stream().mapToLong(ServerStats::getFilterBytes).sum();
+  static long masterBytes(RoutingReport stats) {
+    return stats.servers().stream().mapToLong(RoutingReport.Server::filterBytes).sum();
   }
 
   /** The highest false-positive rate the index's regions estimate for their filters. */
-  static double maxFpr(StatsResponse stats) {
-    return stats.getRegionsList().stream().mapToDouble(r -> r.getEstimatedFpr()).max().orElse(0);
+  static double maxFpr(RoutingReport stats) {
+    return stats.regions().stream().mapToDouble(RoutingReport.Region::estimatedFpr).max().orElse(0);
   }
 
   /** The region server's scbf gauges as JMX exports them (empty if not exported within 15 s). */

@@ -12,8 +12,6 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.proto.IndexProtos.ServerStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -176,9 +174,7 @@ public final class LayoutBenchmark {
 
       say("%n(5) routing memory");
       try (IndexedTable row = new IndexedTable(connection, BY_ROW)) {
-        StatsResponse stats = row.routingStats(D, CITY);
-        long bitmaps = 0;
-        for (ServerStats s : stats.getServersList()) bitmaps += s.getFilterBytes();
+        long bitmaps = row.routingReport(D, CITY).filterBytes();
         say(
             "  BY_ROW: %,d bytes of bitmaps at the master and in each client copy (%.1f bits per"
                 + " entry); grows with the entries",

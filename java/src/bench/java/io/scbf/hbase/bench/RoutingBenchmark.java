@@ -9,8 +9,6 @@ import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.regionserver.IndexProbe;
 import io.scbf.hbase.shared.Settings;
-import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -162,10 +160,7 @@ public final class RoutingBenchmark {
 
   static long bitmapBytes(Connection connection, TableName table) throws Exception {
     try (IndexedTable t = new IndexedTable(connection, table)) {
-      StatsResponse stats = t.routingStats(D, CITY);
-      long sum = 0;
-      for (RegionStats r : stats.getRegionsList()) sum += r.getFilterBytes();
-      return sum;
+      return t.routingReport(D, CITY).filterBytes();
     }
   }
 

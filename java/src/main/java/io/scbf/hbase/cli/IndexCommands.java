@@ -4,12 +4,11 @@ import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.RoutingReport;
 import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.cli.Command.Session;
 import io.scbf.hbase.client.IndexRegionReport;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -58,7 +57,7 @@ final class IndexCommands {
             "Per index: build state; its regions (index table, or the data table's for a local"
                 + " index); the routing filters the master holds (published, ready, bytes, the"
                 + " highest estimated false-positive rate, the oldest publication's age: the"
-                + " publish lag). A BY_VALUE index routes by key and publishes nothing.",
+                + " publish lag). A BY_VALUE or ORDERED index routes by key and publishes nothing.",
             List.of(),
             List.of(),
             IndexCommands::status),
@@ -77,7 +76,8 @@ final class IndexCommands {
             "Creates the index and, unless --no-backfill, indexes the rows already in the table"
                 + " (scbf.client.build.threads regions at a time, progress on stderr about once a"
                 + " second; queries scan until it is built). --no-backfill leaves it building for the"
-                + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), then mark-built.\n"
+                + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), which marks it built when"
+                + " done.\n"
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
             List.of("--local", "--by-value", "--by-row", "--ordered", "--no-backfill"),
@@ -86,9 +86,11 @@ final class IndexCommands {
         new Command(
             "mark-built",
             "TABLE ALIAS",
-            "let queries use an index built in bulk",
-            "After io.scbf.mapreduce.BuildIndexTool (or create --no-backfill and a rebuild):"
-                + " queries use the index from now on.",
+            "let queries use an index whose rows were indexed outside scbf's tools",
+            "Queries use the index from now on, as it is: marking an incomplete index built makes"
+                + " its queries miss rows. BuildIndexTool, rebuild and create (without"
+                + " --no-backfill) mark the index built themselves; this is for an index filled"
+                + " some other way.",
             List.of(),
             List.of(),
             (s, a) -> {
@@ -273,26 +275,26 @@ final class IndexCommands {
       out.println("  routing: by key (each region answers from its own filter; nothing published)");
       return;
     }
-    StatsResponse stats;
+    RoutingReport stats;
     try (IndexedTable t = new IndexedTable(s.connection(), table)) {
-      stats = t.routingStats(spec.alias());
+      stats = t.routingReport(spec.alias());
     }
     long bytes = 0;
     long residue = 0;
     long lagMs = 0;
     int ready = 0;
     double fprMax = 0;
-    for (RegionStats r : stats.getRegionsList()) {
-      bytes += r.getFilterBytes();
-      residue += r.getResidue();
-      if (r.getReady()) ready++;
-      fprMax = Math.max(fprMax, r.getEstimatedFpr());
-      lagMs = Math.max(lagMs, r.getAgeMs() < 0 ? Long.MAX_VALUE : r.getAgeMs());
+    for (RoutingReport.Region r : stats.regions()) {
+      bytes += r.filterBytes();
+      residue += r.residue();
+      if (r.ready()) ready++;
+      fprMax = Math.max(fprMax, r.estimatedFpr());
+      lagMs = Math.max(lagMs, r.ageMs() < 0 ? Long.MAX_VALUE : r.ageMs());
     }
     out.printf(
         "  routing: %d regions published, %d ready; filters %,d bytes; estimated fpr max %.2g;"
             + " publish lag max %s; residue %d%n",
-        stats.getRegionsCount(),
+        stats.regions().size(),
         ready,
         bytes,
         fprMax,

@@ -2,6 +2,7 @@ package io.scbf.hbase.client;
 
 import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.DaemonThreads;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexRows;
 import java.io.IOException;
@@ -77,11 +78,7 @@ final class Backfill {
     ExecutorService pool =
         Executors.newFixedThreadPool(
             Math.max(1, Math.min(threads, parts.size())),
-            r -> {
-              Thread t = new Thread(r, "scbf-backfill-" + spec.alias());
-              t.setDaemon(true);
-              return t;
-            });
+            DaemonThreads.named("scbf-backfill-" + spec.alias()));
     try {
       CompletionService<Void> tasks = new ExecutorCompletionService<>(pool);
       for (int i = 0; i < parts.size(); i++) {

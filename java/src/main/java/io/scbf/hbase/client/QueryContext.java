@@ -4,6 +4,7 @@ import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
+import io.scbf.hbase.shared.DaemonThreads;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.Settings;
@@ -72,11 +73,7 @@ public final class QueryContext implements AutoCloseable {
     this.pool =
         Executors.newFixedThreadPool(
             Math.max(4, Math.min(16, maxBuckets)),
-            r -> {
-              Thread t = new Thread(r, "scbf-lookup-" + dataTable.getQualifierAsString());
-              t.setDaemon(true);
-              return t;
-            });
+            DaemonThreads.named("scbf-lookup-" + dataTable.getQualifierAsString()));
     this.router =
         new MasterRouter(dataTable, new MasterRoutingCalls(admin, connection, dataTable), settings);
     this.pageRows = settings.clientPageRows();

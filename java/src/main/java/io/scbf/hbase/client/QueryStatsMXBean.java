@@ -1,5 +1,6 @@
 package io.scbf.hbase.client;
 
+import java.util.Map;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -32,4 +33,14 @@ public interface QueryStatsMXBean {
 
   /** Time of all counted queries, microseconds. */
   long getTotalMicros();
+
+  /**
+   * Query latencies in microseconds by kind, over the queries since the previous read of this
+   * attribute (HBase's histograms start afresh when read, as HBase's own metrics do each period):
+   * {@code KIND.count}, {@code KIND.p50}, {@code KIND.p95}, {@code KIND.p99} and {@code KIND.max}
+   * for each kind with queries, KIND one of {@code point} (equality on one index, global or local,
+   * planned scans included), {@code range}, {@code and} (several conditions), {@code stream} (until
+   * the stream is returned: planning and routing; its pages are read later) and {@code other}.
+   */
+  Map<String, Long> getLatencyMicros();
 }

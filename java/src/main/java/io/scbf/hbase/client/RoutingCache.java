@@ -3,6 +3,7 @@ package io.scbf.hbase.client;
 import com.google.protobuf.ByteString;
 import io.scbf.CorruptSnapshotException;
 import io.scbf.MembershipFilter;
+import io.scbf.hbase.shared.DaemonThreads;
 import io.scbf.hbase.shared.RowEstimates;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
@@ -79,13 +80,7 @@ final class RoutingCache implements AutoCloseable {
     this.maxAgeNanos = TimeUnit.MILLISECONDS.toNanos(settings.clientRoutingMaxAgeMs());
     this.maxBytes = settings.clientRoutingMaxBytes();
     this.waitMs = settings.clientRoutingWaitMs();
-    this.calls =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread t = new Thread(r, threadName);
-              t.setDaemon(true);
-              return t;
-            });
+    this.calls = Executors.newCachedThreadPool(DaemonThreads.named(threadName));
   }
 
   /**

@@ -3,6 +3,7 @@ package io.scbf.hbase.master;
 import com.google.protobuf.ByteString;
 import io.scbf.CorruptSnapshotException;
 import io.scbf.MembershipFilter;
+import io.scbf.hbase.shared.DaemonThreads;
 import io.scbf.hbase.shared.RowEstimates;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.HeldBitmap;
@@ -168,12 +169,7 @@ final class RoutingTable implements AutoCloseable {
     this.snapshotMs = snapshotMs;
     if (rebuildInBackground && snapshotMs > 0) {
       refresher =
-          Executors.newSingleThreadScheduledExecutor(
-              r -> {
-                Thread t = new Thread(r, "scbf-routing-snapshots");
-                t.setDaemon(true);
-                return t;
-              });
+          Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("scbf-routing-snapshots"));
       refresher.scheduleWithFixedDelay(
           this::rebuildActive, REBUILD_CHECK_MS, REBUILD_CHECK_MS, TimeUnit.MILLISECONDS);
     } else {

@@ -6,6 +6,7 @@ import io.scbf.hbase.regionserver.index.FilterCompactor;
 import io.scbf.hbase.regionserver.index.FilterPublisher;
 import io.scbf.hbase.regionserver.index.IndexRegionHost;
 import io.scbf.hbase.regionserver.index.OpenIndexRegions;
+import io.scbf.hbase.shared.DaemonThreads;
 import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -13,7 +14,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
@@ -54,17 +54,21 @@ final class IndexServices implements AutoCloseable {
     this.conf = conf;
     this.settings = settings;
     this.publishing =
-        Executors.newSingleThreadScheduledExecutor(daemon("scbf-publisher-" + server.getPort()));
+        Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named("scbf-publisher-" + server.getPort()));
     this.builder =
-        Executors.newSingleThreadExecutor(daemon("scbf-filter-builder-" + server.getPort()));
+        Executors.newSingleThreadExecutor(
+            DaemonThreads.named("scbf-filter-builder-" + server.getPort()));
     this.watchedRowsBuilder =
-        Executors.newSingleThreadExecutor(daemon("scbf-watched-rows-" + server.getPort()));
+        Executors.newSingleThreadExecutor(
+            DaemonThreads.named("scbf-watched-rows-" + server.getPort()));
     // Fixed size, unbounded queue: a task only waits on an index RPC, which the index handler pool
     // serves without waiting on anything remote, never on a data handler or on another task; so
     // queued tasks always get to run (the deadlock argument of IndexRpcSchedulerFactory holds).
     this.indexWriters =
         Executors.newFixedThreadPool(
-            settings.indexWriteThreads(), daemon("scbf-index-writer-" + server.getPort()));
+            settings.indexWriteThreads(),
+            DaemonThreads.named("scbf-index-writer-" + server.getPort()));
     // Bounded: when cleanups pile up, the writer that adds one sends it itself (its locks are
     // released by then), which slows writers down instead of growing the queue without limit. The
     // same happens after shutdown, so a registered cleanup always runs and ends.
@@ -75,7 +79,7 @@ final class IndexServices implements AutoCloseable {
             0,
             TimeUnit.MILLISECONDS,
             new ArrayBlockingQueue<>(4 * settings.indexWriteThreads()),
-            daemon("scbf-index-cleanup-" + server.getPort()),
+            DaemonThreads.named("scbf-index-cleanup-" + server.getPort()),
             (task, pool) -> task.run());
     this.publisher =
         new FilterPublisher(
@@ -202,13 +206,5 @@ final class IndexServices implements AutoCloseable {
         }
       }
     }
-  }
-
-  private static ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

@@ -245,7 +245,8 @@ public final class Settings {
               null,
               "RPC priority of index writes, which sends them to the index handlers. Must differ"
                   + " from every other product's priority level; one equal to an Apache Phoenix"
-                  + " priority setting is refused (logged) for the default."),
+                  + " priority setting is refused (logged) for the default, or the first level"
+                  + " above it that Phoenix does not use."),
           new Definition(
               INDEX_RPC_TIMEOUT_MS,
               DEFAULT_INDEX_RPC_TIMEOUT_MS,

@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.RoutingReport;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.Settings;
-import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
-import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import io.scbf.hbase.testing.MiniCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -210,9 +209,9 @@ class IndexMetricsTest {
     // of the region server's counting filters (plus a small header per region).
     Thread.sleep(3 * PUBLISH_INTERVAL_MS);
     try (IndexedTable t = new IndexedTable(connection, TABLE)) {
-      StatsResponse stats = t.routingStats(D, V);
-      assertEquals(BUCKETS, stats.getRegionsCount());
-      long published = stats.getRegionsList().stream().mapToLong(RegionStats::getFilterBytes).sum();
+      RoutingReport stats = t.routingReport(D, V);
+      assertEquals(BUCKETS, stats.regions().size());
+      long published = stats.filterBytes();
       long counting = rsLong("scbfFilterBytes");
       assertTrue(
           published > counting / 5 && published <= counting / 4 + 64 * BUCKETS,

@@ -129,6 +129,13 @@ class MetricsJmxTest {
       assertEquals(0L, jmx.getAttribute(stats, "ScanPlans"));
       // Strict: every bucket of the global index, both regions for the local one.
       assertEquals(queries * (BUCKETS + 2L), jmx.getAttribute(stats, "RegionsAsked"));
+      // Latencies per query kind (a map on JMX: rows of key and value), all point queries here.
+      javax.management.openmbean.TabularData latency =
+          (javax.management.openmbean.TabularData) jmx.getAttribute(stats, "LatencyMicros");
+      assertEquals(2L * queries, latency.get(new Object[] {"point.count"}).get("value"));
+      long p50 = (Long) latency.get(new Object[] {"point.p50"}).get("value");
+      long p99 = (Long) latency.get(new Object[] {"point.p99"}).get("value");
+      assertTrue(p50 > 0 && p50 <= p99, "p50 " + p50 + " µs, p99 " + p99 + " µs");
     }
     assertTrue(jmx.queryNames(clientStats, null).isEmpty(), "unregistered at close");
     // HBase's adapter copies the registries to JMX every 10 s.
