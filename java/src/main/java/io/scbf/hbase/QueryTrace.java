@@ -160,7 +160,7 @@ public record QueryTrace(
   /**
    * A global index's trace in the positional form of 0.1.
    *
-   * @deprecated use {@link #builder(String)}; removed in 0.3.
+   * @deprecated use {@link #builder(String)}; kept until a release whose notes list its removal.
    */
   @Deprecated
   public QueryTrace(
@@ -188,7 +188,7 @@ public record QueryTrace(
   /**
    * A trace without routing failures or plan, in the positional form of 0.1.
    *
-   * @deprecated use {@link #builder(String)}; removed in 0.3.
+   * @deprecated use {@link #builder(String)}; kept until a release whose notes list its removal.
    */
   @Deprecated
   public QueryTrace(
@@ -219,7 +219,7 @@ public record QueryTrace(
 
   /**
    * @deprecated use {@code regions().total()} (index or data regions, as {@code regions().target()}
-   *     says); removed in 0.3.
+   *     says); kept until a release whose notes list its removal.
    */
   @Deprecated
   public int bucketsTotal() {
@@ -227,7 +227,7 @@ public record QueryTrace(
   }
 
   /**
-   * @deprecated use {@code regions().asked()}; removed in 0.3.
+   * @deprecated use {@code regions().asked()}; kept until a release whose notes list its removal.
    */
   @Deprecated
   public int bucketsAsked() {
@@ -235,7 +235,7 @@ public record QueryTrace(
   }
 
   /**
-   * @deprecated use {@code regions().unsure()}; removed in 0.3.
+   * @deprecated use {@code regions().unsure()}; kept until a release whose notes list its removal.
    */
   @Deprecated
   public int unsureBuckets() {
@@ -243,7 +243,8 @@ public record QueryTrace(
   }
 
   /**
-   * @deprecated use {@code lookups().cacheHits()}; removed in 0.3.
+   * @deprecated use {@code lookups().cacheHits()}; kept until a release whose notes list its
+   *     removal.
    */
   @Deprecated
   public int cacheHits() {
@@ -251,7 +252,8 @@ public record QueryTrace(
   }
 
   /**
-   * @deprecated use {@code lookups().indexHits()}; removed in 0.3.
+   * @deprecated use {@code lookups().indexHits()}; kept until a release whose notes list its
+   *     removal.
    */
   @Deprecated
   public int indexHits() {
@@ -259,7 +261,7 @@ public record QueryTrace(
   }
 
   /**
-   * @deprecated use {@code routing().routed()}; removed in 0.3.
+   * @deprecated use {@code routing().routed()}; kept until a release whose notes list its removal.
    */
   @Deprecated
   public boolean routed() {
@@ -267,7 +269,7 @@ public record QueryTrace(
   }
 
   /**
-   * @deprecated use {@code routing().micros()}; removed in 0.3.
+   * @deprecated use {@code routing().micros()}; kept until a release whose notes list its removal.
    */
   @Deprecated
   public long routeMicros() {
@@ -275,7 +277,7 @@ public record QueryTrace(
   }
 
   /**
-   * @deprecated use {@code lookups().micros()}; removed in 0.3.
+   * @deprecated use {@code lookups().micros()}; kept until a release whose notes list its removal.
    */
   @Deprecated
   public long lookupMicros() {
@@ -283,7 +285,7 @@ public record QueryTrace(
   }
 
   /**
-   * @deprecated use {@code routing().failed()}; removed in 0.3.
+   * @deprecated use {@code routing().failed()}; kept until a release whose notes list its removal.
    */
   @Deprecated
   public int routingFailures() {
