@@ -9,6 +9,7 @@ import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.ValueOrder;
 import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.regionserver.IndexProbe;
 import io.scbf.hbase.regionserver.IndexProbe.Answers;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.conf.Configuration;
@@ -36,6 +38,9 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.regionserver.HRegion;
@@ -522,6 +527,70 @@ class BuildIndexToolTest {
     VerifyReport verify = new IndexAdmin(connection).verify(BULK, "amount");
     assertTrue(verify.isConsistent(), verify.toString()); // the three rows are not "missing"
     assertEquals(amounts.size(), verify.indexRows());
+  }
+
+  @Test
+  @Order(10)
+  void anOrderedBuildAnswersRangesInValueOrderAcrossItsSplits() throws Exception {
+    byte[] amount = Bytes.toBytes("amount"); // written by the test before: LONGs in [-100, 100]
+    TreeMap<Long, TreeSet<String>> oracle = new TreeMap<>();
+    try (Table t = connection.getTable(BULK);
+        ResultScanner scanner = t.getScanner(new Scan().addColumn(D, amount))) {
+      for (Result r : scanner) {
+        byte[] v = r.getValue(D, amount);
+        if (v.length != Bytes.SIZEOF_LONG) continue; // the rows a LONG index leaves out
+        oracle
+            .computeIfAbsent(Bytes.toLong(v), k -> new TreeSet<>())
+            .add(Bytes.toString(r.getRow()));
+      }
+    }
+    IndexAdmin admin = new IndexAdmin(connection);
+    admin.defineIndex(
+        BULK,
+        IndexSpec.builder(D, amount)
+            .alias("amount_o")
+            .type(IndexSpec.ValueType.LONG)
+            .layout(IndexSpec.Layout.ORDERED)
+            .buckets(2)
+            .build());
+    admin.splitIndexAt(
+        BULK, "amount_o", Bytes.toBytes(-50L), Bytes.toBytes(0L), Bytes.toBytes(50L));
+    Run r = run("bulk", "--index", "amount_o");
+    assertEquals(0, r.status(), r.err());
+    try (IndexedTable t = new IndexedTable(connection, BULK)) {
+      for (long[] range : new long[][] {{-100, 101}, {-60, -40}, {-5, 5}, {49, 51}}) {
+        List<String> expected = new ArrayList<>();
+        oracle.subMap(range[0], range[1]).values().forEach(expected::addAll);
+        List<String> ascending = new ArrayList<>();
+        for (IndexEntry e :
+            t.rangeEntries(
+                "amount_o",
+                Bytes.toBytes(range[0]),
+                Bytes.toBytes(range[1]),
+                ValueOrder.ASCENDING,
+                Integer.MAX_VALUE)) {
+          ascending.add(Bytes.toString(e.row()));
+        }
+        assertEquals(expected, ascending, "value order, then row order: " + range[0]);
+        List<String> lastThree = new ArrayList<>();
+        for (IndexEntry e :
+            t.rangeEntries(
+                "amount_o",
+                Bytes.toBytes(range[0]),
+                Bytes.toBytes(range[1]),
+                ValueOrder.DESCENDING,
+                3)) {
+          lastThree.add(Bytes.toString(e.row()));
+        }
+        List<String> reversed = new ArrayList<>();
+        oracle.subMap(range[0], true, range[1], false).descendingMap().values().stream()
+            .map(rows -> new ArrayList<>(rows.descendingSet()))
+            .forEach(reversed::addAll);
+        assertEquals(reversed.subList(0, Math.min(3, reversed.size())), lastThree);
+      }
+    }
+    VerifyReport verify = admin.verify(BULK, "amount_o");
+    assertTrue(verify.isConsistent(), verify.toString());
   }
 
   private void assertQueriesMatchOracle(byte[] qualifier, IndexSpec spec) throws Exception {
