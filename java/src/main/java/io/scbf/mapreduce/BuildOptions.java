@@ -1,6 +1,10 @@
 package io.scbf.mapreduce;
 
+import io.scbf.hbase.shared.CommandLines;
+import java.util.List;
 import java.util.Optional;
+import org.apache.hbase.thirdparty.org.apache.commons.cli.CommandLine;
+import org.apache.hbase.thirdparty.org.apache.commons.cli.Options;
 
 /**
  * The command line of {@link BuildIndexTool}: which data table, which index (all when absent), how
@@ -42,40 +46,41 @@ record BuildOptions(
     }
   }
 
+  private static final Options OPTIONS =
+      new Options()
+          .addOption(CommandLines.valued("index", "alias", "the index to build"))
+          .addOption(CommandLines.valued("mode", "hfiles|puts", "how index rows are written"))
+          .addOption(CommandLines.valued("output", "dir", "staging directory for the HFiles"))
+          .addOption(
+              CommandLines.valued("routing-timeout", "seconds", "wait for the master's routing"));
+
   static BuildOptions parse(String... args) throws UsageException {
-    String table = null;
-    String index = null;
-    String output = null;
-    Mode mode = Mode.HFILES;
-    long timeoutMs = DEFAULT_ROUTING_TIMEOUT_MS;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      switch (a) {
-        case "--index" -> index = value(args, ++i, a);
-        case "--output" -> output = value(args, ++i, a);
-        case "--mode" -> mode = mode(value(args, ++i, a));
-        case "--routing-timeout" -> timeoutMs = seconds(value(args, ++i, a)) * 1000;
-        default -> {
-          if (a.startsWith("-")) throw new UsageException("unknown option " + a);
-          if (table != null)
-            throw new UsageException("more than one table given: " + table + ", " + a);
-          table = a;
-        }
-      }
+    CommandLine line;
+    try {
+      line = CommandLines.parse(OPTIONS, args);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
     }
-    if (table == null || table.isEmpty()) throw new UsageException("no table given");
+    List<String> tables = line.getArgList();
+    if (tables.isEmpty() || tables.get(0).isEmpty()) throw new UsageException("no table given");
+    if (tables.size() > 1) {
+      throw new UsageException("more than one table given: " + String.join(", ", tables));
+    }
+    Mode mode = line.hasOption("mode") ? mode(line.getOptionValue("mode")) : Mode.HFILES;
+    String output = line.getOptionValue("output");
     if (output != null && mode == Mode.PUTS) {
       throw new UsageException("--output only applies to --mode hfiles");
     }
+    long timeoutMs =
+        line.hasOption("routing-timeout")
+            ? seconds(line.getOptionValue("routing-timeout")) * 1000
+            : DEFAULT_ROUTING_TIMEOUT_MS;
     return new BuildOptions(
-        table, Optional.ofNullable(index), mode, Optional.ofNullable(output), timeoutMs);
-  }
-
-  private static String value(String[] args, int i, String option) throws UsageException {
-    if (i >= args.length || args[i].startsWith("--")) {
-      throw new UsageException(option + " needs a value");
-    }
-    return args[i];
+        tables.get(0),
+        Optional.ofNullable(line.getOptionValue("index")),
+        mode,
+        Optional.ofNullable(output),
+        timeoutMs);
   }
 
   private static Mode mode(String s) throws UsageException {

@@ -2,6 +2,7 @@ package io.scbf.mapreduce;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.VerifyReport;
+import io.scbf.hbase.shared.CommandLines;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.mapreduce.BuildOptions.UsageException;
 import java.io.IOException;
@@ -24,6 +25,8 @@ import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.mapreduce.lib.output.NullOutputFormat;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.util.ToolRunner;
+import org.apache.hbase.thirdparty.org.apache.commons.cli.CommandLine;
+import org.apache.hbase.thirdparty.org.apache.commons.cli.Options;
 
 /**
  * The verify (and repair) of {@code IndexAdmin.verify} as MapReduce jobs, for tables too large for
@@ -49,6 +52,11 @@ public final class VerifyIndexTool extends Configured implements Tool {
           "  --repair  also fix what is found (missing, wrong and stale index rows)",
           "Exit status: 0 consistent (or repaired), 1 findings or a failed job, 2 bad arguments.");
 
+  private static final Options OPTIONS =
+      new Options()
+          .addOption(CommandLines.valued("index", "alias", "the index to verify"))
+          .addOption(CommandLines.flag("repair", "also fix what is found"));
+
   private final PrintStream out;
   private final PrintStream err;
 
@@ -67,25 +75,18 @@ public final class VerifyIndexTool extends Configured implements Tool {
 
   @Override
   public int run(String[] args) throws Exception {
-    String tableName = null;
-    String alias = null;
-    boolean repair = false;
-    for (int i = 0; i < args.length; i++) {
-      switch (args[i]) {
-        case "--repair" -> repair = true;
-        case "--index" -> {
-          if (++i == args.length) return usage("--index needs an alias");
-          alias = args[i];
-        }
-        default -> {
-          if (args[i].startsWith("-") || tableName != null) {
-            return usage("unexpected argument " + args[i]);
-          }
-          tableName = args[i];
-        }
-      }
+    CommandLine line;
+    try {
+      line = CommandLines.parse(OPTIONS, args);
+    } catch (IllegalArgumentException e) {
+      return usage(e.getMessage());
     }
-    if (tableName == null) return usage("no table given");
+    List<String> tables = line.getArgList();
+    if (tables.isEmpty()) return usage("no table given");
+    if (tables.size() > 1) return usage("unexpected argument " + tables.get(1));
+    String tableName = tables.get(0);
+    String alias = line.getOptionValue("index");
+    boolean repair = line.hasOption("repair");
     Configuration conf = getConf();
     try (Connection connection = ConnectionFactory.createConnection(conf)) {
       TableName table;
