@@ -1,42 +1,54 @@
 package io.scbf.hbase.cli;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.CommandLines;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hbase.thirdparty.org.apache.commons.cli.CommandLine;
+import org.apache.hbase.thirdparty.org.apache.commons.cli.Option;
+import org.apache.hbase.thirdparty.org.apache.commons.cli.Options;
 
 /**
  * One command's arguments after its name: positional words, flags ({@code --strict}) and options
- * with a value ({@code --limit 10}). Each command declares which it takes, so a misspelt option is
- * a usage error rather than a silently ignored word.
+ * with a value ({@code --limit 10}), parsed by {@link CommandLines} (Commons CLI). Each command
+ * declares which it takes, so a misspelt option is a usage error rather than a silently ignored
+ * word; {@code --} ends the options (for a word that starts with a dash and is not a number).
  */
 final class Args {
-  private final List<String> words = new ArrayList<>();
+  private final List<String> words;
   private final List<String[]> options = new ArrayList<>();
   private final List<String> flags = new ArrayList<>();
 
-  private Args() {}
+  private Args(List<String> words) {
+    this.words = words;
+  }
 
   /**
-   * @param flagNames options without a value this command accepts
+   * @param flagNames options without a value this command accepts ({@code --name})
    * @param optionNames options with a value this command accepts (may repeat)
    */
   static Args parse(List<String> args, List<String> flagNames, List<String> optionNames)
       throws UsageException {
-    Args a = new Args();
-    for (int i = 0; i < args.size(); i++) {
-      String arg = args.get(i);
-      if (!arg.startsWith("--")) {
-        a.words.add(arg);
-      } else if (flagNames.contains(arg)) {
-        a.flags.add(arg);
-      } else if (optionNames.contains(arg)) {
-        if (i + 1 >= args.size()) throw new UsageException(arg + " needs a value");
-        a.options.add(new String[] {arg, args.get(++i)});
+    Options declared = new Options();
+    for (String f : flagNames) declared.addOption(CommandLines.flag(f.substring(2), null));
+    for (String o : optionNames)
+      declared.addOption(CommandLines.valued(o.substring(2), "value", null));
+    CommandLine line;
+    try {
+      line = CommandLines.parse(declared, args.toArray(new String[0]));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
+    Args a = new Args(line.getArgList());
+    for (Option o : line.getOptions()) {
+      String name = "--" + o.getLongOpt();
+      if (o.hasArg()) {
+        a.options.add(new String[] {name, o.getValue()});
       } else {
-        throw new UsageException("unknown option " + arg);
+        a.flags.add(name);
       }
     }
     return a;

@@ -1,5 +1,8 @@
 package io.scbf.hbase.shared;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.hbase.thirdparty.org.apache.commons.cli.CommandLine;
 import org.apache.hbase.thirdparty.org.apache.commons.cli.DefaultParser;
 import org.apache.hbase.thirdparty.org.apache.commons.cli.MissingArgumentException;
@@ -17,6 +20,34 @@ import org.apache.yetus.audience.InterfaceAudience;
 @InterfaceAudience.Private
 public final class CommandLines {
   private CommandLines() {}
+
+  /**
+   * {@code args} with its words (a token that does not start with "--" and is no option's value)
+   * moved behind a "--", in their order: every option is long, so "-5" or "-x" is a word, where
+   * Commons CLI would take it for an unknown short option.
+   */
+  private static String[] wordsLast(Options options, String[] args) {
+    List<String> out = new ArrayList<>(args.length + 1);
+    List<String> words = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      String token = args[i];
+      if (token.equals("--")) {
+        words.addAll(Arrays.asList(args).subList(i + 1, args.length));
+        break;
+      }
+      if (!token.startsWith("--")) {
+        words.add(token);
+        continue;
+      }
+      out.add(token);
+      Option option = options.getOption(token.substring(2));
+      boolean valued = option != null && option.hasArg() && !token.contains("=");
+      if (valued && i + 1 < args.length && !args[i + 1].startsWith("--")) out.add(args[++i]);
+    }
+    out.add("--");
+    out.addAll(words);
+    return out.toArray(new String[0]);
+  }
 
   /** {@code --name <value>}. */
   public static Option valued(String name, String value, String description) {
@@ -36,7 +67,10 @@ public final class CommandLines {
   public static CommandLine parse(Options options, String... args) {
     try {
       // No prefix matching: "--ind" is an unknown option, not --index.
-      return DefaultParser.builder().setAllowPartialMatching(false).build().parse(options, args);
+      return DefaultParser.builder()
+          .setAllowPartialMatching(false)
+          .build()
+          .parse(options, wordsLast(options, args));
     } catch (UnrecognizedOptionException e) {
       throw new IllegalArgumentException("unknown option " + e.getOption(), e);
     } catch (MissingArgumentException e) {

@@ -1,0 +1,62 @@
+package io.scbf.hbase.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ArgsTest {
+  static final List<String> FLAGS = List.of("--ordered", "--local");
+  static final List<String> OPTIONS = List.of("--then", "--covered", "--limit");
+
+  static Args parse(String... args) throws UsageException {
+    return Args.parse(List.of(args), FLAGS, OPTIONS);
+  }
+
+  @Test
+  void wordsFlagsAndRepeatedOptionsInTheirOrder() throws UsageException {
+    Args a =
+        parse("t", "--then", "d:b", "d:a", "--ordered", "--covered", "d:p", "--then", "d:c", "-5");
+    assertEquals(List.of("t", "d:a", "-5"), a.words("TABLE", "COLUMN", "VALUE"));
+    assertTrue(a.flag("--ordered"));
+    assertFalse(a.flag("--local"));
+    assertEquals(
+        List.of("--then d:b", "--covered d:p", "--then d:c"),
+        a.options().stream().map(o -> o[0] + " " + o[1]).toList());
+    assertEquals("d:c", a.option("--then", null), "the last of a repeated option");
+    assertEquals(7, parse("--limit", "7").intOption("--limit", 1));
+  }
+
+  @Test
+  void aDashedWordFollowsTheEndOfOptions() throws UsageException {
+    assertEquals(List.of("t", "-x"), parse("t", "--", "-x").words("TABLE", "VALUE"));
+    assertEquals(List.of("-1.5", "-Infinity"), parse("-1.5", "-Infinity").words("LO", "HI"));
+  }
+
+  @Test
+  void badCommandLinesSayWhatIsWrong() {
+    assertEquals("unknown option --orderd", message("t", "--orderd"));
+    assertEquals("unknown option --lim", message("t", "--lim", "3"), "no prefix matching");
+    assertEquals("--then needs a value", message("t", "--then"));
+    assertEquals("--then needs a value", message("t", "--then", "--ordered"));
+    assertEquals("--limit needs a positive integer, got '0'", message2());
+    assertEquals("expected TABLE COLUMN, got 1 argument(s)", message3());
+  }
+
+  private static String message(String... args) {
+    return assertThrows(UsageException.class, () -> parse(args)).getMessage();
+  }
+
+  private static String message2() {
+    return assertThrows(UsageException.class, () -> parse("--limit", "0").intOption("--limit", 1))
+        .getMessage();
+  }
+
+  private static String message3() {
+    return assertThrows(UsageException.class, () -> parse("t").words("TABLE", "COLUMN"))
+        .getMessage();
+  }
+}
