@@ -227,7 +227,7 @@ public final class IndexExpression {
     if (!m.matches()) throw unknown(s);
     String name = m.group(1);
     String arg = m.group(2);
-    if (arg == null) {
+    if (arg == null || arg.isBlank()) { // lower and lower() alike
       switch (name) {
         case "lower":
           return lower();

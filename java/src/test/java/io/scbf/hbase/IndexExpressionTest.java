@@ -85,6 +85,7 @@ class IndexExpressionTest {
       assertEquals(e.text(), IndexExpression.parse(e.text()).text());
     }
     assertEquals(lower().then(prefix(3)), IndexExpression.parse(" lower , prefix(3)"));
+    assertEquals(lower().then(reverse()), IndexExpression.parse("lower(),reverse()"));
     assertTrue(
         assertThrows(IllegalArgumentException.class, () -> IndexExpression.parse("soundex"))
             .getMessage()

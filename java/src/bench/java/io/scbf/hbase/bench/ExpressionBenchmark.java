@@ -31,8 +31,8 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * Partial and expression indexes on one mini cluster (1 region server): (1) load rate of the same
  * rows into an unindexed table, a table with a partial index keeping 10% of its rows ({@code city}
- * where {@code status = ACTIVE}) and a table with a full index on the same column (both global
- * {@code BY_VALUE}), in interleaved chunks so that the machine's drift hits all three alike; the
+ * where {@code status = ACTIVE}) and a table with a full index on the same column, global ({@code
+ * BY_VALUE}) and local, in interleaved chunks so that the machine's drift hits all three alike; the
  * partial index's entries against the rows its WHERE selects; (2) point lookups of single rows
  * through a plain index on {@code email} and through a {@code lower()} expression index on the same
  * column and rows, alternated.
@@ -48,6 +48,8 @@ public final class ExpressionBenchmark {
   static final TableName PLAIN = TableName.valueOf("expr_plain");
   static final TableName PARTIAL = TableName.valueOf("expr_partial");
   static final TableName FULL = TableName.valueOf("expr_full");
+  static final TableName LOCAL_PARTIAL = TableName.valueOf("expr_local_partial");
+  static final TableName LOCAL_FULL = TableName.valueOf("expr_local_full");
   static final int CHUNK = 5_000;
 
   public static void main(String[] args) throws Exception {
@@ -67,7 +69,7 @@ public final class ExpressionBenchmark {
     try {
       Connection connection = util.getConnection();
       try (Admin admin = connection.getAdmin()) {
-        for (TableName t : List.of(PLAIN, PARTIAL, FULL)) {
+        for (TableName t : List.of(PLAIN, PARTIAL, FULL, LOCAL_PARTIAL, LOCAL_FULL)) {
           admin.createTable(
               TableDescriptorBuilder.newBuilder(t)
                   .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
@@ -84,10 +86,18 @@ public final class ExpressionBenchmark {
               .where(Condition.eq(D, STATUS, Bytes.toBytes("ACTIVE")))
               .build());
       indexes.createIndex(FULL, IndexSpec.builder(D, CITY).alias("city").buckets(4).build());
+      indexes.createIndex(
+          LOCAL_PARTIAL,
+          IndexSpec.builder(D, CITY)
+              .alias("city_active")
+              .local()
+              .where(Condition.eq(D, STATUS, Bytes.toBytes("ACTIVE")))
+              .build());
+      indexes.createIndex(LOCAL_FULL, IndexSpec.builder(D, CITY).alias("city").local().build());
 
       say("%n(1) load, chunks of %,d rows in batches of 1000, tables in turn", CHUNK);
       Map<TableName, Long> nanos = new LinkedHashMap<>();
-      for (TableName t : List.of(PLAIN, PARTIAL, FULL)) nanos.put(t, 0L);
+      for (TableName t : List.of(PLAIN, PARTIAL, FULL, LOCAL_PARTIAL, LOCAL_FULL)) nanos.put(t, 0L);
       List<TableName> order = new ArrayList<>(nanos.keySet());
       for (int from = 0; from < rows; from += CHUNK) {
         for (TableName t : order) {
