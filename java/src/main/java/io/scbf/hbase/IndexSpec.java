@@ -441,10 +441,7 @@ public final class IndexSpec {
     List<Column> all = new ArrayList<>(columns.size() + covered.size() + where.size());
     all.addAll(columns);
     all.addAll(covered);
-    for (Column c : whereColumns) {
-      if (!all.contains(c)) all.add(c);
-    }
-    return all;
+    return withWhereColumns(all);
   }
 
   /**
@@ -452,11 +449,15 @@ public final class IndexSpec {
    * those of the {@link #where()} that are not indexed.
    */
   public List<Column> decidingColumns() {
-    List<Column> all = new ArrayList<>(columns);
+    return withWhereColumns(new ArrayList<>(columns));
+  }
+
+  /** {@code columns} followed by the WHERE's columns it lacks. */
+  private List<Column> withWhereColumns(List<Column> columns) {
     for (Column c : whereColumns) {
-      if (!all.contains(c)) all.add(c);
+      if (!columns.contains(c)) columns.add(c);
     }
-    return all;
+    return columns;
   }
 
   /**
