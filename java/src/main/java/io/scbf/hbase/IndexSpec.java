@@ -26,6 +26,11 @@ import org.apache.yetus.audience.InterfaceAudience;
  * leading ones with a range on the next ({@link IndexedTable#find(String, byte[]...)}, {@link
  * IndexedTable#range(String, List, byte[], byte[])}).
  *
+ * <p>An expression index ({@link Builder#expression}) indexes a function of its column's value; a
+ * partial index ({@link Builder#where}) only the rows satisfying its conditions. Neither answers
+ * queries by column: they are asked by alias, and a partial one also by {@link
+ * IndexedTable#find(Condition...)} when the conditions imply its WHERE.
+ *
  * <p>Immutable; built and validated by {@link Builder#build()}. Stored in the data table's
  * descriptor (attribute {@code scbf.index.<alias>}) in the text form of {@link #encode()}.
  */
