@@ -26,6 +26,11 @@ import org.apache.yetus.audience.InterfaceAudience;
  * leading ones with a range on the next ({@link IndexedTable#find(String, byte[]...)}, {@link
  * IndexedTable#range(String, List, byte[], byte[])}).
  *
+ * <p>An expression index ({@link Builder#expression}) indexes a function of its column's value; a
+ * partial index ({@link Builder#where}) only the rows satisfying its conditions. Neither answers
+ * queries by column: they are asked by alias, and a partial one also by {@link
+ * IndexedTable#find(Condition...)} when the conditions imply its WHERE.
+ *
  * <p>Immutable; built and validated by {@link Builder#build()}. Stored in the data table's
  * descriptor (attribute {@code scbf.index.<alias>}) in the text form of {@link #encode()}.
  */
@@ -71,6 +76,11 @@ public final class IndexSpec {
   private final List<Column> covered;
   private final boolean local;
   private final Layout layout;
+  private final IndexExpression expression;
+  private final List<Condition> where;
+
+  /** The columns of {@link #where}, in its order: made once, valueOf runs on every write. */
+  private final List<Column> whereColumns;
 
   /** {@link #encode()}, made once: specs key maps on every indexed write. */
   private final String encoded;
@@ -85,6 +95,9 @@ public final class IndexSpec {
     this.fpp = b.fpp;
     this.initialCapacity = b.initialCapacity;
     this.covered = Collections.unmodifiableList(new ArrayList<>(b.covered));
+    this.expression = b.expression;
+    this.where = List.copyOf(b.where);
+    this.whereColumns = where.stream().map(c -> new Column(c.family(), c.qualifier())).toList();
     this.encoded = encodeFields();
   }
 
@@ -141,11 +154,18 @@ public final class IndexSpec {
    * The value a row holds for this index, given its columns' current values, in its index form (see
    * {@link ValueType}): the column's value, or for a composite index the encoded tuple; null if the
    * row lacks an indexed column or holds a value that is not a valid encoding of its column's type
-   * (such a row is not indexed: writes of one are refused, builds name the rows holding one).
+   * (such a row is not indexed: writes of one are refused, builds name the rows holding one), if
+   * its {@link #expression()} has no value of it, or if it does not satisfy the {@link #where()} of
+   * a partial index. Every path that writes, builds, verifies or re-checks entries computes them
+   * here.
    */
   public byte[] valueOf(Function<Column, byte[]> current) {
+    for (int i = 0; i < where.size(); i++) {
+      if (!where.get(i).test(current.apply(whereColumns.get(i)))) return null;
+    }
     if (!isComposite()) {
       byte[] v = current.apply(column());
+      if (v != null && expression != null) v = expression.apply(v);
       return v == null ? null : formOrNull(0, v);
     }
     List<byte[]> values = new ArrayList<>(columns.size());
@@ -169,11 +189,12 @@ public final class IndexSpec {
 
   /**
    * Why {@code raw} is not a value of indexed column {@code column}'s type, or null if it is (any
-   * value of a {@link ValueType#BYTES} column is).
+   * value of a {@link ValueType#BYTES} column is). Null for an expression index: a value the
+   * expression cannot compute leaves the row unindexed, it does not refuse the write.
    */
   public String invalidValue(Column column, byte[] raw) {
     int i = columns.indexOf(column);
-    if (i < 0 || types.get(i) == ValueType.BYTES) return null;
+    if (i < 0 || types.get(i) == ValueType.BYTES || expression != null) return null;
     try {
       types.get(i).indexForm(raw);
       return null;
@@ -417,12 +438,83 @@ public final class IndexSpec {
     return local;
   }
 
-  /** Every column whose change rewrites an index row: the indexed ones, then the covered ones. */
+  /**
+   * Every column whose change rewrites an index row: the indexed ones, then the covered ones, then
+   * those of a partial index's {@link #where()} (each once).
+   */
   public List<Column> watchedColumns() {
-    List<Column> all = new ArrayList<>(columns.size() + covered.size());
+    List<Column> all = new ArrayList<>(columns.size() + covered.size() + where.size());
     all.addAll(columns);
     all.addAll(covered);
-    return all;
+    return withWhereColumns(all);
+  }
+
+  /**
+   * The columns that decide whether and under which value a row is indexed: the indexed ones, then
+   * those of the {@link #where()} that are not indexed.
+   */
+  public List<Column> decidingColumns() {
+    return withWhereColumns(new ArrayList<>(columns));
+  }
+
+  /** {@code columns} followed by the WHERE's columns it lacks. */
+  private List<Column> withWhereColumns(List<Column> columns) {
+    for (Column c : whereColumns) {
+      if (!columns.contains(c)) columns.add(c);
+    }
+    return columns;
+  }
+
+  /**
+   * The function of the column's value the index holds ({@link Builder#expression}), or null for an
+   * index of the column's own value.
+   */
+  public IndexExpression expression() {
+    return expression;
+  }
+
+  /**
+   * The conditions a row must satisfy to be indexed ({@link Builder#where}); empty unless the index
+   * is partial.
+   */
+  public List<Condition> where() {
+    return where;
+  }
+
+  /** True if only rows satisfying {@link #where()} are indexed. */
+  public boolean isPartial() {
+    return !where.isEmpty();
+  }
+
+  /**
+   * True if queries by column ({@code find(family, qualifier, value)}, ranges by column) may use
+   * this index: it holds every row's own value of its column(s). An expression index is asked by
+   * its alias, a partial one by alias or by a {@link IndexedTable#find(Condition...)} whose
+   * conditions imply its WHERE ({@link #isImpliedBy}).
+   */
+  public boolean answersByColumn() {
+    return expression == null && where.isEmpty();
+  }
+
+  /**
+   * True if every row satisfying all of {@code conditions} satisfies this index's {@link #where()}:
+   * for each of its conditions, one of {@code conditions} on the same column allows only values it
+   * allows. Always true for an index without a WHERE.
+   */
+  public boolean isImpliedBy(List<Condition> conditions) {
+    for (Condition w : where) {
+      boolean implied = false;
+      for (Condition c : conditions) {
+        if (Arrays.equals(c.family(), w.family())
+            && Arrays.equals(c.qualifier(), w.qualifier())
+            && c.values().stream().allMatch(w::test)) {
+          implied = true;
+          break;
+        }
+      }
+      if (!implied) return false;
+    }
+    return true;
   }
 
   /**
@@ -443,9 +535,10 @@ public final class IndexSpec {
   /**
    * The spec version: each layout or feature an older jar would misread (writing and looking up
    * rows where they are not) gets a version that jar refuses: "v2" for {@code BY_VALUE}, "v3" for
-   * {@code ORDERED} or typed columns.
+   * {@code ORDERED} or typed columns, "v4" for an expression or a WHERE.
    */
   private String version() {
+    if (expression != null || !where.isEmpty()) return "v4";
     if (layout == Layout.ORDERED || isTyped()) return "v3";
     return layout == Layout.BY_VALUE ? "v2" : "v1";
   }
@@ -468,7 +561,32 @@ public final class IndexSpec {
         sb.append(i > 0 ? "," : "").append(types.get(i).text());
     }
     appendColumns(sb.append(";covered="), covered);
+    if (expression != null) sb.append(";expr=").append(expression.text());
+    if (!where.isEmpty()) {
+      sb.append(";where=");
+      for (int i = 0; i < where.size(); i++) {
+        Condition c = where.get(i);
+        sb.append(i > 0 ? "," : "")
+            .append(HEX.formatHex(c.family()))
+            .append(':')
+            .append(HEX.formatHex(c.qualifier()));
+        for (byte[] v : c.values()) sb.append(':').append(HEX.formatHex(v));
+      }
+    }
     return sb.toString();
+  }
+
+  /** Inverse of the {@code where} field of {@link #encodeFields()}. */
+  private static List<Condition> parseWhere(String text) {
+    List<Condition> out = new ArrayList<>();
+    for (String c : text.split(",", -1)) {
+      String[] parts = c.split(":", -1);
+      if (parts.length < 3) throw new IllegalArgumentException("malformed where condition " + c);
+      List<byte[]> values = new ArrayList<>();
+      for (int i = 2; i < parts.length; i++) values.add(HEX.parseHex(parts[i]));
+      out.add(new Condition(HEX.parseHex(parts[0]), HEX.parseHex(parts[1]), values));
+    }
+    return out;
   }
 
   private static void appendColumns(StringBuilder sb, List<Column> list) {
@@ -499,9 +617,12 @@ public final class IndexSpec {
     Map<String, String> fields = new LinkedHashMap<>();
     String[] parts = text.split(";", -1);
     if (parts.length == 0
-        || !(parts[0].equals("v1") || parts[0].equals("v2") || parts[0].equals("v3"))) {
+        || !(parts[0].equals("v1")
+            || parts[0].equals("v2")
+            || parts[0].equals("v3")
+            || parts[0].equals("v4"))) {
       throw new IllegalArgumentException(
-          "not an scbf index spec (expected 'v1;...', 'v2;...' or 'v3;...'): " + text);
+          "not an scbf index spec (expected 'v1;...' to 'v4;...'): " + text);
     }
     for (int i = 1; i < parts.length; i++) {
       int eq = parts[i].indexOf('=');
@@ -556,6 +677,10 @@ public final class IndexSpec {
       for (Column c : parseColumns("covered", fields.getOrDefault("covered", ""))) {
         b.covered(c.family, c.qualifier);
       }
+      String expr = fields.get("expr");
+      if (expr != null) b.expression(IndexExpression.parse(expr));
+      String whereText = fields.get("where");
+      if (whereText != null) b.where(parseWhere(whereText).toArray(new Condition[0]));
       IndexSpec spec = b.build();
       if (!spec.version().equals(parts[0])) {
         throw new IllegalArgumentException(
@@ -600,6 +725,8 @@ public final class IndexSpec {
         + (layout == Layout.BY_VALUE ? ", by value" : "")
         + (layout == Layout.ORDERED ? ", ordered" : "")
         + (isTyped() ? ", types=" + types : "")
+        + (expression != null ? ", expression=" + expression : "")
+        + (where.isEmpty() ? "" : ", where=" + where)
         + "}";
   }
 
@@ -661,6 +788,8 @@ public final class IndexSpec {
     private long initialCapacity = DEFAULT_INITIAL_CAPACITY;
     private final List<Column> covered = new ArrayList<>();
     private boolean local;
+    private IndexExpression expression;
+    private final List<Condition> where = new ArrayList<>();
 
     /** Null until set: a global index then gets {@link Layout#BY_VALUE}, a local one BY_ROW. */
     private Layout layout;
@@ -754,6 +883,35 @@ public final class IndexSpec {
       return this;
     }
 
+    /**
+     * Index a function of the column's value instead of the value ({@link IndexExpression}): an
+     * expression index, queried by its alias with the function's value ({@code find("email_lc",
+     * Bytes.toBytes("alice@example.com"))}), never by column. One-column indexes only; the {@link
+     * #type} is that of the function's result: {@code BYTES} or {@code STRING} for the text
+     * functions, {@code BYTES} or {@code LONG} for {@link IndexExpression#truncate}.
+     */
+    public Builder expression(IndexExpression expression) {
+      if (expression == null) throw new IllegalArgumentException("expression must not be null");
+      this.expression = expression;
+      return this;
+    }
+
+    /**
+     * A partial index: only rows whose current values satisfy every one of {@code conditions}
+     * (compared as the columns' bytes) have entries, and a write that moves a row in or out of them
+     * adds or removes its entry. Queries by column never use it; {@link
+     * IndexedTable#find(Condition...)} does when its conditions imply these, and a query by the
+     * index's alias answers the rows of the value that satisfy them.
+     */
+    public Builder where(Condition... conditions) {
+      if (conditions == null) throw new IllegalArgumentException("conditions must not be null");
+      for (Condition c : conditions) {
+        if (c == null) throw new IllegalArgumentException("conditions must not be null");
+        where.add(c);
+      }
+      return this;
+    }
+
     /** A column whose latest value is copied into each index row and returned by lookups. */
     public Builder covered(byte[] family, byte[] qualifier) {
       if (family == null || qualifier == null) {
@@ -833,10 +991,56 @@ public final class IndexSpec {
           throw new IllegalArgumentException("covered column " + covered.get(i) + " listed twice");
         }
       }
+      checkDerivation(indexed.size());
       List<ValueType> types = new ArrayList<>(indexed.size());
       types.add(type);
       types.addAll(furtherTypes);
       return new IndexSpec(this, indexed, types);
+    }
+
+    private void checkDerivation(int columns) {
+      if (expression != null) {
+        if (columns > 1) {
+          throw new IllegalArgumentException(
+              "an expression index has one column; a composite index indexes its columns' values");
+        }
+        boolean fits =
+            expression.producesLong()
+                ? type == ValueType.BYTES || type == ValueType.LONG
+                : type == ValueType.BYTES || type == ValueType.STRING;
+        if (!fits) {
+          throw new IllegalArgumentException(
+              "expression "
+                  + expression
+                  + " produces "
+                  + (expression.producesLong()
+                      ? "a long (type long or bytes)"
+                      : "text (type string or bytes)")
+                  + ", not "
+                  + type.text());
+        }
+      }
+      if (where.size() > MAX_COLUMNS) {
+        throw new IllegalArgumentException(
+            "a partial index has at most "
+                + MAX_COLUMNS
+                + " WHERE conditions, got "
+                + where.size());
+      }
+      for (int i = 0; i < where.size(); i++) {
+        Condition c = where.get(i);
+        if (c.family().length == 0) {
+          throw new IllegalArgumentException("WHERE condition " + c + " needs a column family");
+        }
+        for (int j = 0; j < i; j++) {
+          Condition o = where.get(j);
+          if (Arrays.equals(c.family(), o.family())
+              && Arrays.equals(c.qualifier(), o.qualifier())) {
+            throw new IllegalArgumentException(
+                "WHERE names column " + new Column(c.family(), c.qualifier()) + " twice");
+          }
+        }
+      }
     }
 
     private Layout resolvedLayout() {

@@ -152,8 +152,11 @@ public final class IndexedTable implements AutoCloseable {
   }
 
   /**
-   * The rows satisfying every condition now: an AND of equalities and INs on indexed columns, in
-   * either index mode, re-checked against every condition. Each condition's rows are estimated from
+   * The rows satisfying every condition now: an AND of equalities and INs, in either index mode,
+   * re-checked against every condition. A condition is answered by its column's index, else by a
+   * partial index on its column whose WHERE the conditions imply ({@link IndexSpec#isImpliedBy}); a
+   * condition on a column with neither is only re-checked, and with no usable index at all the
+   * table is scanned (see {@link #explain(Condition...)}). Each condition's rows are estimated from
    * its values' counts. If scanning the table costs less than the most selective condition's index
    * plan, the table is scanned with every condition tested in the region servers. Otherwise the row
    * keys of the most selective condition are intersected with those of every other condition
@@ -164,6 +167,16 @@ public final class IndexedTable implements AutoCloseable {
   public List<Result> find(Condition... conditions) throws IOException {
     context.checkOpen();
     return context.counted(multiColumn.rows(conditions));
+  }
+
+  /**
+   * The plan {@link #find(Condition...)} would run now, with its estimates, and its reason naming
+   * the index answering each condition or why none does ("partial index 'x' not used: the query
+   * does not imply its WHERE ..."). Nothing is read but the routing state.
+   */
+  public QueryPlan explain(Condition... conditions) {
+    context.checkOpen();
+    return multiColumn.explain(conditions);
   }
 
   /**

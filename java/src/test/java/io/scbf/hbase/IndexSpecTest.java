@@ -1,5 +1,6 @@
 package io.scbf.hbase;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -244,5 +245,130 @@ class IndexSpecTest {
             "v1;family=66;qualifier=71;alias=a;buckets=1;fpp=0.001;capacity=16384;local=true;covered=");
     assertTrue(storedLocal.isLocal());
     assertEquals(IndexSpec.Layout.BY_ROW, storedLocal.layout());
+  }
+
+  private static final byte[] STATUS = Bytes.toBytes("status");
+
+  @Test
+  void expressionAndPartialSpecsAreVersion4AndRoundTrip() {
+    IndexSpec plain = IndexSpec.builder(F, Q).alias("p").build();
+    assertTrue(plain.answersByColumn());
+    assertFalse(plain.encode().startsWith("v4"));
+    IndexSpec expr =
+        IndexSpec.builder(F, Q)
+            .alias("e")
+            .expression(IndexExpression.jsonPath("$.user.email").then(IndexExpression.lower()))
+            .type(IndexSpec.ValueType.STRING)
+            .build();
+    IndexSpec partial =
+        IndexSpec.builder(F, Q)
+            .alias("w")
+            .local()
+            .where(
+                Condition.in(F, STATUS, Bytes.toBytes("ACTIVE"), Bytes.toBytes("NEW")),
+                Condition.eq(F, Bytes.toBytes(""), new byte[0]))
+            .build();
+    for (IndexSpec s : List.of(expr, partial)) {
+      assertTrue(s.encode().startsWith("v4;"), s.encode());
+      IndexSpec back = IndexSpec.decode(s.encode());
+      assertEquals(s, back);
+      assertEquals(s.expression(), back.expression());
+      assertEquals(s.where().toString(), back.where().toString());
+      assertFalse(back.answersByColumn());
+      // An older jar accepted v1-v3 only; a v4 spec claiming an older version is refused too.
+      assertThrows(
+          IllegalArgumentException.class, () -> IndexSpec.decode(s.encode().replace("v4;", "v3;")));
+    }
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> IndexSpec.decode(expr.encode().replace("json($.user.email)", "soundex")))
+            .getMessage()
+            .contains("unknown index function 'soundex'"));
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> IndexSpec.decode(expr.encode().replace("$.user.email", "$.user email")))
+            .getMessage()
+            .contains("malformed JSON path"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> IndexSpec.decode(partial.encode().replace(";where=", ";where=zz")));
+  }
+
+  @Test
+  void badExpressionAndPartialSpecsFailAtBuild() {
+    assertTrue(
+        failure(
+                IndexSpec.builder(F, Q)
+                    .alias("a")
+                    .thenColumn(F, STATUS)
+                    .expression(IndexExpression.lower()))
+            .contains("an expression index has one column"));
+    assertTrue(
+        failure(
+                IndexSpec.builder(F, Q)
+                    .alias("a")
+                    .type(IndexSpec.ValueType.LONG)
+                    .expression(IndexExpression.lower()))
+            .contains("produces text"));
+    assertTrue(
+        failure(
+                IndexSpec.builder(F, Q)
+                    .alias("a")
+                    .type(IndexSpec.ValueType.STRING)
+                    .expression(IndexExpression.truncate(10)))
+            .contains("produces a long"));
+    IndexSpec.builder(F, Q)
+        .alias("a")
+        .type(IndexSpec.ValueType.LONG)
+        .expression(IndexExpression.truncate(10))
+        .build();
+    assertTrue(
+        failure(
+                IndexSpec.builder(F, Q)
+                    .alias("a")
+                    .where(
+                        Condition.eq(F, STATUS, Bytes.toBytes("A")),
+                        Condition.eq(F, STATUS, Bytes.toBytes("B"))))
+            .contains("twice"));
+  }
+
+  @Test
+  void valueOfAppliesTheExpressionAndTheWhere() {
+    IndexSpec lower =
+        IndexSpec.builder(F, Q).alias("l").expression(IndexExpression.lower()).build();
+    assertArrayEquals(Bytes.toBytes("ab"), lower.valueOf(c -> Bytes.toBytes("aB")));
+    assertNull(lower.valueOf(c -> new byte[] {(byte) 0xff}));
+    assertNull(lower.invalidValue(lower.column(), new byte[] {(byte) 0xff}), "never refused");
+    IndexSpec partial =
+        IndexSpec.builder(F, Q)
+            .alias("w")
+            .where(Condition.eq(F, STATUS, Bytes.toBytes("ACTIVE")))
+            .build();
+    IndexSpec.Column status = new IndexSpec.Column(F, STATUS);
+    assertEquals(List.of(partial.column(), status), partial.watchedColumns());
+    assertArrayEquals(
+        Bytes.toBytes("v"),
+        partial.valueOf(c -> c.equals(status) ? Bytes.toBytes("ACTIVE") : Bytes.toBytes("v")));
+    assertNull(partial.valueOf(c -> c.equals(status) ? Bytes.toBytes("GONE") : Bytes.toBytes("v")));
+    assertNull(partial.valueOf(c -> c.equals(status) ? null : Bytes.toBytes("v")));
+  }
+
+  @Test
+  void aQueryImpliesAWhereIfItAllowsOnlyValuesTheWhereAllows() {
+    byte[] city = Bytes.toBytes("city");
+    byte[] active = Bytes.toBytes("ACTIVE");
+    byte[] idle = Bytes.toBytes("IDLE");
+    IndexSpec partial =
+        IndexSpec.builder(F, city).alias("w").where(Condition.in(F, STATUS, active, idle)).build();
+    Condition inCity = Condition.eq(F, city, Bytes.toBytes("Oslo"));
+    assertTrue(partial.isImpliedBy(List.of(inCity, Condition.eq(F, STATUS, active))));
+    assertTrue(partial.isImpliedBy(List.of(Condition.in(F, STATUS, idle, active), inCity)));
+    assertFalse(partial.isImpliedBy(List.of(inCity)));
+    assertFalse(
+        partial.isImpliedBy(List.of(inCity, Condition.in(F, STATUS, active, Bytes.toBytes("X")))));
+    assertFalse(partial.isImpliedBy(List.of(inCity, Condition.eq(F, Q, active))));
+    assertTrue(IndexSpec.builder(F, city).alias("p").build().isImpliedBy(List.of()));
   }
 }

@@ -199,13 +199,24 @@ class MultiColumnQueryClusterTest {
   }
 
   @Test
-  void badConditionsGetClearErrors() throws Exception {
+  void badConditionsGetClearErrorsAndUnindexedOnesAreRechecked() throws Exception {
     try (IndexedTable t = new IndexedTable(util.getConnection(), TABLE)) {
       assertThrows(IllegalArgumentException.class, () -> t.find(new Condition[0]));
-      IllegalArgumentException unindexed =
-          assertThrows(
-              IllegalArgumentException.class, () -> t.find(Condition.eq(D, NAME, b("n1"))));
-      assertTrue(unindexed.getMessage().contains("has no scbf index"), unindexed.getMessage());
+      // A column without an index: alone it is scanned, beside an indexed one re-checked.
+      Condition unindexed = Condition.eq(D, NAME, b("n1"));
+      assertEquals(expected(i -> i == 1), Oracle.resultRows(t.find(unindexed)));
+      QueryPlan scan = t.explain(unindexed);
+      assertEquals(QueryPlan.Kind.DATA_SCAN, scan.kind(), scan.toString());
+      assertTrue(scan.reason().contains("d:name has no usable index"), scan.reason());
+      assertEquals(
+          expected(i -> i == 1),
+          Oracle.resultRows(t.find(Condition.eq(D, CITY, b("c1")), unindexed)));
+      assertEquals(
+          List.of(),
+          Oracle.resultRows(t.find(Condition.eq(D, CITY, b("c2")), unindexed)),
+          "row 1 is in c1: the unindexed condition is re-checked");
+      QueryPlan and = t.explain(Condition.eq(D, CITY, b("c1")), unindexed);
+      assertTrue(and.reason().contains("d:city by index 'city'"), and.reason());
       assertThrows(IllegalArgumentException.class, () -> Condition.in(D, CITY));
       assertThrows(IllegalArgumentException.class, () -> Condition.eq(D, CITY, null));
     }

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.scbf.hbase.Condition;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexEntry;
+import io.scbf.hbase.IndexExpression;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.ValueOrder;
@@ -591,6 +593,51 @@ class BuildIndexToolTest {
     }
     VerifyReport verify = admin.verify(BULK, "amount_o");
     assertTrue(verify.isConsistent(), verify.toString());
+  }
+
+  @Test
+  @Order(11)
+  void aBulkBuildOfAPartialExpressionIndexHoldsWhatTheWritePathWould() throws Exception {
+    byte[][] names = new byte[50][];
+    for (int n = 0; n < names.length; n++) names[n] = Bytes.toBytes("n" + n);
+    IndexSpec spec =
+        IndexSpec.builder(D, CITY)
+            .alias("city_uc")
+            .layout(IndexSpec.Layout.BY_VALUE)
+            .buckets(2)
+            .expression(IndexExpression.upper().then(IndexExpression.prefix(6)))
+            .where(Condition.in(D, NAME, names))
+            .build();
+    new IndexAdmin(connection).defineIndex(BULK, spec);
+    Run r = run("bulk", "--index", "city_uc");
+    assertEquals(0, r.status(), r.err());
+    // The oracle, from the rows as they are: upper case, 6 characters, names n0..n49 only.
+    TreeMap<String, List<String>> expected = new TreeMap<>();
+    long selected = 0;
+    try (Table t = connection.getTable(BULK);
+        ResultScanner rows = t.getScanner(new Scan().addColumn(D, CITY).addColumn(D, NAME))) {
+      for (Result row : rows) {
+        byte[] city = row.getValue(D, CITY);
+        String name = Bytes.toString(row.getValue(D, NAME));
+        if (city == null || name == null || Integer.parseInt(name.substring(1)) >= 50) continue;
+        String upper = Bytes.toString(city).toUpperCase(java.util.Locale.ROOT);
+        String value = upper.substring(0, Math.min(6, upper.length()));
+        expected.computeIfAbsent(value, v -> new ArrayList<>()).add(Bytes.toString(row.getRow()));
+        selected++;
+      }
+    }
+    assertTrue(expected.size() > 1, expected.toString());
+    try (IndexedTable t = new IndexedTable(connection, BULK)) {
+      for (Map.Entry<String, List<String>> e : expected.entrySet()) {
+        assertEquals(
+            e.getValue(),
+            IndexProbe.resultRows(t.find("city_uc", Bytes.toBytes(e.getKey()))),
+            e.getKey());
+      }
+    }
+    VerifyReport verify = new IndexAdmin(connection).verify(BULK, "city_uc");
+    assertTrue(verify.isConsistent(), verify.toString());
+    assertEquals(selected, verify.indexRows(), "entries: the rows its WHERE selects");
   }
 
   private void assertQueriesMatchOracle(byte[] qualifier, IndexSpec spec) throws Exception {

@@ -38,7 +38,12 @@ final class IndexCommands {
           + "  --then F:Q[:T]       the next column of a composite index, of type T (default"
           + " bytes; repeatable)\n"
           + "  --covered F:Q        a column stored in the index, answered without reading the"
-          + " row (repeatable)";
+          + " row (repeatable)\n"
+          + "  --expression E       index a function of the column's value, queried by alias:"
+          + " lower, upper, reverse, prefix(N), json($.path), truncate(N), chained with commas"
+          + " (lower,prefix(3))\n"
+          + "  --where F:Q=V[,V..]  a partial index: only rows whose F:Q is one of the values"
+          + " (repeatable: all must hold)";
 
   static List<Command> all() {
     return List.of(
@@ -81,7 +86,15 @@ final class IndexCommands {
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
             List.of("--local", "--by-value", "--by-row", "--ordered", "--no-backfill"),
-            List.of("--alias", "--buckets", "--fpp", "--type", "--then", "--covered"),
+            List.of(
+                "--alias",
+                "--buckets",
+                "--fpp",
+                "--type",
+                "--then",
+                "--covered",
+                "--expression",
+                "--where"),
             IndexCommands::create),
         new Command(
             "mark-built",
@@ -320,8 +333,17 @@ final class IndexCommands {
         admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
   }
 
-  /** The indexed columns, each with its type if the index declares any: {@code d:balance long}. */
+  /**
+   * The indexed columns, each with its type if the index declares any ({@code d:balance long}),
+   * then its expression and WHERE if it has them ({@code d:email lower where [d:status = A]}).
+   */
   static String columns(IndexSpec s) {
+    return typedColumns(s)
+        + (s.expression() == null ? "" : " " + s.expression())
+        + (s.isPartial() ? " where " + s.where() : "");
+  }
+
+  private static String typedColumns(IndexSpec s) {
     if (!s.isTyped()) return s.columnsText();
     List<String> typed = new ArrayList<>();
     for (int i = 0; i < s.columns().size(); i++) {

@@ -28,12 +28,14 @@ final class QueryCommands {
     return List.of(
         new Command(
             "find",
-            "TABLE FAMILY:QUALIFIER VALUE [--limit N] [--strict] [--keys-only]",
-            "print the rows whose column holds a value, through its index",
+            "TABLE FAMILY:QUALIFIER|INDEX VALUE [--limit N] [--strict] [--keys-only]",
+            "print the rows whose column (or index) holds a value, through its index",
             "Prints one row per line (row key, then family:qualifier=value; binary bytes as"
                 + " \\xNN) on stdout, and the plan and what it asked on stderr. VALUE is read as"
                 + " the column's index type (-5, 1.50, NaN) if it has one, else as bytes (\\xNN"
-                + " for a byte).\n"
+                + " for a byte). An index named instead of a column is asked for its value: an"
+                + " expression index for the expression's (find people email_lc alice@x.org), a"
+                + " partial index for the rows of the value within its WHERE.\n"
                 + "  --limit N            at most N rows (default "
                 + DEFAULT_LIMIT
                 + ")\n"
@@ -44,17 +46,22 @@ final class QueryCommands {
             QueryCommands::find),
         new Command(
             "explain",
-            "TABLE FAMILY:QUALIFIER VALUE",
+            "TABLE FAMILY:QUALIFIER|INDEX VALUE",
             "the plan a find would use, with its estimates",
             "Routes the value and prints the plan (index or scan), the regions it would ask, and"
                 + " the row estimates it chose by; reads no rows.",
             List.of(),
             List.of(),
             (s, a) -> {
-              List<String> w = a.words("TABLE", "FAMILY:QUALIFIER", "VALUE");
-              byte[][] column = Args.column(w.get(1));
+              List<String> w = a.words("TABLE", "FAMILY:QUALIFIER|INDEX", "VALUE");
               try (IndexedTable t = new IndexedTable(s.connection(), Args.table(w.get(0)))) {
-                s.out().println(t.explain(column[0], column[1], value(t, column, w.get(2))));
+                IndexSpec named = named(t, w.get(1));
+                if (named != null) {
+                  s.out().println(t.explain(named.alias(), Args.value(named.type(), w.get(2))));
+                } else {
+                  byte[][] column = Args.column(w.get(1));
+                  s.out().println(t.explain(column[0], column[1], value(t, column, w.get(2))));
+                }
               }
               return ScbfAdmin.OK;
             }),
@@ -176,14 +183,21 @@ final class QueryCommands {
   }
 
   private static int find(Session s, Args a) throws IOException, UsageException {
-    List<String> w = a.words("TABLE", "FAMILY:QUALIFIER", "VALUE");
+    List<String> w = a.words("TABLE", "FAMILY:QUALIFIER|INDEX", "VALUE");
     TableName table = Args.table(w.get(0));
-    byte[][] column = Args.column(w.get(1));
     int limit = a.intOption("--limit", DEFAULT_LIMIT);
     long start = System.nanoTime();
     try (IndexedTable t = new IndexedTable(s.connection(), table)) {
       t.setStrict(a.flag("--strict"));
-      List<Result> rows = t.find(column[0], column[1], value(t, column, w.get(2)), limit);
+      IndexSpec named = named(t, w.get(1));
+      List<Result> rows;
+      if (named != null) {
+        rows = t.find(named.alias(), Args.value(named.type(), w.get(2)));
+        rows = rows.subList(0, Math.min(limit, rows.size()));
+      } else {
+        byte[][] column = Args.column(w.get(1));
+        rows = t.find(column[0], column[1], value(t, column, w.get(2)), limit);
+      }
       for (Result r : rows) {
         s.out().println(a.flag("--keys-only") ? Bytes.toStringBinary(r.getRow()) : line(r));
       }
@@ -207,12 +221,30 @@ final class QueryCommands {
     IndexSpec used = null;
     for (IndexSpec s : t.indexes()) {
       if (!s.isComposite()
+          && s.answersByColumn()
           && s.column().matches(column[0], column[1])
           && (used == null || s.layout().ordinal() < used.layout().ordinal())) {
         used = s;
       }
     }
     return Args.value(used == null ? IndexSpec.ValueType.BYTES : used.type(), text);
+  }
+
+  /**
+   * The one-column index named {@code word}, or null if {@code word} names a column ({@code
+   * FAMILY:QUALIFIER}: an alias holds no colon).
+   */
+  private static IndexSpec named(IndexedTable t, String word) throws UsageException {
+    if (word.contains(":")) return null;
+    for (IndexSpec s : t.indexes()) {
+      if (s.alias().equals(word)) {
+        if (s.isComposite()) {
+          throw new UsageException("index " + word + " is composite: query it with the library");
+        }
+        return s;
+      }
+    }
+    throw new UsageException("no index named " + word + " (or give FAMILY:QUALIFIER)");
   }
 
   private static String line(Result r) {

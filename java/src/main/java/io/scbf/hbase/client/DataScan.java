@@ -55,7 +55,7 @@ final class DataScan {
 
   /** Every indexed column equal to its part of {@code value}, tested in the region servers. */
   private static Filter pointFilter(IndexSpec spec, byte[] value) {
-    if (spec.isTyped()) return IndexValueFilter.equalTo(spec, value);
+    if (computed(spec)) return IndexValueFilter.equalTo(spec, value);
     if (!spec.isComposite()) {
       return test(spec.family(), spec.qualifier(), CompareOperator.EQUAL, value);
     }
@@ -69,8 +69,16 @@ final class DataScan {
   }
 
   /**
+   * True if the index's value of a row is not its columns' bytes (a type's form, an expression, a
+   * WHERE): the region servers compute it ({@link IndexValueFilter}) rather than compare bytes.
+   */
+  private static boolean computed(IndexSpec spec) {
+    return spec.isTyped() || !spec.answersByColumn();
+  }
+
+  /**
    * Rows satisfying every condition (each tested in the region servers); {@code specs} are the
-   * conditions' indexes, in the same order, whose types decide how values compare.
+   * conditions' indexes (null: none), in the same order, whose types decide how values compare.
    */
   List<Result> matching(List<Condition> conditions, List<IndexSpec> specs) throws IOException {
     FilterList all = new FilterList(FilterList.Operator.MUST_PASS_ALL);
@@ -80,7 +88,7 @@ final class DataScan {
       FilterList any = new FilterList(FilterList.Operator.MUST_PASS_ONE);
       for (byte[] v : c.values()) {
         any.addFilter(
-            spec.isTyped()
+            spec != null && spec.isTyped()
                 ? IndexValueFilter.equalTo(spec, spec.indexForm(v))
                 : test(c.family(), c.qualifier(), CompareOperator.EQUAL, v));
       }
@@ -94,7 +102,7 @@ final class DataScan {
    * region servers only drop rows lacking an indexed column; the bounds are tested here.
    */
   List<Result> range(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
-    if (spec.isTyped()) {
+    if (computed(spec)) {
       return scan(
           new IndexValueFilter(spec, lo, hi),
           valueTest(spec, v -> IndexKeyCodec.inRange(v, lo, hi)));

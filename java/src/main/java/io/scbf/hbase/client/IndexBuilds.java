@@ -90,7 +90,12 @@ public final class IndexBuilds {
                 + existing.columns()
                 + ")");
       }
-      if (existing.columns().equals(spec.columns()) && !isMigration(existing, spec)) {
+      // An expression or partial index indexes other values than the column's own: it may sit
+      // beside the column's index (or another expression's).
+      if (existing.columns().equals(spec.columns())
+          && java.util.Objects.equals(existing.expression(), spec.expression())
+          && existing.where().equals(spec.where())
+          && !isMigration(existing, spec)) {
         throw new IllegalArgumentException(
             (spec.isComposite() ? "columns " : "column ")
                 + spec.columnsText()

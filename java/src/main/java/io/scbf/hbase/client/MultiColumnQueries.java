@@ -15,13 +15,16 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
- * AND of equalities and INs on indexed columns, in either index mode, re-checked against every
- * condition. Each condition's rows are estimated from its values' counts. If scanning the table
- * costs less than the most selective condition's index plan, the table is scanned with every
- * condition tested in the region servers. Otherwise the row keys of the most selective condition
- * are intersected with those of every other condition estimated at most {@link #INTERSECT_RATIO}
- * times larger, before any row is read: rows are fetched only for keys in every set. Conditions
- * without an estimate are only re-checked (when none has one, the first condition's keys are read).
+ * AND of equalities and INs, in either index mode, re-checked against every condition. A condition
+ * is answered by its column's index, or else by a partial index on its column whose WHERE the
+ * conditions imply; a condition on a column with neither is only re-checked, and when no condition
+ * has an index the table is scanned. Each condition's rows are estimated from its values' counts.
+ * If scanning the table costs less than the most selective condition's index plan, the table is
+ * scanned with every condition tested in the region servers. Otherwise the row keys of the most
+ * selective condition are intersected with those of every other condition estimated at most {@link
+ * #INTERSECT_RATIO} times larger, before any row is read: rows are fetched only for keys in every
+ * set. Conditions without an estimate are only re-checked (when none has one, the first condition's
+ * keys are read).
  */
 @InterfaceAudience.Private
 public final class MultiColumnQueries {
@@ -42,58 +45,45 @@ public final class MultiColumnQueries {
   /** One value of a condition, routed and planned for its row keys. */
   private record ValueRoute(IndexSpec spec, byte[] value, Routed routed, QueryPlan plan) {}
 
+  /**
+   * The AND's plan: each condition's index (null: re-checked only), its values' routes, the
+   * estimates and the most selective indexed condition ({@code driver}, -1: none estimated).
+   */
+  private record Planned(
+      List<Condition> all,
+      List<IndexSpec> specs,
+      List<List<ValueRoute>> routes,
+      long[] estimated,
+      int driver,
+      QueryPlan plan) {}
+
   /** The rows satisfying every condition now. */
   public List<Result> rows(Condition... conditions) throws IOException {
-    if (conditions == null || conditions.length == 0) {
-      throw new IllegalArgumentException("find needs at least one condition");
-    }
     long start = System.nanoTime();
-    List<Condition> all = List.of(conditions);
-    // Each value routed and planned once: for the estimates, then for reading its keys.
-    List<List<ValueRoute>> routes = new ArrayList<>(all.size());
-    List<IndexSpec> specs = new ArrayList<>(all.size());
-    long[] estimated = new long[all.size()];
-    long tableRows = -1;
-    int driver = -1;
-    for (int i = 0; i < all.size(); i++) {
-      Condition c = all.get(i);
-      IndexSpec spec = context.indexes.onColumn(c.family(), c.qualifier());
-      specs.add(spec);
-      List<ValueRoute> values = new ArrayList<>(c.values().size());
-      for (byte[] raw : c.values()) {
-        byte[] v = spec.indexForm(raw);
-        Routed routed = context.route(spec, v);
-        values.add(new ValueRoute(spec, v, routed, context.plan(Answer.ROW_KEYS, spec, routed)));
-      }
-      routes.add(values);
-      estimated[i] = 0;
-      for (ValueRoute v : values) {
-        if (v.plan().estimatedRows() < 0) {
-          estimated[i] = -1;
-          break;
-        }
-        estimated[i] += v.plan().estimatedRows();
-        tableRows = Math.max(tableRows, v.plan().tableRows());
-      }
-      if (estimated[i] >= 0 && (driver < 0 || estimated[i] < estimated[driver])) driver = i;
-    }
-    QueryPlan plan =
-        context.router.planAnd(driver < 0 ? -1 : estimated[driver], tableRows, all.size());
+    Planned p = plan(conditions);
+    List<Condition> all = p.all();
+    List<IndexSpec> specs = p.specs();
+    long[] estimated = p.estimated();
+    int driver = p.driver();
+    QueryPlan plan = p.plan();
     List<Result> rows;
     int intersected = 0;
     if (plan.kind() == QueryPlan.Kind.DATA_SCAN) {
       rows = context.scans.matching(all, specs);
     } else {
+      int first = driver; // without estimates, the first indexed condition's keys are read
+      for (int i = 0; first < 0; i++) if (specs.get(i) != null) first = i;
       TreeSet<byte[]> candidates = null;
       for (int i = 0; i < all.size(); i++) {
+        if (specs.get(i) == null) continue;
         boolean selective =
-            i == (driver < 0 ? 0 : driver)
+            i == first
                 || (estimated[i] >= 0
                     && driver >= 0
                     && estimated[i] <= INTERSECT_RATIO * Math.max(1, estimated[driver]));
         if (!selective) continue;
         TreeSet<byte[]> keys = new TreeSet<>(Bytes.BYTES_COMPARATOR);
-        for (ValueRoute v : routes.get(i)) {
+        for (ValueRoute v : p.routes().get(i)) {
           keys.addAll(points.rowKeys(v.spec(), v.value(), v.routed(), v.plan()));
         }
         if (candidates == null) {
@@ -120,25 +110,141 @@ public final class MultiColumnQueries {
     return rows;
   }
 
+  /** The plan {@link #rows} would run now (nothing is read but the routing state). */
+  public QueryPlan explain(Condition... conditions) {
+    return plan(conditions).plan();
+  }
+
+  private Planned plan(Condition... conditions) {
+    if (conditions == null || conditions.length == 0) {
+      throw new IllegalArgumentException("find needs at least one condition");
+    }
+    List<Condition> all = List.of(conditions);
+    // Each value routed and planned once: for the estimates, then for reading its keys.
+    List<List<ValueRoute>> routes = new ArrayList<>(all.size());
+    List<IndexSpec> specs = new ArrayList<>(all.size());
+    List<String> choices = new ArrayList<>();
+    long[] estimated = new long[all.size()];
+    long tableRows = -1;
+    int driver = -1;
+    for (int i = 0; i < all.size(); i++) {
+      Condition c = all.get(i);
+      IndexSpec spec = indexFor(c, all, choices);
+      specs.add(spec);
+      List<ValueRoute> values = new ArrayList<>(c.values().size());
+      routes.add(values);
+      if (spec == null) continue;
+      for (byte[] raw : c.values()) {
+        byte[] v = spec.indexForm(raw);
+        Routed routed = context.route(spec, v);
+        values.add(new ValueRoute(spec, v, routed, context.plan(Answer.ROW_KEYS, spec, routed)));
+      }
+      estimated[i] = 0;
+      for (ValueRoute v : values) {
+        if (v.plan().estimatedRows() < 0) {
+          estimated[i] = -1;
+          break;
+        }
+        estimated[i] += v.plan().estimatedRows();
+        tableRows = Math.max(tableRows, v.plan().tableRows());
+      }
+      if (estimated[i] >= 0 && (driver < 0 || estimated[i] < estimated[driver])) driver = i;
+    }
+    String why = String.join("; ", choices);
+    QueryPlan plan;
+    if (specs.stream().allMatch(s -> s == null)) {
+      plan =
+          new QueryPlan(
+              QueryPlan.Kind.DATA_SCAN,
+              Answer.ROWS,
+              -1,
+              -1,
+              -1,
+              -1,
+              -1,
+              Double.NaN,
+              Double.NaN,
+              "AND of " + all.size() + " conditions, none with a usable index: a scan; " + why);
+    } else {
+      QueryPlan p =
+          context.router.planAnd(driver < 0 ? -1 : estimated[driver], tableRows, all.size());
+      plan =
+          new QueryPlan(
+              p.kind(),
+              p.answer(),
+              p.estimatedRows(),
+              p.boundRows(),
+              p.tableRows(),
+              p.regionsAsked(),
+              p.regionsTotal(),
+              p.indexCostMs(),
+              p.scanCostMs(),
+              p.reason() + "; " + why);
+    }
+    return new Planned(all, specs, routes, estimated, driver, plan);
+  }
+
   /**
-   * True if the row satisfies every condition: raw bytes for an untyped index's column, the typed
-   * value otherwise (a {@code BIG_DECIMAL} 1.00 equals 1.0).
+   * The index answering {@code c} within the AND of {@code all}: its column's own index, or a
+   * partial index on it whose WHERE {@code all} implies; null if none (the condition is only
+   * re-checked). {@code choices} gets why, as {@code explain} shows it.
+   */
+  private IndexSpec indexFor(Condition c, List<Condition> all, List<String> choices) {
+    String column = Bytes.toStringBinary(c.family()) + ":" + Bytes.toStringBinary(c.qualifier());
+    IndexSpec own = context.indexes.byColumn(c.family(), c.qualifier());
+    if (own != null) {
+      choices.add(column + " by index '" + own.alias() + "'");
+      return own;
+    }
+    IndexSpec chosen = null;
+    for (IndexSpec s : context.indexes.derivedOn(new IndexSpec.Column(c.family(), c.qualifier()))) {
+      if (s.expression() != null) {
+        choices.add(
+            "expression index '" + s.alias() + "' not used: it is asked by alias with its value");
+      } else if (!s.isImpliedBy(all)) {
+        choices.add(
+            "partial index '"
+                + s.alias()
+                + "' not used: the query does not imply its WHERE "
+                + s.where());
+      } else if (chosen == null) {
+        chosen = s;
+        choices.add(column + " by partial index '" + s.alias() + "' (the query implies its WHERE)");
+      }
+    }
+    if (chosen == null) choices.add(column + " has no usable index: re-checked only");
+    return chosen;
+  }
+
+  /**
+   * True if the row satisfies every condition: raw bytes for a condition without an index or with
+   * an untyped one, the typed value otherwise (a {@code BIG_DECIMAL} 1.00 equals 1.0).
    */
   static boolean matchesAll(List<Condition> conditions, List<IndexSpec> specs, Result r) {
     for (int i = 0; i < conditions.size(); i++) {
       Condition c = conditions.get(i);
       IndexSpec spec = specs.get(i);
       byte[] current = r.getValue(c.family(), c.qualifier());
-      if (!spec.isTyped()) {
+      if (spec == null || !spec.isTyped()) {
         if (!c.test(current)) return false;
         continue;
       }
-      byte[] form = current == null ? null : spec.valueOf(col -> current);
+      byte[] form = typedForm(spec, current);
       if (form == null) return false;
       boolean any = false;
       for (byte[] v : c.values()) any |= Arrays.equals(form, spec.indexForm(v));
       if (!any) return false;
     }
     return true;
+  }
+
+  /** The column value's index form, null if absent or not of the index's type. */
+  private static byte[] typedForm(IndexSpec spec, byte[] current) {
+    if (current == null) return null;
+    try {
+      return spec.indexForm(current);
+    } catch (IllegalArgumentException notOfTheType) {
+      return null;
+    }
   }
 }

@@ -83,8 +83,34 @@ final class TableIndexes {
     return specs;
   }
 
-  /** The one-column index on {@code family:qualifier}. */
+  /**
+   * The one-column index on {@code family:qualifier} holding every row's own value (not an
+   * expression or partial index: see {@link IndexSpec#answersByColumn}).
+   */
   IndexSpec onColumn(byte[] family, byte[] qualifier) {
+    IndexSpec found = byColumn(family, qualifier);
+    if (found != null) return found;
+    List<String> derived =
+        derivedOn(new IndexSpec.Column(family, qualifier)).stream().map(IndexSpec::alias).toList();
+    throw new IllegalArgumentException(
+        "column "
+            + Bytes.toStringBinary(family)
+            + ":"
+            + Bytes.toStringBinary(qualifier)
+            + " of table "
+            + dataTable
+            + " has no scbf index"
+            + (derived.isEmpty()
+                ? ""
+                : " of its own values (expression or partial indexes "
+                    + derived
+                    + " are asked by alias, or by find(Condition...))")
+            + "; indexed columns: "
+            + describe());
+  }
+
+  /** {@link #onColumn}, or null if there is none. */
+  IndexSpec byColumn(byte[] family, byte[] qualifier) {
     if (family == null || qualifier == null) {
       throw new IllegalArgumentException("family and qualifier must not be null");
     }
@@ -94,21 +120,20 @@ final class TableIndexes {
       // While a new index is built beside an older one (a migration), the older layout answers:
       // BY_ROW, then BY_VALUE, then ORDERED (the new one is asked by its alias meanwhile).
       if (!s.isComposite()
+          && s.answersByColumn()
           && s.column().equals(column)
           && (found == null || s.layout().ordinal() < found.layout().ordinal())) {
         found = s;
       }
     }
-    if (found != null) return found;
-    throw new IllegalArgumentException(
-        "column "
-            + Bytes.toStringBinary(family)
-            + ":"
-            + Bytes.toStringBinary(qualifier)
-            + " of table "
-            + dataTable
-            + " has no scbf index; indexed columns: "
-            + describe());
+    return found;
+  }
+
+  /** The one-column expression and partial indexes on {@code column}. */
+  List<IndexSpec> derivedOn(IndexSpec.Column column) {
+    return specs.stream()
+        .filter(s -> !s.isComposite() && !s.answersByColumn() && s.column().equals(column))
+        .toList();
   }
 
   /** The index named {@code alias}. */

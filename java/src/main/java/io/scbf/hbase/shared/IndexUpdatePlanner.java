@@ -94,17 +94,20 @@ public final class IndexUpdatePlanner {
   }
 
   /**
-   * True if the mutation writes some but not all columns of a composite index: the row's other
-   * columns decide whether its tuple is complete, so even an insert-only table must read them.
+   * True if the mutation writes some but not all columns deciding an index's value ({@link
+   * IndexSpec#decidingColumns}: a composite index's tuple, a partial index's WHERE): the row's
+   * other columns decide whether and how it is indexed, so even an insert-only table must read
+   * them.
    */
   public boolean writesPartOfATuple(Mutation m) {
     for (IndexSpec spec : specs) {
-      if (!spec.isComposite()) continue;
+      List<Column> deciding = spec.decidingColumns();
+      if (deciding.size() < 2) continue;
       int written = 0;
-      for (Column col : spec.columns()) {
+      for (Column col : deciding) {
         if (m.has(col.family(), col.qualifier())) written++;
       }
-      if (written > 0 && written < spec.columns().size()) return true;
+      if (written > 0 && written < deciding.size()) return true;
     }
     return false;
   }
@@ -199,6 +202,8 @@ public final class IndexUpdatePlanner {
                 + ". Write the value as Bytes.toBytes of the declared type, or index the column"
                 + " with type BYTES.");
       }
+      if (spec.expression() != null) value = spec.expression().apply(value);
+      if (value == null) continue; // not indexed, so no key to be too long
       byte[] form = spec.indexForm(spec.columns().indexOf(col), value);
       byte[] indexed = spec.isComposite() ? CompositeValue.encode(List.of(form)) : form;
       String tooLong = tooLong(spec, indexed, row);
@@ -345,15 +350,16 @@ public final class IndexUpdatePlanner {
   /**
    * The timestamp of the delete of the index row of {@code before}'s value, which {@code after}
    * replaces: the newest of the replaced index row's ({@link #indexTimestamp}), the replacing
-   * indexed cells' and the delete markers' that removed the value. A value written back later is
-   * visible only as a newer version of each of these columns (or newer than the marker), so its
-   * index row is newer than this delete. Fencing at the replacement rather than at the replaced
-   * cell also masks index rows of the old value stamped after their cell: those written before 0.4
-   * carry the index server's clock at the time of their write.
+   * indexed (and, for a partial index, WHERE) cells' and the delete markers' that removed the
+   * value. A value written back later is visible only as a newer version of each of these columns
+   * (or newer than the marker), so its index row is newer than this delete. Fencing at the
+   * replacement rather than at the replaced cell also masks index rows of the old value stamped
+   * after their cell: those written before 0.4 carry the index server's clock at the time of their
+   * write.
    */
   public static long replacedAt(IndexSpec spec, RowState before, RowState after) {
     long ts = indexTimestamp(spec, before);
-    for (Column c : spec.columns()) {
+    for (Column c : spec.decidingColumns()) {
       RowState.Version v = after.get(c);
       if (v != null) ts = Math.max(ts, v.timestamp());
       ts = Math.max(ts, after.deleteMark(c));

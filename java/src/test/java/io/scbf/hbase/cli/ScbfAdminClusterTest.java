@@ -509,4 +509,48 @@ class ScbfAdminClusterTest {
         2, cli("create", "vr", "d:bal", "--ordered", "--by-row", "--alias", "bad").status());
     assertEquals(0, cli("drop", "vr", "bal_o").status());
   }
+
+  @Test
+  @Order(10)
+  void expressionAndPartialIndexesAreCreatedListedAndQueriedByAlias() throws Exception {
+    byte[] mail = Bytes.toBytes("mail");
+    byte[] st = Bytes.toBytes("st");
+    try (Table t = connection.getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < 60; i++) {
+        String address = "User" + i % 5 + "@X.org";
+        puts.add(
+            new Put(row(i))
+                .addColumn(D, mail, Bytes.toBytes(i % 2 == 0 ? address.toUpperCase() : address))
+                .addColumn(D, st, Bytes.toBytes(i % 10 == 0 ? "ACTIVE" : "IDLE")));
+      }
+      t.put(puts);
+    }
+    Run lower = cli("create", "vr", "d:mail", "--expression", "lower", "--alias", "mail_lc");
+    assertEquals(0, lower.status(), lower.err());
+    Run partial = cli("create", "vr", "d:city", "--where", "d:st=ACTIVE", "--alias", "city_act");
+    assertEquals(0, partial.status(), partial.err());
+    String listed = cli("list", "vr").out();
+    assertTrue(listed.contains("d:mail lower"), listed);
+    assertTrue(listed.contains("d:city where [d:st = ACTIVE]"), listed);
+    // Rows 3, 8, ..., 58 hold user3@x.org in either case.
+    Run found = cli("find", "vr", "mail_lc", "user3@x.org", "--keys-only");
+    assertEquals(0, found.status(), found.err());
+    List<String> expected = new ArrayList<>();
+    for (int i = 3; i < 60; i += 5) expected.add(Bytes.toString(row(i)));
+    assertEquals(expected, found.out().lines().sorted().toList());
+    // city-2 is held by rows 2, 6, 10, ...; of those, 10, 30 and 50 are ACTIVE.
+    Run active = cli("find", "vr", "city_act", "city-2", "--keys-only");
+    assertEquals(0, active.status(), active.err());
+    assertEquals(List.of("row-0010", "row-0030", "row-0050"), active.out().lines().toList());
+    Run unknown = cli("create", "vr", "d:mail", "--expression", "soundex", "--alias", "m2");
+    assertEquals(2, unknown.status());
+    assertTrue(unknown.err().contains("unknown index function 'soundex'"), unknown.err());
+    Run path = cli("create", "vr", "d:mail", "--expression", "json(user.x)", "--alias", "m2");
+    assertEquals(2, path.status());
+    assertTrue(path.err().contains("malformed JSON path"), path.err());
+    assertEquals(2, cli("create", "vr", "d:city", "--where", "d:st", "--alias", "c2").status());
+    assertEquals(0, cli("drop", "vr", "mail_lc").status());
+    assertEquals(0, cli("drop", "vr", "city_act").status());
+  }
 }

@@ -308,4 +308,78 @@ class IndexUpdatePlannerTest {
         DoNotRetryIOException.class,
         () -> p.checkSupported(new Put(ROW).addColumn(D, NAME, 20, new byte[40_000])));
   }
+
+  static final byte[] STATUS = Bytes.toBytes("status");
+
+  @Test
+  void aRowMovingInAndOutOfAPartialIndexsWhereGetsAndLosesItsEntry() {
+    IndexSpec partial =
+        IndexSpec.builder(D, CITY)
+            .alias("c")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .where(io.scbf.hbase.Condition.eq(D, STATUS, b("ACTIVE")))
+            .build();
+    IndexUpdatePlanner p = new IndexUpdatePlanner(List.of(partial));
+    assertTrue(p.concernsIndex(new Put(ROW).addColumn(D, STATUS, 1, b("x"))));
+    // Insert-only tables must still read the row when only one of city and status is written.
+    assertTrue(p.writesPartOfATuple(new Put(ROW).addColumn(D, STATUS, 1, b("x"))));
+    assertFalse(
+        p.writesPartOfATuple(
+            new Put(ROW).addColumn(D, STATUS, 1, b("x")).addColumn(D, CITY, 1, b("y"))));
+
+    RowState inactive =
+        p.apply(
+            RowState.EMPTY,
+            new Put(ROW).addColumn(D, CITY, 10, b("Oslo")).addColumn(D, STATUS, 10, b("NEW")));
+    assertTrue(p.diff(ROW, RowState.EMPTY, inactive).isEmpty(), "outside the WHERE: no entry");
+    RowState active = p.apply(inactive, new Put(ROW).addColumn(D, STATUS, 20, b("ACTIVE")));
+    List<IndexUpdatePlanner.IndexMutation> in = p.diff(ROW, inactive, active);
+    assertEquals(1, in.size());
+    assertArrayEquals(indexKey("Oslo"), in.get(0).mutation().getRow());
+    assertTrue(in.get(0).mutation() instanceof Put);
+    assertEquals(20, IndexUpdatePlanner.timestampOf(in.get(0).mutation()));
+
+    RowState moved = p.apply(active, new Put(ROW).addColumn(D, CITY, 30, b("Bergen")));
+    List<IndexUpdatePlanner.IndexMutation> move = p.diff(ROW, active, moved);
+    assertEquals(2, move.size());
+    assertArrayEquals(indexKey("Oslo"), move.get(0).mutation().getRow());
+    assertArrayEquals(indexKey("Bergen"), move.get(1).mutation().getRow());
+
+    RowState left = p.apply(moved, new Put(ROW).addColumn(D, STATUS, 40, b("GONE")));
+    List<IndexUpdatePlanner.IndexMutation> out = p.diff(ROW, moved, left);
+    assertEquals(1, out.size());
+    assertTrue(out.get(0).mutation() instanceof Delete);
+    assertArrayEquals(indexKey("Bergen"), out.get(0).mutation().getRow());
+    // Fenced at the status change: a later return to ACTIVE is newer than the delete.
+    assertEquals(40, IndexUpdatePlanner.timestampOf(out.get(0).mutation()));
+    RowState back = p.apply(left, new Put(ROW).addColumn(D, STATUS, 50, b("ACTIVE")));
+    assertEquals(50, IndexUpdatePlanner.timestampOf(p.diff(ROW, left, back).get(0).mutation()));
+    RowState deleted = p.apply(moved, new Delete(ROW).addColumns(D, STATUS, 45));
+    assertTrue(p.diff(ROW, moved, deleted).get(0).mutation() instanceof Delete);
+  }
+
+  @Test
+  void anExpressionIndexChangesOnlyWhenTheExpressionsValueDoes() throws Exception {
+    IndexSpec lower =
+        IndexSpec.builder(D, CITY)
+            .alias("c")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .expression(io.scbf.hbase.IndexExpression.lower())
+            .build();
+    IndexUpdatePlanner p = new IndexUpdatePlanner(List.of(lower));
+    RowState first = p.apply(RowState.EMPTY, new Put(ROW).addColumn(D, CITY, 10, b("Oslo")));
+    assertArrayEquals(
+        indexKey("oslo"), p.diff(ROW, RowState.EMPTY, first).get(0).mutation().getRow());
+    RowState recased = p.apply(first, new Put(ROW).addColumn(D, CITY, 20, b("OSLO")));
+    assertTrue(p.diff(ROW, first, recased).isEmpty(), "same lower case: the entry stays");
+    // Bytes that are not text: no entry, and the write is not refused.
+    Put binary = new Put(ROW).addColumn(D, CITY, 30, new byte[] {(byte) 0xff});
+    p.checkSupported(binary);
+    RowState bad = p.apply(recased, binary);
+    List<IndexUpdatePlanner.IndexMutation> ops = p.diff(ROW, recased, bad);
+    assertEquals(1, ops.size());
+    assertTrue(ops.get(0).mutation() instanceof Delete);
+  }
 }
