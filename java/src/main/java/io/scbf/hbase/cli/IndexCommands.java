@@ -39,7 +39,9 @@ final class IndexCommands {
           + "  --then F:Q[:T]       the next column of a composite index, of type T (default"
           + " bytes; repeatable)\n"
           + "  --covered F:Q        a column stored in the index, answered without reading the"
-          + " row (repeatable)";
+          + " row (repeatable)\n"
+          + "  --eventual           a global index applied from the WAL by replication: writes do"
+          + " not wait for it (see set-consistency, await)";
 
   static List<Command> all() {
     return List.of(
@@ -80,7 +82,8 @@ final class IndexCommands {
                 + " MapReduce build (io.scbf.mapreduce.BuildIndexTool), then mark-built.\n"
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
-            List.of("--local", "--by-value", "--by-row", "--ordered", "--no-backfill"),
+            List.of(
+                "--local", "--by-value", "--by-row", "--ordered", "--eventual", "--no-backfill"),
             List.of("--alias", "--buckets", "--fpp", "--type", "--then", "--covered"),
             IndexCommands::create),
         new Command(
@@ -152,6 +155,48 @@ final class IndexCommands {
                   s.admin().rebuildIndex(Args.table(w.get(0)), w.get(1), progressTo(s));
               s.out().println("rebuilt index '" + w.get(1) + "' of " + w.get(0) + ": " + done);
               return ScbfAdmin.OK;
+            }),
+        new Command(
+            "set-consistency",
+            "TABLE ALIAS strong|eventual",
+            "switch a global index between STRONG and EVENTUAL, online",
+            "eventual: writes stop waiting for the index, which the region servers apply from the"
+                + " WAL (replication peer scbf_eventual). strong: writes wait for it again; returns"
+                + " once the writes made before are applied (at most --timeout-ms, default 60000).",
+            List.of(),
+            List.of("--timeout-ms"),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "ALIAS", "strong|eventual");
+              IndexSpec.Consistency c =
+                  switch (w.get(2)) {
+                    case "strong" -> IndexSpec.Consistency.STRONG;
+                    case "eventual" -> IndexSpec.Consistency.EVENTUAL;
+                    default ->
+                        throw new UsageException(
+                            "expected strong or eventual, got '" + w.get(2) + "'");
+                  };
+              long timeout = a.intOption("--timeout-ms", 60_000);
+              s.admin().setConsistency(Args.table(w.get(0)), w.get(1), c, timeout);
+              s.out().println("index '" + w.get(1) + "' of " + w.get(0) + " is " + c);
+              return ScbfAdmin.OK;
+            }),
+        new Command(
+            "await",
+            "TABLE",
+            "wait until the writes made before are in the table's EVENTUAL indexes (exit 1 on"
+                + " timeout)",
+            "Each data region marks its WAL; returns once the applier has passed every mark (at"
+                + " most --timeout-ms, default 60000).",
+            List.of(),
+            List.of("--timeout-ms"),
+            (s, a) -> {
+              TableName table = Args.table(a.words("TABLE").get(0));
+              long timeout = a.intOption("--timeout-ms", 60_000);
+              boolean done = s.admin().awaitIndexed(table, timeout);
+              s.out()
+                  .println(
+                      table + (done ? ": indexed" : ": not indexed within " + timeout + " ms"));
+              return done ? ScbfAdmin.OK : ScbfAdmin.FINDINGS;
             }),
         new Command(
             "set-immutable",
@@ -315,7 +360,8 @@ final class IndexCommands {
                       + " (splits as it grows)";
               case BY_ROW -> "global, " + s.buckets() + " buckets";
             },
-        admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
+        (s.consistency() == IndexSpec.Consistency.EVENTUAL ? ", EVENTUAL" : "")
+            + (admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : ""));
   }
 
   /** The indexed columns, each with its type if the index declares any: {@code d:balance long}. */

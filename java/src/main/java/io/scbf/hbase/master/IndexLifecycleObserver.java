@@ -1,6 +1,7 @@
 package io.scbf.hbase.master;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexTables;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.MasterObserver;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.master.MasterServices;
+import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +72,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
     if (master.getTableDescriptors().get(desc.getTableName()) != null) {
       return; // the create fails (table exists): leave that table's indexes alone
     }
+    requireShipped(master, desc);
     try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
       for (IndexSpec spec : globalSpecs(desc)) {
         createFresh(admin, master, desc, spec, false); // empty, like the table
@@ -98,6 +101,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
       TableDescriptor current,
       TableDescriptor next)
       throws IOException {
+    requireShipped(master(ctx), next);
     MasterServices master = master(ctx);
     List<IndexSpec> specs = globalSpecs(next);
     if (!specs.isEmpty()) {
@@ -201,7 +205,9 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
       for (IndexSpec spec : globalSpecs(desc)) {
         TableName index = IndexCatalog.indexTableName(table, spec.alias());
         TableDescriptor td = master.getTableDescriptors().get(index);
-        if (td != null && IndexCatalog.isOwnIndexTable(td, table) && spec.equals(specOf(td))) {
+        if (td != null
+            && IndexCatalog.isOwnIndexTable(td, table)
+            && IndexCatalog.indexTableSpec(spec).equals(specOf(td))) {
           emptyAsBuilding(admin, index);
           // The restored family's TTL, which may differ from the table's before the restore.
           TableDescriptor emptied = admin.getDescriptor(index);
@@ -332,6 +338,30 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
 
   private static boolean isDisabled(MasterServices master, TableName table) throws IOException {
     return master.getTableStateManager().isTableState(table, TableState.State.DISABLED);
+  }
+
+  /**
+   * An EVENTUAL index is maintained only from the replication peer's shipped edits: a descriptor
+   * declaring one for a table the peer does not ship (written by hand, not by {@code IndexAdmin},
+   * which adds the table to the peer first) would leave every write unindexed.
+   */
+  private static void requireShipped(MasterServices master, TableDescriptor desc)
+      throws DoNotRetryIOException {
+    for (IndexSpec spec : IndexCatalog.readSpecs(desc).valid()) {
+      if (spec.consistency() != IndexSpec.Consistency.EVENTUAL) continue;
+      Optional<ReplicationPeerConfig> peer =
+          master.getReplicationPeerManager().getPeerConfig(EventualRecords.PEER_ID);
+      if (peer.isPresent() && peer.get().needToReplicate(desc.getTableName())) return;
+      throw new DoNotRetryIOException(
+          "scbf: index '"
+              + spec.alias()
+              + "' of "
+              + desc.getTableName()
+              + " is EVENTUAL, but replication peer "
+              + EventualRecords.PEER_ID
+              + " does not ship the table: create or switch EVENTUAL indexes with IndexAdmin"
+              + " (createIndex, setConsistency), which adds the table to the peer first");
+    }
   }
 
   private static MasterServices master(ObserverContext<MasterCoprocessorEnvironment> ctx) {
