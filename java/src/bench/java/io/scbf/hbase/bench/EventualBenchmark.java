@@ -73,7 +73,14 @@ public final class EventualBenchmark {
       List<TableName> tables = List.of(PLAIN, STRONG, EVENTUAL);
       say("%nload (new rows)");
       HBaseBenchmark.writes(
-          connection, data, batch, writers, tables, Durability.USE_DEFAULT, true, HBaseBenchmark.LOAD);
+          connection,
+          data,
+          batch,
+          writers,
+          tables,
+          Durability.USE_DEFAULT,
+          true,
+          HBaseBenchmark.LOAD);
       catchUp(admin);
       say("%nupdate pass (every fourth row gets a new city)");
       HBaseBenchmark.writes(
@@ -123,14 +130,7 @@ public final class EventualBenchmark {
     probe.start();
     try {
       HBaseBenchmark.writes(
-          connection,
-          data,
-          batch,
-          writers,
-          List.of(EVENTUAL),
-          Durability.USE_DEFAULT,
-          false,
-          1);
+          connection, data, batch, writers, List.of(EVENTUAL), Durability.USE_DEFAULT, false, 1);
     } finally {
       loading.set(false);
       probe.join();
