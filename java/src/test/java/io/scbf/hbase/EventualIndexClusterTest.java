@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.shared.EventualRecords;
+import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.testing.MiniCluster;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
@@ -358,6 +360,39 @@ class EventualIndexClusterTest {
     TableName plain = TableName.valueOf("ev_plain");
     createTable(plain, HConstants.REPLICATION_SCOPE_LOCAL);
     assertTrue(indexAdmin.awaitIndexed(plain, 1));
+
+    // What would leave writes unindexed is refused: a write that skips the WAL, taking the table
+    // out of the peer while its index is EVENTUAL, an EVENTUAL spec written into a descriptor by
+    // hand for a table the peer does not ship.
+    try (Table t = connection.getTable(table)) {
+      Put skipsWal =
+          new Put(Bytes.toBytes("r01"))
+              .addColumn(D, CITY, Bytes.toBytes("nowal"))
+              .setDurability(Durability.SKIP_WAL);
+      IOException e = assertThrows(IOException.class, () -> t.put(skipsWal));
+      assertTrue(e.getMessage().contains("SKIP_WAL"), e.getMessage());
+    }
+    try (Admin admin = connection.getAdmin()) {
+      IOException e =
+          assertThrows(
+              IOException.class, () -> admin.removeReplicationPeer(EventualRecords.PEER_ID));
+      assertTrue(e.getMessage().contains("is EVENTUAL"), e.getMessage());
+      TableName hand = TableName.valueOf("ev_hand");
+      IOException refused =
+          assertThrows(
+              IOException.class,
+              () ->
+                  admin.createTable(
+                      IndexCatalog.withIndex(
+                          TableDescriptorBuilder.newBuilder(hand)
+                              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+                              .build(),
+                          IndexSpec.builder(D, CITY)
+                              .alias("city")
+                              .consistency(IndexSpec.Consistency.EVENTUAL)
+                              .build())));
+      assertTrue(refused.getMessage().contains("does not ship"), refused.getMessage());
+    }
   }
 
   @Test

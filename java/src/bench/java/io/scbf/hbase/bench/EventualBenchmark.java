@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
@@ -28,9 +29,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * update pass (a new indexed value for every fourth row) into an unindexed table, one with a STRONG
  * global index and one with an EVENTUAL one (both {@code BY_VALUE} on the city column), the
  * EVENTUAL table's catch-up after each, and the lag from a write's acknowledgement until another
- * client's query finds it, sampled every 20 ms during a second update pass of the EVENTUAL table
- * alone. Run with {@code mvn -B -Pbench-hbase verify
- * -Dbench.main=io.scbf.hbase.bench.EventualBenchmark -Dbench.rows=100000}.
+ * client's query finds it (a probe row written, then queried until found, every 20 ms), during
+ * update passes of the EVENTUAL table alone at full speed ({@code bench.lagPasses}, 4) and during
+ * 10 s of updates at a fixed rate ({@code bench.lagRate} rows/s, 2000). Run with {@code mvn -B
+ * -Pbench-hbase verify -Dbench.main=io.scbf.hbase.bench.EventualBenchmark -Dbench.rows=100000}.
  */
 public final class EventualBenchmark {
   static final TableName PLAIN = TableName.valueOf("ev_bench_plain");
@@ -86,8 +88,33 @@ public final class EventualBenchmark {
       HBaseBenchmark.writes(
           connection, data, batch, writers, tables, Durability.USE_DEFAULT, false, 0);
       catchUp(admin);
-      say("%nlag, acknowledgement to another client's find, during an update pass of %s", EVENTUAL);
-      lagUnderLoad(util, connection, data, batch, writers);
+      int passes = Integer.getInteger("bench.lagPasses", 4);
+      say(
+          "%nlag, acknowledgement to another client's find, during %d update passes of %s at full"
+              + " speed",
+          passes, EVENTUAL);
+      lag(
+          util,
+          connection,
+          () -> {
+            for (int p = 1; p <= passes; p++) {
+              HBaseBenchmark.writes(
+                  connection,
+                  data,
+                  batch,
+                  writers,
+                  List.of(EVENTUAL),
+                  Durability.USE_DEFAULT,
+                  false,
+                  p);
+            }
+          });
+      catchUp(admin);
+      int rate = Integer.getInteger("bench.lagRate", 2000);
+      say(
+          "%nlag during 10 s of updates at %,d rows/s (batches of %d every 50 ms)",
+          rate, rate / 20);
+      lag(util, connection, () -> paced(connection, data, rate, 10));
       say("%nverify %s: %s", EVENTUAL, admin.verify(EVENTUAL, "city"));
     } finally {
       util.shutdownMiniCluster();
@@ -102,11 +129,38 @@ public final class EventualBenchmark {
         EVENTUAL, done ? "" : "NOT (timeout)", (System.nanoTime() - t0) / 1e9);
   }
 
-  private static void lagUnderLoad(
-      HBaseTestingUtility util, Connection connection, BenchData data, int batch, int writers)
+  interface Load {
+    void run() throws Exception;
+  }
+
+  /** Updates of random rows' city at {@code rate} rows/s for {@code seconds}. */
+  private static void paced(Connection connection, BenchData data, int rate, int seconds)
+      throws Exception {
+    java.util.Random random = new java.util.Random(39);
+    int perTick = Math.max(1, rate / 20);
+    long start = System.nanoTime();
+    try (Table t = connection.getTable(EVENTUAL)) {
+      for (int tick = 0; tick < seconds * 20; tick++) {
+        List<Put> puts = new ArrayList<>(perTick);
+        for (int k = 0; k < perTick; k++) {
+          int i = random.nextInt(data.rows());
+          puts.add(
+              new Put(Bytes.toBytes(String.format("u%08x", i * 0x9E3779B1)))
+                  .addColumn(D, CITY, Bytes.toBytes("paced-" + random.nextInt(data.rows() / 10))));
+        }
+        t.put(puts);
+        long next = start + (tick + 1) * 50_000_000L;
+        long sleep = (next - System.nanoTime()) / 1_000_000;
+        if (sleep > 0) Thread.sleep(sleep);
+      }
+    }
+  }
+
+  private static void lag(HBaseTestingUtility util, Connection connection, Load load)
       throws Exception {
     AtomicBoolean loading = new AtomicBoolean(true);
     List<Long> lagsMs = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger probes = new AtomicInteger();
     Thread probe =
         new Thread(
             () -> {
@@ -114,7 +168,8 @@ public final class EventualBenchmark {
               try (Connection reader = ConnectionFactory.createConnection(util.getConfiguration());
                   Table t = connection.getTable(EVENTUAL);
                   IndexedTable it = new IndexedTable(reader, EVENTUAL)) {
-                for (int i = 0; loading.get(); i++) {
+                while (loading.get()) {
+                  int i = probes.getAndIncrement();
                   byte[] value = Bytes.toBytes("probe-" + i);
                   t.put(new Put(Bytes.toBytes("zprobe-" + i)).addColumn(D, CITY, value));
                   long acked = System.nanoTime();
@@ -129,8 +184,7 @@ public final class EventualBenchmark {
             "lag-probe");
     probe.start();
     try {
-      HBaseBenchmark.writes(
-          connection, data, batch, writers, List.of(EVENTUAL), Durability.USE_DEFAULT, false, 1);
+      load.run();
     } finally {
       loading.set(false);
       probe.join();

@@ -340,6 +340,60 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
     return master.getTableStateManager().isTableState(table, TableState.State.DISABLED);
   }
 
+  /** Removing the EVENTUAL peer would leave its tables' EVENTUAL indexes unmaintained. */
+  @Override
+  public void preRemoveReplicationPeer(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, String peerId) throws IOException {
+    if (!EventualRecords.PEER_ID.equals(peerId)) return;
+    MasterServices master = master(ctx);
+    Optional<ReplicationPeerConfig> current =
+        master.getReplicationPeerManager().getPeerConfig(peerId);
+    if (current.isEmpty() || current.get().getTableCFsMap() == null) return;
+    for (TableName table : current.get().getTableCFsMap().keySet()) {
+      refuseIfEventual(master, table, "removing replication peer " + peerId);
+    }
+  }
+
+  /** A table with EVENTUAL indexes must stay shipped, whole, by the EVENTUAL peer. */
+  @Override
+  public void preUpdateReplicationPeerConfig(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, String peerId, ReplicationPeerConfig next)
+      throws IOException {
+    if (!EventualRecords.PEER_ID.equals(peerId)) return;
+    MasterServices master = master(ctx);
+    Optional<ReplicationPeerConfig> current =
+        master.getReplicationPeerManager().getPeerConfig(peerId);
+    if (current.isEmpty() || current.get().getTableCFsMap() == null) return;
+    for (TableName table : current.get().getTableCFsMap().keySet()) {
+      List<String> families =
+          next.getTableCFsMap() == null ? null : next.getTableCFsMap().get(table);
+      boolean whole =
+          next.getTableCFsMap() != null
+              && next.getTableCFsMap().containsKey(table)
+              && (families == null || families.isEmpty());
+      if (!whole) refuseIfEventual(master, table, "changing replication peer " + peerId);
+    }
+  }
+
+  private static void refuseIfEventual(MasterServices master, TableName table, String what)
+      throws IOException {
+    TableDescriptor td = master.getTableDescriptors().get(table);
+    if (td == null) return;
+    for (IndexSpec spec : IndexCatalog.readSpecs(td).valid()) {
+      if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
+        throw new DoNotRetryIOException(
+            "scbf: "
+                + what
+                + " would stop shipping "
+                + table
+                + ", whose index '"
+                + spec.alias()
+                + "' is EVENTUAL (maintained from those edits); switch it to STRONG or drop it"
+                + " first (IndexAdmin.setConsistency, dropIndex)");
+      }
+    }
+  }
+
   /**
    * An EVENTUAL index is maintained only from the replication peer's shipped edits: a descriptor
    * declaring one for a table the peer does not ship (written by hand, not by {@code IndexAdmin},

@@ -680,7 +680,10 @@ public class DataTableObserver extends LocalIndexService
       LocalFamilies.refuseWrites(localSpecs, batch);
     long start = System.nanoTime();
     try {
-      if (eventualChecks != null) EventualWrites.refuseUnsupported(eventualChecks, batch);
+      if (eventualChecks != null) {
+        EventualWrites.refuseUnsupported(
+            eventualChecks, region.getTableDescriptor().getDurability(), batch);
+      }
       indexer.beforeDataWritten(batch);
       indexWorkNanos.set(System.nanoTime() - start);
     } catch (RuntimeException e) {

@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
@@ -60,6 +62,11 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
   private IndexServices services;
   private EventualApplier applier;
 
+  /** Chunks of a batch applied in parallel; this source's own threads, stopped with it. */
+  private ExecutorService chunks;
+
+  private static final int CHUNK_THREADS = 4;
+
   @Override
   public boolean canReplicateToSameCluster() {
     return true;
@@ -101,13 +108,22 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
       IndexWriter writer =
           new IndexWriter(
               context.settings(), services::connection, services.indexWriters(), (t, us) -> {});
-      applier = new EventualApplier(services::connection, writer);
+      chunks =
+          Executors.newFixedThreadPool(
+              CHUNK_THREADS,
+              r -> {
+                Thread t = new Thread(r, "scbf-eventual-" + ctx.getPeerId());
+                t.setDaemon(true);
+                return t;
+              });
+      applier = new EventualApplier(services::connection, writer, chunks);
     }
     notifyStarted();
   }
 
   @Override
   protected void doStop() {
+    if (chunks != null) chunks.shutdownNow();
     if (services != null) {
       services = null;
       context.detach();

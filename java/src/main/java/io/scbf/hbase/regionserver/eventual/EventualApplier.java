@@ -8,6 +8,7 @@ import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -19,6 +20,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
@@ -57,12 +61,25 @@ public final class EventualApplier {
   /** Rounds per call while a row keeps changing under the applier; then the batch is retried. */
   static final int MAX_ROUNDS = 8;
 
+  /**
+   * Rows per read and write: a replication batch may hold up to 25,000 edits, whose index writes in
+   * one piece could outlast the index operation timeout, and then be retried whole, forever.
+   */
+  static final int CHUNK_ROWS = 1000;
+
   private final IndexWriter.ConnectionSource connections;
   private final IndexWriter writer;
+  private final ExecutorService chunks;
 
-  public EventualApplier(IndexWriter.ConnectionSource connections, IndexWriter writer) {
+  /**
+   * @param chunks runs a batch's chunks of rows in parallel (their rows are distinct, so they do
+   *     not interfere): a backlog is applied at several times one chunk's round trips
+   */
+  public EventualApplier(
+      IndexWriter.ConnectionSource connections, IndexWriter writer, ExecutorService chunks) {
     this.connections = connections;
     this.writer = writer;
+    this.chunks = chunks;
   }
 
   /** Applies the current data of {@code rows} to the global indexes in {@code specs}. */
@@ -70,6 +87,38 @@ public final class EventualApplier {
       throws IOException {
     List<IndexSpec> global = specs.stream().filter(s -> !s.isLocal()).toList();
     if (global.isEmpty() || rows.isEmpty()) return;
+    List<byte[]> all = new ArrayList<>(rows);
+    List<Future<?>> running = new ArrayList<>();
+    for (int from = 0; from < all.size(); from += CHUNK_ROWS) {
+      List<byte[]> chunk = all.subList(from, Math.min(all.size(), from + CHUNK_ROWS));
+      running.add(
+          chunks.submit(
+              () -> {
+                applyChunk(dataTable, global, chunk);
+                return null;
+              }));
+    }
+    IOException failed = null;
+    for (Future<?> f : running) {
+      try {
+        f.get(); // all of them, so that none still runs when the batch is sent again
+      } catch (ExecutionException e) {
+        if (failed == null) {
+          failed =
+              e.getCause() instanceof IOException io
+                  ? io
+                  : new IOException("scbf: applying " + dataTable + " failed", e.getCause());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("scbf: interrupted applying " + dataTable);
+      }
+    }
+    if (failed != null) throw failed;
+  }
+
+  private void applyChunk(TableName dataTable, List<IndexSpec> global, List<byte[]> rows)
+      throws IOException {
     Set<byte[]> pending = new TreeSet<>(Bytes.BYTES_COMPARATOR);
     pending.addAll(rows);
     Map<IndexSpec, IndexRows> derivations = new LinkedHashMap<>();

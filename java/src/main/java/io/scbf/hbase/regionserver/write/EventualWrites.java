@@ -23,7 +23,9 @@ public final class EventualWrites {
    * Marks the mutations of {@code batch} that {@code eventual}'s indexes cannot follow as failed.
    */
   public static void refuseUnsupported(
-      IndexUpdatePlanner eventual, MiniBatchOperationInProgress<Mutation> batch) {
+      IndexUpdatePlanner eventual,
+      Durability tableDurability,
+      MiniBatchOperationInProgress<Mutation> batch) {
     for (int i = 0; i < batch.size(); i++) {
       if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN)
         continue;
@@ -31,7 +33,9 @@ public final class EventualWrites {
       if (!eventual.concernsIndex(m)) continue;
       try {
         eventual.checkSupported(m);
-        if (m.getDurability() == Durability.SKIP_WAL) {
+        Durability d =
+            m.getDurability() == Durability.USE_DEFAULT ? tableDurability : m.getDurability();
+        if (d == Durability.SKIP_WAL) {
           throw new DoNotRetryIOException(
               "Durability.SKIP_WAL on a write of a column of an EVENTUAL index is not supported:"
                   + " the index is maintained from the write-ahead log");
