@@ -6,6 +6,7 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.cli.Command.Session;
+import io.scbf.hbase.client.EventualMode;
 import io.scbf.hbase.client.IndexRegionReport;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
@@ -313,6 +314,11 @@ final class IndexCommands {
       out.printf(
           "  %d regions did not answer (an earlier release, or moving): %s%n",
           regions.unanswered().size(), regions.unanswered().get(0));
+    }
+    if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
+      try (Admin hbase = s.connection().getAdmin()) {
+        out.println("  eventual: " + EventualMode.lagText(hbase));
+      }
     }
     if (spec.routedByKey()) {
       out.println("  routing: by key (each region answers from its own filter; nothing published)");

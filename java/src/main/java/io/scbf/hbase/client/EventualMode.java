@@ -10,9 +10,12 @@ import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.hbase.ClusterMetrics;
+import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -23,6 +26,7 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -94,6 +98,34 @@ public final class EventualMode {
           EventualRecords.PEER_ID,
           ReplicationPeerConfig.newBuilder(config).setTableCFsMap(rest).build());
     }
+  }
+
+  /**
+   * The EVENTUAL peer's backlog as the region servers last reported it (every few seconds): the
+   * largest age of the last edit handed to the applier and the WAL files still queued, over the
+   * servers.
+   */
+  public static String lagText(Admin admin) throws IOException {
+    long ageMs = 0;
+    long queued = 0;
+    int sources = 0;
+    for (ServerMetrics server :
+        admin
+            .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
+            .getLiveServerMetrics()
+            .values()) {
+      for (ReplicationLoadSource source : server.getReplicationLoadSourceList()) {
+        if (!source.getPeerID().equals(EventualRecords.PEER_ID)) continue;
+        sources++;
+        ageMs = Math.max(ageMs, source.getReplicationLag());
+        queued += source.getSizeOfLogQueue();
+      }
+    }
+    if (sources == 0) return "peer " + EventualRecords.PEER_ID + " reports no source yet";
+    return String.format(
+        "peer %s, %d sources: replication lag up to %,d ms, %d WAL files queued (region server"
+            + " metric scbfEventualLagMs: the batch being applied)",
+        EventualRecords.PEER_ID, sources, ageMs, queued);
   }
 
   private static ReplicationPeerConfig peerConfig(Admin admin) throws IOException {
