@@ -439,10 +439,7 @@ public final class IndexAdmin {
    * @return false if {@code timeoutMs} passed first
    */
   public boolean awaitIndexed(TableName dataTable, long timeoutMs) throws IOException {
-    try (Admin admin = connection.getAdmin()) {
-      if (!EventualMode.covers(admin, dataTable)) return true;
-    }
-    return EventualMode.await(connection, dataTable, timeoutMs);
+    return EventualMode.awaitIfShipped(connection, dataTable, timeoutMs);
   }
 
   private static final long DEFAULT_AWAIT_MS = 60_000;

@@ -375,7 +375,7 @@ class EventualIndexClusterTest {
         for (Result found : it.find(D, CITY, Bytes.toBytes("v" + (i - 1)))) {
           assertEquals("v" + (i - 1), Bytes.toString(found.getValue(D, CITY)));
         }
-        assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+        assertTrue(it.awaitIndexed(AWAIT_MS));
         List<Result> mine = it.find(D, CITY, Bytes.toBytes("v" + i));
         assertEquals(1, mine.size(), "write " + i);
         assertEquals(row(i % 4), Bytes.toString(mine.get(0).getRow()));

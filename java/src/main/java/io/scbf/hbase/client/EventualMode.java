@@ -180,6 +180,18 @@ public final class EventualMode {
   }
 
   /**
+   * {@link #await} if the peer ships {@code dataTable} (it has EVENTUAL indexes, or is switching);
+   * true at once otherwise.
+   */
+  public static boolean awaitIfShipped(Connection connection, TableName dataTable, long timeoutMs)
+      throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      if (!covers(admin, dataTable)) return true;
+    }
+    return await(connection, dataTable, timeoutMs);
+  }
+
+  /**
    * Waits until the applier has applied every edit each data region of {@code dataTable} had
    * written when this call started: each region writes a probe marker into its WAL, and the applier
    * records a probe once the edits before it are durable in the indexes.
