@@ -1,5 +1,6 @@
 package io.scbf.hbase;
 
+import io.scbf.hbase.client.EventualMode;
 import io.scbf.hbase.client.IndexBuilds;
 import io.scbf.hbase.client.IndexVerifier;
 import io.scbf.hbase.shared.IndexCatalog;
@@ -70,6 +71,16 @@ public final class IndexAdmin {
   public BuildProgress createIndex(
       TableName dataTable, IndexSpec spec, BuildProgress.Listener listener) throws IOException {
     requireEnabled(dataTable, "create index '" + spec.alias() + "' on");
+    if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
+      // Built as a STRONG index (the backfill's races are the synchronous path's), then switched.
+      try (Admin admin = connection.getAdmin()) {
+        EventualMode.cover(admin, dataTable);
+      }
+      BuildProgress done =
+          createIndex(dataTable, spec.withConsistency(IndexSpec.Consistency.STRONG), listener);
+      setConsistency(dataTable, spec.alias(), IndexSpec.Consistency.EVENTUAL);
+      return done;
+    }
     define(dataTable, spec, false);
     if (spec.isLocal()) return builds.awaitLocalEntries(dataTable, spec, listener);
     BuildProgress done = builds.backfill(dataTable, spec, listener);
@@ -97,6 +108,17 @@ public final class IndexAdmin {
       TableName dataTable, String alias, BuildProgress.Listener listener) throws IOException {
     requireEnabled(dataTable, "rebuild index '" + alias + "' of");
     IndexSpec spec = globalSpec(dataTable, alias);
+    if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
+      // Rebuilt as STRONG (its record would not know the backfilled rows), then switched back.
+      try (Admin admin = connection.getAdmin()) {
+        EventualMode.cover(admin, dataTable); // a clone's or restore's table is not shipped yet
+        IndexSpec strong = spec.withConsistency(IndexSpec.Consistency.STRONG);
+        admin.modifyTable(IndexCatalog.withIndex(admin.getDescriptor(dataTable), strong));
+      }
+      BuildProgress done = rebuildIndex(dataTable, alias, listener);
+      setConsistency(dataTable, alias, IndexSpec.Consistency.EVENTUAL);
+      return done;
+    }
     setBuilding(dataTable, spec, true);
     BuildProgress done = builds.backfill(dataTable, spec, listener);
     setBuilding(dataTable, spec, false);
@@ -332,7 +354,11 @@ public final class IndexAdmin {
     }
   }
 
-  /** Removes the index from the data table's descriptor, then deletes its index table. */
+  /**
+   * Removes the index from the data table's descriptor, then deletes its index table; the last
+   * EVENTUAL index of the table also takes the table out of the replication peer (and the peer goes
+   * with the last table).
+   */
   public void dropIndex(TableName dataTable, String alias) throws IOException {
     try (Admin admin = connection.getAdmin()) {
       TableDescriptor data = admin.getDescriptor(dataTable);
@@ -340,9 +366,87 @@ public final class IndexAdmin {
       if (data.getValue(IndexCatalog.DATA_ATTR_PREFIX + alias) == null) {
         throw new IllegalArgumentException("table " + dataTable + " has no index '" + alias + "'");
       }
-      admin.modifyTable(IndexCatalog.withoutIndex(data, alias));
+      TableDescriptor without = IndexCatalog.withoutIndex(data, alias);
+      admin.modifyTable(without);
       IndexTables.delete(admin, IndexCatalog.indexTableName(dataTable, alias));
+      if (!hasEventual(without)) EventualMode.uncover(admin, dataTable);
     }
+  }
+
+  /**
+   * Switches a global index between {@link IndexSpec.Consistency#STRONG} and {@link
+   * IndexSpec.Consistency#EVENTUAL} online, without a rebuild. To EVENTUAL: the table joins the
+   * replication peer (so every write from then on reaches the applier), the record of each row's
+   * index rows is seeded from the data (one scan of the indexed columns), then the data regions
+   * reopen with the index EVENTUAL; writes in flight finish under STRONG. To STRONG: the data
+   * regions reopen with the index STRONG, then this call waits (up to {@code timeoutMs}) until the
+   * applier has applied every write made before the switch; only then is the index strong again
+   * (read-after-ack), and the table leaves the peer if no EVENTUAL index remains.
+   *
+   * @throws IllegalArgumentException if the table has no such index, or it is local (always strong)
+   * @throws IOException if the backlog was not applied within {@code timeoutMs} (the index is then
+   *     STRONG for new writes; {@link #awaitIndexed} tells when the rest is applied)
+   */
+  public void setConsistency(
+      TableName dataTable, String alias, IndexSpec.Consistency consistency, long timeoutMs)
+      throws IOException {
+    Objects.requireNonNull(consistency, "consistency");
+    requireEnabled(dataTable, "switch index '" + alias + "' of");
+    IndexSpec spec = spec(dataTable, alias);
+    if (spec.isLocal() && consistency == IndexSpec.Consistency.EVENTUAL) {
+      throw new IllegalArgumentException(
+          "index '" + alias + "' is local: it is written with its data, always STRONG");
+    }
+    if (spec.consistency() == consistency) return;
+    try (Admin admin = connection.getAdmin()) {
+      if (consistency == IndexSpec.Consistency.EVENTUAL) {
+        EventualMode.cover(admin, dataTable);
+        EventualMode.seed(connection, dataTable, spec);
+        admin.modifyTable(
+            IndexCatalog.withIndex(
+                admin.getDescriptor(dataTable), spec.withConsistency(consistency)));
+        return;
+      }
+      TableDescriptor strong =
+          IndexCatalog.withIndex(admin.getDescriptor(dataTable), spec.withConsistency(consistency));
+      admin.modifyTable(strong);
+      if (!EventualMode.await(connection, dataTable, timeoutMs)) {
+        throw new IOException(
+            "index '"
+                + alias
+                + "' of "
+                + dataTable
+                + " is STRONG for new writes, but writes made before the switch were not all"
+                + " indexed within "
+                + timeoutMs
+                + " ms; awaitIndexed tells when they are");
+      }
+      if (!hasEventual(strong)) EventualMode.uncover(admin, dataTable);
+    }
+  }
+
+  /** {@link #setConsistency(TableName, String, IndexSpec.Consistency, long)} waiting a minute. */
+  public void setConsistency(TableName dataTable, String alias, IndexSpec.Consistency consistency)
+      throws IOException {
+    setConsistency(dataTable, alias, consistency, DEFAULT_AWAIT_MS);
+  }
+
+  /**
+   * Waits until every write acknowledged before this call is in the table's EVENTUAL indexes
+   * (returns at once for a table without one): for a writer that must read its own writes through
+   * an index. Bounded by the applier's lag (the {@code scbfEventualLagMs} metric) plus a few polls.
+   *
+   * @return false if {@code timeoutMs} passed first
+   */
+  public boolean awaitIndexed(TableName dataTable, long timeoutMs) throws IOException {
+    return EventualMode.awaitIfShipped(connection, dataTable, timeoutMs);
+  }
+
+  private static final long DEFAULT_AWAIT_MS = 60_000;
+
+  private static boolean hasEventual(TableDescriptor data) {
+    return IndexCatalog.readSpecs(data).valid().stream()
+        .anyMatch(s -> s.consistency() == IndexSpec.Consistency.EVENTUAL);
   }
 
   /**

@@ -82,12 +82,15 @@ public final class IndexSpec {
   /** The columns of {@link #where}, in its order: made once, valueOf runs on every write. */
   private final List<Column> whereColumns;
 
+  private final Consistency consistency;
+
   /** {@link #encode()}, made once: specs key maps on every indexed write. */
   private final String encoded;
 
   private IndexSpec(Builder b, List<Column> indexed, List<ValueType> types) {
     this.local = b.local;
     this.layout = b.resolvedLayout();
+    this.consistency = b.consistency;
     this.columns = List.copyOf(indexed);
     this.types = List.copyOf(types);
     this.alias = b.alias;
@@ -297,6 +300,42 @@ public final class IndexSpec {
    */
   public boolean routedByKey() {
     return layout == Layout.BY_VALUE || layout == Layout.ORDERED;
+  }
+
+  /** When a global index reflects a write; {@link Consistency#STRONG} for a local index. */
+  public Consistency consistency() {
+    return consistency;
+  }
+
+  /**
+   * This index with another {@link Consistency} (everything else equal): what {@code
+   * IndexAdmin.setConsistency} records.
+   *
+   * @throws IllegalArgumentException if the index is local and {@code consistency} is EVENTUAL
+   */
+  public IndexSpec withConsistency(Consistency consistency) {
+    return decode(encodeFields(consistency));
+  }
+
+  /**
+   * When a global index reflects a data write. The consistency can be changed on a live index
+   * ({@code IndexAdmin.setConsistency}) without a rebuild.
+   */
+  public enum Consistency {
+    /**
+     * The write is acknowledged once its index rows are durable: a query started after the
+     * acknowledgement finds it (the default, and every index before this setting existed).
+     */
+    STRONG,
+    /**
+     * The write is acknowledged without waiting for its index: the region servers apply it to the
+     * index from HBase's replication of their write-ahead logs (a replication peer named {@code
+     * scbf_eventual}), usually within milliseconds, at least once and never losing an acknowledged
+     * write. Meanwhile {@code find} and {@code range} may miss the newest writes but never return a
+     * row that does not match (they re-check the data rows); {@code IndexedTable.awaitIndexed}
+     * waits until every write acknowledged before it is indexed. Global indexes only.
+     */
+    EVENTUAL
   }
 
   /** Where a global index's rows are placed; {@link Layout#BY_ROW} for a local index. */
@@ -535,16 +574,22 @@ public final class IndexSpec {
   /**
    * The spec version: each layout or feature an older jar would misread (writing and looking up
    * rows where they are not) gets a version that jar refuses: "v2" for {@code BY_VALUE}, "v3" for
-   * {@code ORDERED} or typed columns, "v4" for an expression or a WHERE.
+   * {@code ORDERED} or typed columns, "v4" for an expression, a WHERE or {@link
+   * Consistency#EVENTUAL} (an older jar would keep writing the index synchronously beside the
+   * replication).
    */
-  private String version() {
-    if (expression != null || !where.isEmpty()) return "v4";
+  private String version(Consistency consistency) {
+    if (consistency == Consistency.EVENTUAL || expression != null || !where.isEmpty()) return "v4";
     if (layout == Layout.ORDERED || isTyped()) return "v3";
     return layout == Layout.BY_VALUE ? "v2" : "v1";
   }
 
   private String encodeFields() {
-    StringBuilder sb = new StringBuilder(version());
+    return encodeFields(consistency);
+  }
+
+  private String encodeFields(Consistency consistency) {
+    StringBuilder sb = new StringBuilder(version(consistency));
     sb.append(";family=").append(HEX.formatHex(family()));
     sb.append(";qualifier=").append(HEX.formatHex(qualifier()));
     sb.append(";alias=").append(alias);
@@ -573,6 +618,7 @@ public final class IndexSpec {
         for (byte[] v : c.values()) sb.append(':').append(HEX.formatHex(v));
       }
     }
+    if (consistency == Consistency.EVENTUAL) sb.append(";consistency=eventual");
     return sb.toString();
   }
 
@@ -681,8 +727,15 @@ public final class IndexSpec {
       if (expr != null) b.expression(IndexExpression.parse(expr));
       String whereText = fields.get("where");
       if (whereText != null) b.where(parseWhere(whereText).toArray(new Condition[0]));
+      String consistency = fields.getOrDefault("consistency", "strong");
+      if (consistency.equals("eventual")) {
+        b.consistency(Consistency.EVENTUAL);
+      } else if (!consistency.equals("strong")) {
+        throw new IllegalArgumentException(
+            "index spec field consistency must be strong or eventual: " + consistency);
+      }
       IndexSpec spec = b.build();
-      if (!spec.version().equals(parts[0])) {
+      if (!spec.version(spec.consistency).equals(parts[0])) {
         throw new IllegalArgumentException(
             "index spec version " + parts[0] + " does not match its fields (" + spec + ")");
       }
@@ -727,6 +780,7 @@ public final class IndexSpec {
         + (isTyped() ? ", types=" + types : "")
         + (expression != null ? ", expression=" + expression : "")
         + (where.isEmpty() ? "" : ", where=" + where)
+        + (consistency == Consistency.EVENTUAL ? ", eventual" : "")
         + "}";
   }
 
@@ -790,6 +844,7 @@ public final class IndexSpec {
     private boolean local;
     private IndexExpression expression;
     private final List<Condition> where = new ArrayList<>();
+    private Consistency consistency = Consistency.STRONG;
 
     /** Null until set: a global index then gets {@link Layout#BY_VALUE}, a local one BY_ROW. */
     private Layout layout;
@@ -834,6 +889,16 @@ public final class IndexSpec {
     public Builder layout(Layout layout) {
       if (layout == null) throw new IllegalArgumentException("layout must not be null");
       this.layout = layout;
+      return this;
+    }
+
+    /**
+     * When the index reflects a write: {@link Consistency#STRONG} (the default) or {@link
+     * Consistency#EVENTUAL}, global indexes only.
+     */
+    public Builder consistency(Consistency consistency) {
+      if (consistency == null) throw new IllegalArgumentException("consistency must not be null");
+      this.consistency = consistency;
       return this;
     }
 
@@ -942,6 +1007,11 @@ public final class IndexSpec {
         if (layout != null && layout != Layout.BY_ROW) {
           throw new IllegalArgumentException(
               "a local index lives in the data regions; layout " + layout + " is for global ones");
+        }
+        if (consistency == Consistency.EVENTUAL) {
+          throw new IllegalArgumentException(
+              "a local index is written in the data write's own mini-batch and WAL entry, so it is"
+                  + " always STRONG; EVENTUAL is for global indexes");
         }
         buckets = 1;
       }

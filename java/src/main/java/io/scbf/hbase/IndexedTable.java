@@ -64,6 +64,18 @@ public final class IndexedTable implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Waits until every write acknowledged before this call is in the table's {@link
+   * IndexSpec.Consistency#EVENTUAL} indexes (returns at once if it has none): a writer's
+   * read-your-writes. Bounded by the applier's lag; see {@link IndexAdmin#awaitIndexed}.
+   *
+   * @return false if {@code timeoutMs} passed first
+   */
+  public boolean awaitIndexed(long timeoutMs) throws IOException {
+    context.checkOpen();
+    return context.awaitIndexed(timeoutMs);
+  }
+
   public List<IndexSpec> indexes() {
     context.checkOpen();
     return context.indexes();

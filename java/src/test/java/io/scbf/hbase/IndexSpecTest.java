@@ -371,4 +371,44 @@ class IndexSpecTest {
     assertFalse(partial.isImpliedBy(List.of(inCity, Condition.eq(F, Q, active))));
     assertTrue(IndexSpec.builder(F, city).alias("p").build().isImpliedBy(List.of()));
   }
+
+  @Test
+  void eventualConsistencyIsAV4FieldOfGlobalIndexesOnly() {
+    IndexSpec strong = IndexSpec.builder(F, Q).alias("a").build();
+    assertEquals(IndexSpec.Consistency.STRONG, strong.consistency());
+    assertFalse(strong.encode().contains("consistency"), strong.encode());
+    assertTrue(strong.encode().startsWith("v2;"), strong.encode());
+
+    IndexSpec eventual = strong.withConsistency(IndexSpec.Consistency.EVENTUAL);
+    assertEquals(IndexSpec.Consistency.EVENTUAL, eventual.consistency());
+    assertTrue(eventual.encode().startsWith("v4;"), eventual.encode());
+    assertTrue(eventual.encode().endsWith(";consistency=eventual"), eventual.encode());
+    assertEquals(eventual, IndexSpec.decode(eventual.encode()));
+    assertEquals(strong, eventual.withConsistency(IndexSpec.Consistency.STRONG));
+    assertEquals(strong, IndexCatalog.indexTableSpec(eventual));
+    for (IndexSpec.Layout layout : IndexSpec.Layout.values()) {
+      IndexSpec s =
+          IndexSpec.builder(F, Q)
+              .alias("a")
+              .layout(layout)
+              .consistency(IndexSpec.Consistency.EVENTUAL)
+              .build();
+      assertEquals(s, IndexSpec.decode(s.encode()));
+    }
+
+    assertTrue(
+        failure(
+                IndexSpec.builder(F, Q)
+                    .alias("a")
+                    .local()
+                    .consistency(IndexSpec.Consistency.EVENTUAL))
+            .contains("always STRONG"));
+    // A v4 text must say why it is v4; a v3 jar refuses it (it knows no v4).
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> IndexSpec.decode(eventual.encode().replace(";consistency=eventual", "")));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> IndexSpec.decode(eventual.encode().replace("=eventual", "=sometimes")));
+  }
 }

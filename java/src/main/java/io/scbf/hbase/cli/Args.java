@@ -188,6 +188,7 @@ final class Args {
               ? first.typeOr(IndexSpec.ValueType.BYTES)
               : IndexSpec.ValueType.ofText(type));
       if (a.flag("--local")) b.local();
+      if (a.flag("--eventual")) b.consistency(IndexSpec.Consistency.EVENTUAL);
       int layouts =
           (a.flag("--by-value") ? 1 : 0)
               + (a.flag("--by-row") ? 1 : 0)

@@ -7,6 +7,7 @@ import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.RoutingReport;
 import io.scbf.hbase.VerifyReport;
 import io.scbf.hbase.cli.Command.Session;
+import io.scbf.hbase.client.EventualMode;
 import io.scbf.hbase.client.IndexRegionReport;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.io.IOException;
@@ -43,7 +44,9 @@ final class IndexCommands {
           + " lower, upper, reverse, prefix(N), json($.path), truncate(N), chained with commas"
           + " (lower,prefix(3))\n"
           + "  --where F:Q=V[,V..]  a partial index: only rows whose F:Q is one of the values"
-          + " (repeatable: all must hold)";
+          + " (repeatable: all must hold)\n"
+          + "  --eventual           a global index applied from the WAL by replication: writes do"
+          + " not wait for it (see set-consistency, await)";
 
   static List<Command> all() {
     return List.of(
@@ -85,7 +88,8 @@ final class IndexCommands {
                 + " done.\n"
                 + CREATE_OPTIONS
                 + "\n  --no-backfill        define only: rows written from now on are indexed",
-            List.of("--local", "--by-value", "--by-row", "--ordered", "--no-backfill"),
+            List.of(
+                "--local", "--by-value", "--by-row", "--ordered", "--eventual", "--no-backfill"),
             List.of(
                 "--alias",
                 "--buckets",
@@ -167,6 +171,48 @@ final class IndexCommands {
                   s.admin().rebuildIndex(Args.table(w.get(0)), w.get(1), progressTo(s));
               s.out().println("rebuilt index '" + w.get(1) + "' of " + w.get(0) + ": " + done);
               return ScbfAdmin.OK;
+            }),
+        new Command(
+            "set-consistency",
+            "TABLE ALIAS strong|eventual",
+            "switch a global index between STRONG and EVENTUAL, online",
+            "eventual: writes stop waiting for the index, which the region servers apply from the"
+                + " WAL (replication peer scbf_eventual). strong: writes wait for it again; returns"
+                + " once the writes made before are applied (at most --timeout-ms, default 60000).",
+            List.of(),
+            List.of("--timeout-ms"),
+            (s, a) -> {
+              List<String> w = a.words("TABLE", "ALIAS", "strong|eventual");
+              IndexSpec.Consistency c =
+                  switch (w.get(2)) {
+                    case "strong" -> IndexSpec.Consistency.STRONG;
+                    case "eventual" -> IndexSpec.Consistency.EVENTUAL;
+                    default ->
+                        throw new UsageException(
+                            "expected strong or eventual, got '" + w.get(2) + "'");
+                  };
+              long timeout = a.intOption("--timeout-ms", 60_000);
+              s.admin().setConsistency(Args.table(w.get(0)), w.get(1), c, timeout);
+              s.out().println("index '" + w.get(1) + "' of " + w.get(0) + " is " + c);
+              return ScbfAdmin.OK;
+            }),
+        new Command(
+            "await",
+            "TABLE",
+            "wait until the writes made before are in the table's EVENTUAL indexes (exit 1 on"
+                + " timeout)",
+            "Each data region marks its WAL; returns once the applier has passed every mark (at"
+                + " most --timeout-ms, default 60000).",
+            List.of(),
+            List.of("--timeout-ms"),
+            (s, a) -> {
+              TableName table = Args.table(a.words("TABLE").get(0));
+              long timeout = a.intOption("--timeout-ms", 60_000);
+              boolean done = s.admin().awaitIndexed(table, timeout);
+              s.out()
+                  .println(
+                      table + (done ? ": indexed" : ": not indexed within " + timeout + " ms"));
+              return done ? ScbfAdmin.OK : ScbfAdmin.FINDINGS;
             }),
         new Command(
             "set-immutable",
@@ -284,6 +330,11 @@ final class IndexCommands {
           "  %d regions did not answer (an earlier release, or moving): %s%n",
           regions.unanswered().size(), regions.unanswered().get(0));
     }
+    if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
+      try (Admin hbase = s.connection().getAdmin()) {
+        out.println("  eventual: " + EventualMode.lagText(hbase));
+      }
+    }
     if (spec.routedByKey()) {
       out.println("  routing: by key (each region answers from its own filter; nothing published)");
       return;
@@ -330,7 +381,8 @@ final class IndexCommands {
                       + " (splits as it grows)";
               case BY_ROW -> "global, " + s.buckets() + " buckets";
             },
-        admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : "");
+        (s.consistency() == IndexSpec.Consistency.EVENTUAL ? ", EVENTUAL" : "")
+            + (admin.isBuilding(table, s.alias()) ? ", BUILDING (queries scan)" : ""));
   }
 
   /**

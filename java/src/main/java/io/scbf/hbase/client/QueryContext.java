@@ -86,6 +86,11 @@ public final class QueryContext implements AutoCloseable {
   }
 
   /** Reads the table's indexes and prepares its queries. */
+  /** See {@code IndexedTable.awaitIndexed}. */
+  public boolean awaitIndexed(long timeoutMs) throws IOException {
+    return EventualMode.awaitIfShipped(connection, dataTable, timeoutMs);
+  }
+
   public static QueryContext open(Connection connection, TableName dataTable) throws IOException {
     Admin admin = connection.getAdmin();
     try {

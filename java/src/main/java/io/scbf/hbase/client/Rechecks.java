@@ -116,6 +116,8 @@ final class Rechecks {
   void removeStaleInBackground(
       IndexSpec spec, byte[] value, List<byte[]> indexed, List<Result> current) {
     if (current.size() >= indexed.size()) return;
+    // An EVENTUAL index's rows behind its data are its applier's to remove (they may be its lag).
+    if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) return;
     TreeSet<byte[]> live = new TreeSet<>(Bytes.BYTES_COMPARATOR);
     for (Result r : current) live.add(r.getRow());
     byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);

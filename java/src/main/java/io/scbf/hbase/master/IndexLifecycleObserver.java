@@ -1,6 +1,7 @@
 package io.scbf.hbase.master;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexTables;
 import java.io.IOException;
@@ -24,6 +25,7 @@ import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.MasterObserver;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.master.MasterServices;
+import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +72,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
     if (master.getTableDescriptors().get(desc.getTableName()) != null) {
       return; // the create fails (table exists): leave that table's indexes alone
     }
+    requireShipped(master, desc);
     try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
       for (IndexSpec spec : globalSpecs(desc)) {
         createFresh(admin, master, desc, spec, false); // empty, like the table
@@ -98,6 +101,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
       TableDescriptor current,
       TableDescriptor next)
       throws IOException {
+    requireShipped(master(ctx), next);
     MasterServices master = master(ctx);
     List<IndexSpec> specs = globalSpecs(next);
     if (!specs.isEmpty()) {
@@ -201,7 +205,9 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
       for (IndexSpec spec : globalSpecs(desc)) {
         TableName index = IndexCatalog.indexTableName(table, spec.alias());
         TableDescriptor td = master.getTableDescriptors().get(index);
-        if (td != null && IndexCatalog.isOwnIndexTable(td, table) && spec.equals(specOf(td))) {
+        if (td != null
+            && IndexCatalog.isOwnIndexTable(td, table)
+            && IndexCatalog.indexTableSpec(spec).equals(specOf(td))) {
           emptyAsBuilding(admin, index);
           // The restored family's TTL, which may differ from the table's before the restore.
           TableDescriptor emptied = admin.getDescriptor(index);
@@ -332,6 +338,84 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
 
   private static boolean isDisabled(MasterServices master, TableName table) throws IOException {
     return master.getTableStateManager().isTableState(table, TableState.State.DISABLED);
+  }
+
+  /** Removing the EVENTUAL peer would leave its tables' EVENTUAL indexes unmaintained. */
+  @Override
+  public void preRemoveReplicationPeer(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, String peerId) throws IOException {
+    if (!EventualRecords.PEER_ID.equals(peerId)) return;
+    MasterServices master = master(ctx);
+    Optional<ReplicationPeerConfig> current =
+        master.getReplicationPeerManager().getPeerConfig(peerId);
+    if (current.isEmpty() || current.get().getTableCFsMap() == null) return;
+    for (TableName table : current.get().getTableCFsMap().keySet()) {
+      refuseIfEventual(master, table, "removing replication peer " + peerId);
+    }
+  }
+
+  /** A table with EVENTUAL indexes must stay shipped, whole, by the EVENTUAL peer. */
+  @Override
+  public void preUpdateReplicationPeerConfig(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, String peerId, ReplicationPeerConfig next)
+      throws IOException {
+    if (!EventualRecords.PEER_ID.equals(peerId)) return;
+    MasterServices master = master(ctx);
+    Optional<ReplicationPeerConfig> current =
+        master.getReplicationPeerManager().getPeerConfig(peerId);
+    if (current.isEmpty() || current.get().getTableCFsMap() == null) return;
+    for (TableName table : current.get().getTableCFsMap().keySet()) {
+      List<String> families =
+          next.getTableCFsMap() == null ? null : next.getTableCFsMap().get(table);
+      boolean whole =
+          next.getTableCFsMap() != null
+              && next.getTableCFsMap().containsKey(table)
+              && (families == null || families.isEmpty());
+      if (!whole) refuseIfEventual(master, table, "changing replication peer " + peerId);
+    }
+  }
+
+  private static void refuseIfEventual(MasterServices master, TableName table, String what)
+      throws IOException {
+    TableDescriptor td = master.getTableDescriptors().get(table);
+    if (td == null) return;
+    for (IndexSpec spec : IndexCatalog.readSpecs(td).valid()) {
+      if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
+        throw new DoNotRetryIOException(
+            "scbf: "
+                + what
+                + " would stop shipping "
+                + table
+                + ", whose index '"
+                + spec.alias()
+                + "' is EVENTUAL (maintained from those edits); switch it to STRONG or drop it"
+                + " first (IndexAdmin.setConsistency, dropIndex)");
+      }
+    }
+  }
+
+  /**
+   * An EVENTUAL index is maintained only from the replication peer's shipped edits: a descriptor
+   * declaring one for a table the peer does not ship (written by hand, not by {@code IndexAdmin},
+   * which adds the table to the peer first) would leave every write unindexed.
+   */
+  private static void requireShipped(MasterServices master, TableDescriptor desc)
+      throws DoNotRetryIOException {
+    for (IndexSpec spec : IndexCatalog.readSpecs(desc).valid()) {
+      if (spec.consistency() != IndexSpec.Consistency.EVENTUAL) continue;
+      Optional<ReplicationPeerConfig> peer =
+          master.getReplicationPeerManager().getPeerConfig(EventualRecords.PEER_ID);
+      if (peer.isPresent() && peer.get().needToReplicate(desc.getTableName())) return;
+      throw new DoNotRetryIOException(
+          "scbf: index '"
+              + spec.alias()
+              + "' of "
+              + desc.getTableName()
+              + " is EVENTUAL, but replication peer "
+              + EventualRecords.PEER_ID
+              + " does not ship the table: create or switch EVENTUAL indexes with IndexAdmin"
+              + " (createIndex, setConsistency), which adds the table to the peer first");
+    }
   }
 
   private static MasterServices master(ObserverContext<MasterCoprocessorEnvironment> ctx) {

@@ -12,6 +12,8 @@ import io.scbf.hbase.regionserver.local.LocalIndex;
 import io.scbf.hbase.regionserver.repair.IndexRowRepair;
 import io.scbf.hbase.regionserver.write.BatchIndexer;
 import io.scbf.hbase.regionserver.write.BulkLoads;
+import io.scbf.hbase.regionserver.write.EventualProbes;
+import io.scbf.hbase.regionserver.write.EventualWrites;
 import io.scbf.hbase.regionserver.write.IndexCleanups;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.regionserver.write.RowLocks;
@@ -20,6 +22,8 @@ import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
@@ -101,6 +105,10 @@ public class DataTableObserver extends LocalIndexService
   private static final Logger LOG = LoggerFactory.getLogger(DataTableObserver.class);
 
   private IndexUpdatePlanner planner; // null on tables without indexes
+
+  /** The EVENTUAL indexes' checks (see {@link EventualWrites}); null if the table has none. */
+  private IndexUpdatePlanner eventualChecks;
+
   private Map<IndexSpec, TableName> indexTables;
 
   /** Null if IndexRegionServerCoprocessor is not loaded: indexed writes are then refused. */
@@ -170,6 +178,16 @@ public class DataTableObserver extends LocalIndexService
     planner =
         new IndexUpdatePlanner(
             specs, s -> IndexCatalog.indexTtl(descriptor, s) != HConstants.FOREVER);
+    // EVENTUAL indexes are applied from the WAL: the write path only checks their writes.
+    List<IndexSpec> eventual =
+        specs.stream().filter(s -> s.consistency() == IndexSpec.Consistency.EVENTUAL).toList();
+    eventualChecks = eventual.isEmpty() ? null : new IndexUpdatePlanner(eventual);
+    IndexUpdatePlanner synchronous =
+        eventual.isEmpty()
+            ? planner
+            : new IndexUpdatePlanner(
+                specs.stream().filter(s -> !eventual.contains(s)).toList(),
+                s -> IndexCatalog.indexTtl(descriptor, s) != HConstants.FOREVER);
     indexTables = new LinkedHashMap<>();
     TableName data = region.getRegionInfo().getTable();
     for (IndexSpec s : specs) {
@@ -192,7 +210,7 @@ public class DataTableObserver extends LocalIndexService
       indexer =
           new BatchIndexer(
               region,
-              planner,
+              synchronous,
               indexTables,
               localIndexes,
               localUnfit,
@@ -234,7 +252,7 @@ public class DataTableObserver extends LocalIndexService
       indexer =
           new BatchIndexer(
               region,
-              planner,
+              synchronous,
               indexTables,
               localIndexes,
               localUnfit,
@@ -525,6 +543,15 @@ public class DataTableObserver extends LocalIndexService
         throw new DoNotRetryIOException(
             "scbf: " + region.getRegionInfo().getTable() + " has no global index '" + alias + "'");
       }
+      if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
+        // Its writes take no index lock here, so a repair's delete could mask a value written
+        // back meanwhile; its applier removes replaced rows itself, fenced at their data.
+        throw new DoNotRetryIOException(
+            "scbf: index '"
+                + alias
+                + "' is EVENTUAL: its applier removes stale rows once caught up; to repair it,"
+                + " switch it to STRONG first (IndexAdmin.setConsistency)");
+      }
       if (indexer.writer() == null) {
         throw new DoNotRetryIOException(
             "scbf: region " + encodedName() + " cannot maintain its indexes on this server");
@@ -583,6 +610,28 @@ public class DataTableObserver extends LocalIndexService
     }
   }
 
+  /**
+   * Writes an awaitIndexed probe into this region's WAL (see {@link EventualProbes}): any reader of
+   * the table may ask, as the marker changes nothing but tells the writer when its edits are
+   * indexed.
+   */
+  @Override
+  public void eventualProbe(
+      RpcController controller,
+      EventualProbeRequest request,
+      RpcCallback<EventualProbeResponse> done) {
+    try {
+      IndexReadAccess.requireSomeRead(region, region.getRegionInfo().getTable());
+      if (!(region instanceof HRegion h)) {
+        throw new DoNotRetryIOException("scbf: region " + encodedName() + " has no WAL to probe");
+      }
+      done.run(EventualProbeResponse.newBuilder().setProbe(EventualProbes.write(h)).build());
+    } catch (IOException e) {
+      CoprocessorRpcUtils.setControllerException(controller, e);
+      done.run(null);
+    }
+  }
+
   private List<IndexSpec> relaySpecs() {
     return planner == null ? List.of() : planner.specs();
   }
@@ -631,6 +680,10 @@ public class DataTableObserver extends LocalIndexService
       LocalFamilies.refuseWrites(localSpecs, batch);
     long start = System.nanoTime();
     try {
+      if (eventualChecks != null) {
+        EventualWrites.refuseUnsupported(
+            eventualChecks, region.getTableDescriptor().getDurability(), batch);
+      }
       indexer.beforeDataWritten(batch);
       indexWorkNanos.set(System.nanoTime() - start);
     } catch (RuntimeException e) {

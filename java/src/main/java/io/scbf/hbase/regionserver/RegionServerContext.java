@@ -42,12 +42,19 @@ final class RegionServerContext {
   static Optional<RegionServerContext> of(RegionCoprocessorEnvironment env) {
     if (env instanceof HasRegionServerServices h
         && h.getRegionServerServices() instanceof HRegionServer rs) {
-      RegionServerCoprocessorHost host = rs.getRegionServerCoprocessorHost();
-      IndexRegionServerCoprocessor cp =
-          host == null ? null : host.findCoprocessor(IndexRegionServerCoprocessor.class);
-      if (cp != null) return Optional.ofNullable(cp.context());
+      return of(rs);
     }
     return Optional.empty();
+  }
+
+  /**
+   * The context of a region server, or empty if {@link IndexRegionServerCoprocessor} is not loaded.
+   */
+  static Optional<RegionServerContext> of(HRegionServer rs) {
+    RegionServerCoprocessorHost host = rs.getRegionServerCoprocessorHost();
+    IndexRegionServerCoprocessor cp =
+        host == null ? null : host.findCoprocessor(IndexRegionServerCoprocessor.class);
+    return cp == null ? Optional.empty() : Optional.ofNullable(cp.context());
   }
 
   RegionServerMetrics metrics() {

@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver;
 
 import io.scbf.CacheStats;
 import io.scbf.ScalableFilterStats;
+import io.scbf.hbase.regionserver.eventual.EventualLag;
 import io.scbf.hbase.regionserver.index.IndexRegion;
 import io.scbf.hbase.regionserver.write.BatchIndexer;
 import java.util.List;
@@ -27,6 +28,13 @@ import org.apache.hadoop.hbase.metrics.MetricRegistry;
  * server that ran earlier in the same JVM (a test's earlier mini cluster).
  */
 final class RegionServerMetrics implements BatchIndexer.Metrics {
+  /** The EVENTUAL applier's progress on this server. */
+  private final EventualLag eventual = new EventualLag();
+
+  EventualLag eventual() {
+    return eventual;
+  }
+
   /** Index rows left behind by failed post-write deletes (queries re-check them away). */
   private final LongAdder staleIndexRows = new LongAdder();
 
@@ -208,6 +216,11 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
         "scbfDisabledIndexes",
         () -> disabledIndexes.values().stream().mapToLong(Integer::longValue).sum());
     gauge(registry, "scbfIndexRpcCalls", indexRpcCalls::getAsLong);
+    gauge(registry, "scbfEventualLagMs", eventual::lagMs);
+    gauge(registry, "scbfEventualLastAppliedAgeMs", eventual::lastAppliedAgeMs);
+    gauge(registry, "scbfEventualEditsApplied", eventual::editsApplied);
+    gauge(registry, "scbfEventualRowsApplied", eventual::rowsApplied);
+    gauge(registry, "scbfEventualFailedBatches", eventual::failedBatches);
   }
 
   /** A figure of the running services; 0 while none run. */

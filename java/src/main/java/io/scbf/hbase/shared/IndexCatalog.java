@@ -302,6 +302,13 @@ public final class IndexCatalog {
     return out;
   }
 
+  /** The spec an index table records for a data table's {@code spec}: its STRONG form. */
+  public static IndexSpec indexTableSpec(IndexSpec spec) {
+    return spec.consistency() == IndexSpec.Consistency.STRONG
+        ? spec
+        : spec.withConsistency(IndexSpec.Consistency.STRONG);
+  }
+
   /**
    * The spec of an index table, or empty for any other table.
    *
@@ -346,7 +353,8 @@ public final class IndexCatalog {
           .setRegionSplitPolicyClassName(
               "org.apache.hadoop.hbase.regionserver.DisabledRegionSplitPolicy");
     }
-    return b.setValue(INDEX_SPEC_ATTR, spec.encode())
+    // Without the consistency: it is the data table's business, switched without touching this.
+    return b.setValue(INDEX_SPEC_ATTR, indexTableSpec(spec).encode())
         .setValue(INDEX_DATA_TABLE_ATTR, dataTable.getNameAsString())
         .build();
   }

@@ -553,4 +553,40 @@ class ScbfAdminClusterTest {
     assertEquals(0, cli("drop", "vr", "mail_lc").status());
     assertEquals(0, cli("drop", "vr", "city_act").status());
   }
+
+  @Test
+  @Order(11)
+  void anEventualIndexIsCreatedAwaitedAndSwitched() throws Exception {
+    TableName ev = TableName.valueOf("vr_ev");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(ev)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+    }
+    try (Table t = connection.getTable(ev)) {
+      for (int i = 0; i < 10; i++) {
+        t.put(new Put(row(i)).addColumn(D, CITY, Bytes.toBytes("city-" + (i % 2))));
+      }
+    }
+    Run created = cli("create", "vr_ev", "d:city", "--alias", "city", "--eventual");
+    assertEquals(0, created.status(), created.err());
+    assertTrue(cli("list", "vr_ev").out().contains("EVENTUAL"));
+    try (Table t = connection.getTable(ev)) {
+      for (int i = 10; i < 20; i++) {
+        t.put(new Put(row(i)).addColumn(D, CITY, Bytes.toBytes("city-" + (i % 2))));
+      }
+    }
+    Run awaited = cli("await", "vr_ev", "--timeout-ms", "60000");
+    assertEquals(0, awaited.status(), awaited.out() + awaited.err());
+    try (IndexedTable t = new IndexedTable(connection, ev)) {
+      assertEquals(10, t.findRowKeys(D, CITY, Bytes.toBytes("city-0")).size());
+    }
+    Run status = cli("status", "vr_ev", "city");
+    assertTrue(status.out().contains("eventual: peer scbf_eventual"), status.out());
+    assertEquals(2, cli("set-consistency", "vr_ev", "city", "sometimes").status());
+    Run strong = cli("set-consistency", "vr_ev", "city", "strong");
+    assertEquals(0, strong.status(), strong.err());
+    assertFalse(cli("list", "vr_ev").out().contains("EVENTUAL"));
+  }
 }

@@ -1,0 +1,245 @@
+package io.scbf.hbase.client;
+
+import com.google.protobuf.ServiceException;
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.EventualRecords;
+import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.shared.IndexUpdatePlanner;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.hbase.ClusterMetrics;
+import org.apache.hadoop.hbase.ServerMetrics;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
+import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
+import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
+import org.apache.yetus.audience.InterfaceAudience;
+
+/**
+ * The client's share of the EVENTUAL mode: the replication peer that covers the data tables with
+ * EVENTUAL indexes (added with the first, removed with the last), the record table, seeding the
+ * record of an index about to become EVENTUAL, and waiting until the applier has caught up.
+ */
+@InterfaceAudience.Private
+public final class EventualMode {
+  /** The endpoint's class, named in the peer (a server class: by name, not by reference). */
+  static final String ENDPOINT = "io.scbf.hbase.regionserver.EventualIndexEndpoint";
+
+  private static final int SEED_BATCH = 1000;
+
+  private EventualMode() {}
+
+  /** True if the peer exists and ships {@code table}'s edits. */
+  public static boolean covers(Admin admin, TableName table) throws IOException {
+    ReplicationPeerConfig config = peerConfig(admin);
+    return config != null && config.needToReplicate(table);
+  }
+
+  /**
+   * Makes the peer ship {@code table}'s edits (all families: the endpoint reads the rows it needs),
+   * creating the record table and the peer on first use. Edits written from here on reach the
+   * applier.
+   */
+  public static void cover(Admin admin, TableName table) throws IOException {
+    if (!admin.tableExists(EventualRecords.TABLE)) {
+      try {
+        admin.createTable(EventualRecords.tableDescriptor());
+      } catch (org.apache.hadoop.hbase.TableExistsException raced) {
+        // created by a concurrent call
+      }
+    }
+    ReplicationPeerConfig config = peerConfig(admin);
+    if (config == null) {
+      Map<TableName, List<String>> tables = new HashMap<>();
+      tables.put(table, null);
+      admin.addReplicationPeer(
+          EventualRecords.PEER_ID,
+          ReplicationPeerConfig.newBuilder()
+              .setReplicationEndpointImpl(ENDPOINT)
+              .setReplicateAllUserTables(false)
+              .setTableCFsMap(tables)
+              .build());
+    } else if (!config.needToReplicate(table)) {
+      Map<TableName, List<String>> tables = new HashMap<>(config.getTableCFsMap());
+      tables.put(table, null);
+      admin.updateReplicationPeerConfig(
+          EventualRecords.PEER_ID,
+          ReplicationPeerConfig.newBuilder(config).setTableCFsMap(tables).build());
+    }
+  }
+
+  /** Stops shipping {@code table}'s edits; removes the peer once it ships no table. */
+  public static void uncover(Admin admin, TableName table) throws IOException {
+    ReplicationPeerConfig config = peerConfig(admin);
+    if (config == null || !config.needToReplicate(table)) return;
+    Map<TableName, List<String>> tables = config.getTableCFsMap();
+    if (tables == null || tables.size() <= 1) {
+      admin.removeReplicationPeer(EventualRecords.PEER_ID);
+    } else {
+      Map<TableName, List<String>> rest = new HashMap<>(tables);
+      rest.remove(table);
+      admin.updateReplicationPeerConfig(
+          EventualRecords.PEER_ID,
+          ReplicationPeerConfig.newBuilder(config).setTableCFsMap(rest).build());
+    }
+  }
+
+  /**
+   * The EVENTUAL peer's backlog as the region servers last reported it (every few seconds): the
+   * largest age of the last edit handed to the applier and the WAL files still queued, over the
+   * servers.
+   */
+  public static String lagText(Admin admin) throws IOException {
+    long ageMs = 0;
+    long queued = 0;
+    int sources = 0;
+    for (ServerMetrics server :
+        admin
+            .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
+            .getLiveServerMetrics()
+            .values()) {
+      for (ReplicationLoadSource source : server.getReplicationLoadSourceList()) {
+        if (!source.getPeerID().equals(EventualRecords.PEER_ID)) continue;
+        sources++;
+        ageMs = Math.max(ageMs, source.getReplicationLag());
+        queued += source.getSizeOfLogQueue();
+      }
+    }
+    if (sources == 0) return "peer " + EventualRecords.PEER_ID + " reports no source yet";
+    return String.format(
+        "peer %s, %d sources: replication lag up to %,d ms, %d WAL files queued (region server"
+            + " metric scbfEventualLagMs: the batch being applied)",
+        EventualRecords.PEER_ID, sources, ageMs, queued);
+  }
+
+  private static ReplicationPeerConfig peerConfig(Admin admin) throws IOException {
+    for (ReplicationPeerDescription d : admin.listReplicationPeers()) {
+      if (d.getPeerId().equals(EventualRecords.PEER_ID)) return d.getPeerConfig();
+    }
+    return null;
+  }
+
+  /**
+   * Records, for every data row, the index rows its current data produces: what the applier needs
+   * to find an update's old entry. Run after {@link #cover} (from then on the applier records every
+   * row written) and while the index is still STRONG (its rows match the data), so no index row
+   * escapes the record: rows written meanwhile are recorded by the applier, with fences that mask
+   * this scan's older versions.
+   *
+   * @return the rows recorded
+   */
+  public static long seed(Connection connection, TableName dataTable, IndexSpec spec)
+      throws IOException {
+    IndexRows rows = new IndexRows(spec);
+    long seeded = 0;
+    try (Table data = connection.getTable(dataTable);
+        Table records = connection.getTable(EventualRecords.TABLE);
+        ResultScanner scanner = data.getScanner(rows.scan().setCaching(SEED_BATCH))) {
+      List<Put> batch = new ArrayList<>(SEED_BATCH);
+      for (Result r : scanner) {
+        List<Put> produced;
+        try {
+          produced = rows.of(r);
+        } catch (IndexUpdatePlanner.KeyTooLongException notIndexed) {
+          continue;
+        }
+        for (Put p : produced) {
+          batch.add(
+              new Put(EventualRecords.rowKey(dataTable, r.getRow()))
+                  .addColumn(
+                      EventualRecords.FAMILY,
+                      EventualRecords.member(spec.alias(), p.getRow()),
+                      IndexUpdatePlanner.timestampOf(p),
+                      EventualRecords.value()));
+          seeded++;
+        }
+        if (batch.size() >= SEED_BATCH) {
+          records.put(batch);
+          batch.clear();
+        }
+      }
+      if (!batch.isEmpty()) records.put(batch);
+    }
+    return seeded;
+  }
+
+  /**
+   * {@link #await} if the peer ships {@code dataTable} (it has EVENTUAL indexes, or is switching);
+   * true at once otherwise.
+   */
+  public static boolean awaitIfShipped(Connection connection, TableName dataTable, long timeoutMs)
+      throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      if (!covers(admin, dataTable)) return true;
+    }
+    return await(connection, dataTable, timeoutMs);
+  }
+
+  /**
+   * Waits until the applier has applied every edit each data region of {@code dataTable} had
+   * written when this call started: each region writes a probe marker into its WAL, and the applier
+   * records a probe once the edits before it are durable in the indexes.
+   *
+   * @return false if {@code timeoutMs} passed first
+   */
+  public static boolean await(Connection connection, TableName dataTable, long timeoutMs)
+      throws IOException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    List<Long> probes = new ArrayList<>();
+    try (Table data = connection.getTable(dataTable);
+        RegionLocator locator = connection.getRegionLocator(dataTable)) {
+      for (byte[] start : locator.getStartKeys()) {
+        probes.add(
+            LocalIndexService.newBlockingStub(data.coprocessorService(start))
+                .eventualProbe(null, EventualProbeRequest.getDefaultInstance())
+                .getProbe());
+      }
+    } catch (ServiceException e) {
+      throw new IOException("scbf: probing the regions of " + dataTable + " failed", e);
+    }
+    List<Get> gets = new ArrayList<>();
+    for (long id : probes) gets.add(new Get(EventualRecords.probeRow(id)));
+    try (Table records = connection.getTable(EventualRecords.TABLE)) {
+      long pause = 5;
+      while (true) {
+        Result[] seen = records.get(gets);
+        List<Get> missing = new ArrayList<>();
+        List<Delete> done = new ArrayList<>();
+        for (int i = 0; i < seen.length; i++) {
+          if (seen[i].isEmpty()) {
+            missing.add(gets.get(i));
+          } else {
+            done.add(new Delete(gets.get(i).getRow()));
+          }
+        }
+        if (!done.isEmpty()) records.delete(done);
+        gets = missing;
+        if (gets.isEmpty()) return true;
+        if (System.currentTimeMillis() >= deadline) return false;
+        try {
+          Thread.sleep(pause);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted awaiting the index of " + dataTable);
+        }
+        pause = Math.min(100, pause * 2);
+      }
+    }
+  }
+}

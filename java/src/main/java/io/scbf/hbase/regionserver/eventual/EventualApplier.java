@@ -1,0 +1,277 @@
+package io.scbf.hbase.regionserver.eventual;
+
+import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexSpec.Column;
+import io.scbf.hbase.regionserver.write.IndexWriter;
+import io.scbf.hbase.shared.EventualRecords;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexRows;
+import io.scbf.hbase.shared.IndexUpdatePlanner;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.yetus.audience.InterfaceAudience;
+
+/**
+ * Brings the global indexes of a set of data rows to the rows' current data, in any order and any
+ * number of times: the EVENTUAL mode's applier (called by the replication endpoint with the rows of
+ * shipped WAL edits, and by nothing else). Per row and index: read the row's current watched cells
+ * and the record of the index rows written for it, record the index rows the current data produces,
+ * put them (at their data cells' timestamp, as the synchronous path does), then delete the recorded
+ * index rows the data no longer produces with family markers fenced at the replacement (the newer
+ * of the recorded row's timestamp and the current indexed cells'), and their record columns the
+ * same way.
+ *
+ * <p>Two appliers may handle one row at once (a region moved: the old server's WAL and the new
+ * one's are shipped by different sources). Each round reads the record before the data, so a
+ * recorded index row is one whose data was written before this applier read the data (it only
+ * deletes rows the data has moved past); recording before writing makes every index row an applier
+ * writes visible to any applier that reads the record afterwards; and each applier reads the row
+ * again once done and goes round again if it changed, deleting also the index rows it wrote itself
+ * (an index family masks only the puts that landed before a delete, so a put that lands after
+ * another applier's delete is its writer's to remove). Either an applier sees the newer data, or
+ * the newer data's applier read the record after it wrote it. The fences keep a late delete from
+ * masking a newer write of the same value. See docs/design.md, "EVENTUAL indexes".
+ */
+@InterfaceAudience.Private
+public final class EventualApplier {
+  /** Rounds per call while a row keeps changing under the applier; then the batch is retried. */
+  static final int MAX_ROUNDS = 8;
+
+  /**
+   * Rows per read and write: a replication batch may hold up to 25,000 edits, whose index writes in
+   * one piece could outlast the index operation timeout, and then be retried whole, forever.
+   */
+  static final int CHUNK_ROWS = 1000;
+
+  private final IndexWriter.ConnectionSource connections;
+  private final IndexWriter writer;
+  private final ExecutorService chunks;
+
+  /**
+   * @param chunks runs a batch's chunks of rows in parallel (their rows are distinct, so they do
+   *     not interfere): a backlog is applied at several times one chunk's round trips
+   */
+  public EventualApplier(
+      IndexWriter.ConnectionSource connections, IndexWriter writer, ExecutorService chunks) {
+    this.connections = connections;
+    this.writer = writer;
+    this.chunks = chunks;
+  }
+
+  /** Applies the current data of {@code rows} to the global indexes in {@code specs}. */
+  public void apply(TableName dataTable, List<IndexSpec> specs, Collection<byte[]> rows)
+      throws IOException {
+    List<IndexSpec> global = specs.stream().filter(s -> !s.isLocal()).toList();
+    if (global.isEmpty() || rows.isEmpty()) return;
+    List<byte[]> all = new ArrayList<>(rows);
+    List<Future<?>> running = new ArrayList<>();
+    for (int from = 0; from < all.size(); from += CHUNK_ROWS) {
+      List<byte[]> chunk = all.subList(from, Math.min(all.size(), from + CHUNK_ROWS));
+      running.add(
+          chunks.submit(
+              () -> {
+                applyChunk(dataTable, global, chunk);
+                return null;
+              }));
+    }
+    IOException failed = null;
+    for (Future<?> f : running) {
+      try {
+        f.get(); // all of them, so that none still runs when the batch is sent again
+      } catch (ExecutionException e) {
+        if (failed == null) {
+          failed =
+              e.getCause() instanceof IOException io
+                  ? io
+                  : new IOException("scbf: applying " + dataTable + " failed", e.getCause());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("scbf: interrupted applying " + dataTable);
+      }
+    }
+    if (failed != null) throw failed;
+  }
+
+  private void applyChunk(TableName dataTable, List<IndexSpec> global, List<byte[]> rows)
+      throws IOException {
+    Set<byte[]> pending = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    pending.addAll(rows);
+    Map<IndexSpec, IndexRows> derivations = new LinkedHashMap<>();
+    for (IndexSpec s : global) derivations.put(s, new IndexRows(s));
+    Set<Column> watched = new LinkedHashSet<>();
+    for (IndexSpec s : global) watched.addAll(s.watchedColumns());
+    Map<Bytes, Map<Bytes, Long>> written = new HashMap<>(); // record row -> index rows put
+    try (Table data = connections.get().getTable(dataTable);
+        Table records = connections.get().getTable(EventualRecords.TABLE)) {
+      for (int round = 0; round < MAX_ROUNDS; round++) {
+        Result[] recorded = readRecords(records, dataTable, pending);
+        Map<Bytes, Result> current = read(data, pending, watched);
+        applyOnce(dataTable, derivations, current, recorded, written, records);
+        Map<Bytes, Result> again = read(data, pending, watched);
+        pending.clear();
+        for (Map.Entry<Bytes, Result> e : again.entrySet()) {
+          if (!sameCells(current.get(e.getKey()), e.getValue())) pending.add(e.getKey().get());
+        }
+        if (pending.isEmpty()) return;
+      }
+    }
+    throw new IOException(
+        "scbf: " + pending.size() + " row(s) of " + dataTable + " kept changing while indexed");
+  }
+
+  private void applyOnce(
+      TableName dataTable,
+      Map<IndexSpec, IndexRows> derivations,
+      Map<Bytes, Result> current,
+      Result[] recorded,
+      Map<Bytes, Map<Bytes, Long>> written,
+      Table records)
+      throws IOException {
+    List<Put> recordPuts = new ArrayList<>();
+    List<Delete> recordDeletes = new ArrayList<>();
+    Map<TableName, List<Mutation>> indexPuts = new LinkedHashMap<>();
+    Map<TableName, List<Mutation>> indexDeletes = new LinkedHashMap<>();
+    int i = 0;
+    for (Map.Entry<Bytes, Result> e : current.entrySet()) {
+      byte[] row = e.getKey().get();
+      Result cells = e.getValue();
+      byte[] recordRow = EventualRecords.rowKey(dataTable, row);
+      Result record = recorded[i++];
+      Map<Bytes, Long> ownPuts =
+          written.computeIfAbsent(new Bytes(recordRow), r -> new HashMap<>());
+      for (Map.Entry<IndexSpec, IndexRows> d : derivations.entrySet()) {
+        IndexSpec spec = d.getKey();
+        TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
+        List<Put> produced = cells.isEmpty() ? List.of() : producedOrNone(d.getValue(), cells);
+        Set<Bytes> keep = new HashSet<>();
+        for (Put p : produced) {
+          keep.add(new Bytes(p.getRow()));
+          ownPuts.put(
+              new Bytes(EventualRecords.member(spec.alias(), p.getRow())),
+              IndexUpdatePlanner.timestampOf(p));
+          recordPuts.add(
+              new Put(recordRow)
+                  .addColumn(
+                      EventualRecords.FAMILY,
+                      EventualRecords.member(spec.alias(), p.getRow()),
+                      IndexUpdatePlanner.timestampOf(p),
+                      EventualRecords.value()));
+          indexPuts.computeIfAbsent(indexTable, t -> new ArrayList<>()).add(p);
+        }
+        long replacement = newestIndexedCell(spec, cells);
+        Map<Bytes, Long> members = EventualRecords.members(record, spec.alias());
+        ownPuts.forEach(
+            (member, ts) -> {
+              byte[] key = EventualRecords.indexRowOf(spec.alias(), member.get());
+              if (key != null) members.merge(new Bytes(key), ts, Math::max);
+            });
+        for (Map.Entry<Bytes, Long> m : members.entrySet()) {
+          if (keep.contains(m.getKey())) continue;
+          long fence = Math.max(m.getValue(), replacement);
+          indexDeletes
+              .computeIfAbsent(indexTable, t -> new ArrayList<>())
+              .add(new Delete(m.getKey().get()).addFamily(IndexCatalog.INDEX_FAMILY, fence));
+          recordDeletes.add(
+              new Delete(recordRow)
+                  .addColumns(
+                      EventualRecords.FAMILY,
+                      EventualRecords.member(spec.alias(), m.getKey().get()),
+                      fence));
+        }
+      }
+    }
+    // The record first: an index row nobody has recorded could never be deleted.
+    if (!recordPuts.isEmpty()) records.put(recordPuts);
+    String table = dataTable.getNameAsString();
+    if (!indexPuts.isEmpty()) writer.write(table, indexPuts, IndexWriter.Phase.BEFORE_DATA);
+    if (!indexDeletes.isEmpty()) writer.write(table, indexDeletes, IndexWriter.Phase.AFTER_DATA);
+    if (!recordDeletes.isEmpty()) records.delete(recordDeletes);
+  }
+
+  /**
+   * The index rows of a data row; none if a value cannot be indexed (a key over HBase's limit): the
+   * synchronous path refuses such a write, which here was acknowledged already.
+   */
+  private static List<Put> producedOrNone(IndexRows derivation, Result cells) {
+    try {
+      return derivation.of(cells);
+    } catch (IndexUpdatePlanner.KeyTooLongException e) {
+      return List.of();
+    }
+  }
+
+  /** The newest timestamp of the row's indexed cells, or Long.MIN_VALUE if it has none. */
+  private static long newestIndexedCell(IndexSpec spec, Result cells) {
+    long ts = Long.MIN_VALUE;
+    for (Column c : spec.columns()) {
+      Cell cell = cells.getColumnLatestCell(c.family(), c.qualifier());
+      if (cell != null) ts = Math.max(ts, cell.getTimestamp());
+    }
+    return ts;
+  }
+
+  private static Result[] readRecords(Table records, TableName dataTable, Set<byte[]> rows)
+      throws IOException {
+    List<Get> gets = new ArrayList<>(rows.size());
+    for (byte[] row : rows) {
+      gets.add(new Get(EventualRecords.rowKey(dataTable, row)).addFamily(EventualRecords.FAMILY));
+    }
+    return records.get(gets);
+  }
+
+  private static Map<Bytes, Result> read(Table data, Set<byte[]> rows, Set<Column> watched)
+      throws IOException {
+    List<Get> gets = new ArrayList<>(rows.size());
+    for (byte[] row : rows) {
+      Get g = new Get(row).readVersions(1);
+      for (Column c : watched) g.addColumn(c.family(), c.qualifier());
+      gets.add(g);
+    }
+    Result[] results = data.get(gets);
+    Map<Bytes, Result> out = new LinkedHashMap<>();
+    int i = 0;
+    for (byte[] row : rows) out.put(new Bytes(row), results[i++]);
+    return out;
+  }
+
+  private static boolean sameCells(Result a, Result b) {
+    Cell[] x = a == null ? new Cell[0] : a.rawCells();
+    Cell[] y = b == null ? new Cell[0] : b.rawCells();
+    if (x == null) x = new Cell[0];
+    if (y == null) y = new Cell[0];
+    if (x.length != y.length) return false;
+    for (int k = 0; k < x.length; k++) {
+      if (!CellUtil.equals(x[k], y[k])
+          || x[k].getTimestamp() != y[k].getTimestamp()
+          || !Arrays.equals(CellUtil.cloneValue(x[k]), CellUtil.cloneValue(y[k]))) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,434 @@
+package io.scbf.hbase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.scbf.hbase.shared.EventualRecords;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.testing.MiniCluster;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.replication.BaseReplicationEndpoint;
+import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
+import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.wal.WAL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Issue 39: EVENTUAL global indexes applied from HBase's replication of the WAL, on a two-server
+ * mini cluster. Every check compares the index with an oracle of what the test wrote, after {@link
+ * IndexAdmin#awaitIndexed}: every row found under its value, no row under a value it left.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class EventualIndexClusterTest {
+  static final byte[] D = Bytes.toBytes("d");
+  static final byte[] CITY = Bytes.toBytes("city");
+  static final byte[] ZIP = Bytes.toBytes("zip");
+  static final byte[] AGE = Bytes.toBytes("age");
+  static final long AWAIT_MS = 30_000;
+
+  HBaseTestingUtility util;
+  Connection connection;
+  IndexAdmin indexAdmin;
+
+  /** A user's own peer: counts the cells of the table it is given, as a sink cluster would get. */
+  public static final class CountingEndpoint extends BaseReplicationEndpoint {
+    static final AtomicLong cells = new AtomicLong();
+
+    @Override
+    public UUID getPeerUUID() {
+      return UUID.nameUUIDFromBytes(Bytes.toBytes("counting"));
+    }
+
+    @Override
+    public boolean canReplicateToSameCluster() {
+      return true;
+    }
+
+    @Override
+    public boolean replicate(ReplicateContext context) {
+      for (WAL.Entry e : context.getEntries()) {
+        for (Cell c : e.getEdit().getCells()) {
+          if (CellUtil.matchingFamily(c, D)) cells.incrementAndGet();
+        }
+      }
+      return true;
+    }
+
+    @Override
+    public void start() {
+      startAsync();
+    }
+
+    @Override
+    public void stop() {
+      stopAsync();
+    }
+
+    @Override
+    protected void doStart() {
+      notifyStarted();
+    }
+
+    @Override
+    protected void doStop() {
+      notifyStopped();
+    }
+  }
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    util =
+        MiniCluster.start(
+            2,
+            conf -> {
+              // The README's setting for EVENTUAL indexes: a caught-up WAL reader polls every 20 ms
+              // (HBase's default backs off from 1 s to minutes while a WAL is idle).
+              conf.setLong("replication.source.sleepforretries", 20);
+              conf.setInt("replication.source.maxretriesmultiplier", 5);
+            });
+    connection = util.getConnection();
+    indexAdmin = new IndexAdmin(connection);
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  private void createTable(TableName table, int scope) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(D).setScope(scope).build())
+              .build(),
+          new byte[][] {Bytes.toBytes("r05"), Bytes.toBytes("r10")});
+    }
+  }
+
+  /** The test's oracle: row to value, per column. */
+  private static final class Oracle {
+    final Map<String, Map<String, String>> byColumn = new HashMap<>();
+    long cellsWritten; // puts' cells and deletes' family markers
+
+    void put(String column, String row, String value) {
+      byColumn.computeIfAbsent(column, c -> new HashMap<>()).put(row, value);
+    }
+
+    void delete(String row) {
+      byColumn.values().forEach(m -> m.remove(row));
+    }
+
+    TreeSet<String> rowsOf(String column, String value) {
+      TreeSet<String> out = new TreeSet<>();
+      byColumn
+          .getOrDefault(column, Map.of())
+          .forEach(
+              (r, v) -> {
+                if (v.equals(value)) out.add(r);
+              });
+      return out;
+    }
+  }
+
+  private static String row(int i) {
+    return String.format("r%02d", i);
+  }
+
+  /** Writes {@code n} random city and zip values (some rows twice) and deletes a few rows. */
+  private void writeRandom(TableName table, Oracle oracle, Random random, int n, int values)
+      throws IOException {
+    try (Table t = connection.getTable(table)) {
+      List<Mutation> batch = new ArrayList<>();
+      for (int k = 0; k < n; k++) {
+        String r = row(random.nextInt(15));
+        if (random.nextInt(8) == 0) {
+          t.put(batch.stream().filter(Put.class::isInstance).map(Put.class::cast).toList());
+          batch.clear();
+          t.delete(new Delete(Bytes.toBytes(r)));
+          oracle.delete(r);
+          oracle.cellsWritten++;
+          continue;
+        }
+        String city = "c" + random.nextInt(values);
+        String zip = "z" + random.nextInt(values);
+        batch.add(
+            new Put(Bytes.toBytes(r))
+                .addColumn(D, CITY, Bytes.toBytes(city))
+                .addColumn(D, ZIP, Bytes.toBytes(zip)));
+        oracle.put("city", r, city);
+        oracle.put("zip", r, zip);
+        oracle.cellsWritten += 2;
+        if (batch.size() >= 10) {
+          t.put(batch.stream().map(Put.class::cast).toList());
+          batch.clear();
+        }
+      }
+      t.put(batch.stream().map(Put.class::cast).toList());
+    }
+  }
+
+  private TreeSet<String> found(TableName table, byte[] qualifier, String value)
+      throws IOException {
+    // Strict: a BY_ROW index's routed queries see a write once its bucket has published, whether
+    // the write reached the index synchronously or through the applier (README, "Consistency").
+    try (IndexedTable t = new IndexedTable(connection, table).setStrict(true)) {
+      TreeSet<String> out = new TreeSet<>();
+      for (byte[] r : t.findRowKeys(D, qualifier, Bytes.toBytes(value))) out.add(Bytes.toString(r));
+      return out;
+    }
+  }
+
+  private void assertMatchesOracle(TableName table, Oracle oracle, int values) throws IOException {
+    for (int v = 0; v < values; v++) {
+      assertEquals(oracle.rowsOf("city", "c" + v), found(table, CITY, "c" + v), "city c" + v);
+      assertEquals(oracle.rowsOf("zip", "z" + v), found(table, ZIP, "z" + v), "zip z" + v);
+    }
+  }
+
+  private void assertConvergesToOracle(TableName table, Oracle oracle, int values)
+      throws Exception {
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (true) {
+      try {
+        assertMatchesOracle(table, oracle, values);
+        return;
+      } catch (AssertionError notYet) {
+        if (System.currentTimeMillis() > deadline) throw notYet;
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  private boolean covered(TableName table) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      for (ReplicationPeerDescription d : admin.listReplicationPeers()) {
+        if (d.getPeerId().equals(EventualRecords.PEER_ID)) {
+          return d.getPeerConfig().needToReplicate(table);
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Two EVENTUAL indexes (BY_VALUE and BY_ROW) created on a table that already holds rows, then
+   * updates, rewrites and deletes: once caught up, each value's rows are exactly the oracle's (no
+   * miss, no stale entry left by an update or a delete) and verify finds the indexes consistent.
+   * The data regions move between the servers in the first round. Meanwhile a user's own peer (the
+   * family has scope 1 for it) receives every cell written, as before the EVENTUAL peer existed.
+   */
+  @Test
+  void eventualIndexesMatchTheDataOnceCaughtUp() throws Exception {
+    TableName table = TableName.valueOf("ev_oracle");
+    createTable(table, HConstants.REPLICATION_SCOPE_GLOBAL);
+    try (Admin admin = connection.getAdmin()) {
+      Map<TableName, List<String>> tables = new TreeMap<>();
+      tables.put(table, null);
+      admin.addReplicationPeer(
+          "counting",
+          ReplicationPeerConfig.newBuilder()
+              .setReplicationEndpointImpl(CountingEndpoint.class.getName())
+              .setReplicateAllUserTables(false)
+              .setTableCFsMap(tables)
+              .build());
+    }
+    Oracle oracle = new Oracle();
+    Random random = new Random(39);
+    writeRandom(table, oracle, random, 40, 5);
+    indexAdmin.createIndex(
+        table,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .consistency(IndexSpec.Consistency.EVENTUAL)
+            .buckets(2)
+            .build());
+    indexAdmin.createIndex(
+        table,
+        IndexSpec.builder(D, ZIP)
+            .alias("zip")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .consistency(IndexSpec.Consistency.EVENTUAL)
+            .buckets(2)
+            .build());
+    assertTrue(covered(table));
+    for (IndexSpec s : indexAdmin.listIndexes(table)) {
+      assertEquals(IndexSpec.Consistency.EVENTUAL, s.consistency(), s.toString());
+    }
+    for (int round = 0; round < 2; round++) {
+      writeRandom(table, oracle, random, 60, 5);
+      if (round == 0) {
+        // A row's earlier edits are in the old server's WAL, its later ones in the new server's:
+        // two sources apply the same rows, in no order between them.
+        try (Admin admin = connection.getAdmin()) {
+          for (RegionInfo r : admin.getRegions(table)) admin.move(r.getEncodedNameAsBytes());
+        }
+      }
+      writeRandom(table, oracle, random, 60, 5);
+      assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+      // The await orders the writes each region took on its current server; those the old
+      // server took before the move are applied as that server ships them (README): poll.
+      assertConvergesToOracle(table, oracle, 5);
+    }
+    assertTrue(indexAdmin.verify(table, "city").isConsistent());
+    assertTrue(indexAdmin.verify(table, "zip").isConsistent());
+    long deadline = System.currentTimeMillis() + AWAIT_MS;
+    while (CountingEndpoint.cells.get() < oracle.cellsWritten
+        && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+    assertEquals(
+        oracle.cellsWritten, CountingEndpoint.cells.get(), "the user's peer got every cell");
+    try (Admin admin = connection.getAdmin()) {
+      admin.removeReplicationPeer("counting");
+    }
+
+    indexAdmin.dropIndex(table, "city");
+    assertTrue(covered(table), "zip is still EVENTUAL");
+    indexAdmin.dropIndex(table, "zip");
+    assertFalse(covered(table), "the last EVENTUAL index took the table out of the peer");
+  }
+
+  /**
+   * STRONG to EVENTUAL and back on a live index, with writes on both sides; after the switch back
+   * the index is read-after-ack again (no await) and the table leaves the peer.
+   */
+  @Test
+  void switchesBothWaysOnline() throws Exception {
+    TableName table = TableName.valueOf("ev_switch");
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    Oracle oracle = new Oracle();
+    Random random = new Random(7);
+    indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").buckets(2).build());
+    indexAdmin.createIndex(
+        table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
+    writeRandom(table, oracle, random, 60, 4);
+    assertMatchesOracle(table, oracle, 4);
+
+    indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.EVENTUAL);
+    indexAdmin.setConsistency(table, "zip", IndexSpec.Consistency.EVENTUAL);
+    writeRandom(table, oracle, random, 100, 4);
+    assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+    assertMatchesOracle(table, oracle, 4);
+
+    writeRandom(table, oracle, random, 60, 4); // a backlog the switch back must apply
+    indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.STRONG);
+    indexAdmin.setConsistency(table, "zip", IndexSpec.Consistency.STRONG);
+    assertFalse(covered(table));
+    assertMatchesOracle(table, oracle, 4);
+    writeRandom(table, oracle, random, 40, 4);
+    assertMatchesOracle(table, oracle, 4); // STRONG: no await
+    assertTrue(indexAdmin.verify(table, "city").isConsistent());
+  }
+
+  /**
+   * A writer that awaits finds its own writes through the index, each time (the await returns only
+   * once they are applied); find re-checks the data rows, so it never returns a row whose value has
+   * moved on, even before the index has caught up.
+   */
+  @Test
+  void awaitGivesReadYourWritesAndFindNeverReturnsAWrongRow() throws Exception {
+    TableName table = TableName.valueOf("ev_await");
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    indexAdmin.createIndex(
+        table,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .consistency(IndexSpec.Consistency.EVENTUAL)
+            .buckets(2)
+            .build());
+    try (Table t = connection.getTable(table);
+        IndexedTable it = new IndexedTable(connection, table)) {
+      for (int i = 0; i < 12; i++) {
+        byte[] r = Bytes.toBytes(row(i % 4));
+        t.put(new Put(r).addColumn(D, CITY, Bytes.toBytes("v" + i)));
+        for (Result found : it.find(D, CITY, Bytes.toBytes("v" + (i - 1)))) {
+          assertEquals("v" + (i - 1), Bytes.toString(found.getValue(D, CITY)));
+        }
+        assertTrue(it.awaitIndexed(AWAIT_MS));
+        List<Result> mine = it.find(D, CITY, Bytes.toBytes("v" + i));
+        assertEquals(1, mine.size(), "write " + i);
+        assertEquals(row(i % 4), Bytes.toString(mine.get(0).getRow()));
+      }
+    }
+    // A table without EVENTUAL index: nothing to wait for.
+    TableName plain = TableName.valueOf("ev_plain");
+    createTable(plain, HConstants.REPLICATION_SCOPE_LOCAL);
+    assertTrue(indexAdmin.awaitIndexed(plain, 1));
+
+    // What would leave writes unindexed is refused: a write that skips the WAL, taking the table
+    // out of the peer while its index is EVENTUAL, an EVENTUAL spec written into a descriptor by
+    // hand for a table the peer does not ship.
+    try (Table t = connection.getTable(table)) {
+      Put skipsWal =
+          new Put(Bytes.toBytes("r01"))
+              .addColumn(D, CITY, Bytes.toBytes("nowal"))
+              .setDurability(Durability.SKIP_WAL);
+      IOException e = assertThrows(IOException.class, () -> t.put(skipsWal));
+      assertTrue(e.getMessage().contains("SKIP_WAL"), e.getMessage());
+    }
+    try (Admin admin = connection.getAdmin()) {
+      IOException e =
+          assertThrows(
+              IOException.class, () -> admin.removeReplicationPeer(EventualRecords.PEER_ID));
+      assertTrue(e.getMessage().contains("is EVENTUAL"), e.getMessage());
+      TableName hand = TableName.valueOf("ev_hand");
+      IOException refused =
+          assertThrows(
+              IOException.class,
+              () ->
+                  admin.createTable(
+                      IndexCatalog.withIndex(
+                          TableDescriptorBuilder.newBuilder(hand)
+                              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+                              .build(),
+                          IndexSpec.builder(D, CITY)
+                              .alias("city")
+                              .consistency(IndexSpec.Consistency.EVENTUAL)
+                              .build())));
+      assertTrue(refused.getMessage().contains("does not ship"), refused.getMessage());
+    }
+  }
+
+  @Test
+  void aLocalIndexCannotBeEventual() throws Exception {
+    TableName table = TableName.valueOf("ev_local");
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    indexAdmin.createIndex(table, IndexSpec.builder(D, AGE).alias("age").local().build());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> indexAdmin.setConsistency(table, "age", IndexSpec.Consistency.EVENTUAL));
+    assertTrue(e.getMessage().contains("local"), e.getMessage());
+  }
+}
