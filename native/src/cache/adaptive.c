@@ -68,9 +68,13 @@ static int over_capacity(const struct shard *h) {
            (h->cfg.max_entries && h->nentries > h->cfg.max_entries);
 }
 
-static void adaptive_evict(struct shard *h, struct entry *e) {
+static void adaptive_drop(struct shard *h, struct entry *e) {
     list_unlink(h, e);
     entries_destroy(h, e);
+}
+
+static void adaptive_evict(struct shard *h, struct entry *e) {
+    adaptive_drop(h, e);
     h->evictions++;
 }
 
@@ -169,7 +173,8 @@ uint64_t adaptive_expected_keys(const hotcache_config_t *c) {
     return keys ? keys : 1;
 }
 
-void adaptive_lookup(struct shard *h, uint64_t hash, struct entry *e) {
+/* A lookup: counted in the sketch, a hit promoted, the window tuned. */
+static void adaptive_lookup(struct shard *h, uint64_t hash, struct entry *e) {
     sketch_increment(&h->sketch, hash);
     if (e) adaptive_hit(h, e);
     tune_window(h, hash, e != NULL);
@@ -178,20 +183,30 @@ void adaptive_lookup(struct shard *h, uint64_t hash, struct entry *e) {
 /* The adaptive put: a new key enters the window; a replaced value keeps the
  * old one's place (window, probation or protected). Once linked, the node
  * belongs to the cache (*nodep = NULL), even if making room evicts it. */
-int adaptive_put(struct shard *h, struct entry *old, struct entry **nodep, int hopeless,
-                 uint64_t charge, int *admitted) {
+static int adaptive_put(struct shard *h, struct entry *old, struct entry **nodep, uint64_t hash,
+                        int hopeless, uint64_t charge, int *admitted) {
     struct entry *node = *nodep;
     int queue = Q_WINDOW;
     if (old) {
         queue = old->u.lru.queue;
-        list_unlink(h, old);
-        entries_destroy(h, old);
+        adaptive_drop(h, old);
     }
     *admitted = 0;
     if (hopeless || !entries_fit(h, 0, h->entry_bytes, charge)) return SCBF_OK;
-    int rc = entries_link(h, node, NULL, queue);
+    int rc = entries_link(h, node);
     if (rc != SCBF_OK) return rc;
+    list_push_front(h, node, queue);
     *nodep = NULL;
     *admitted = adaptive_fit(h, node);
     return SCBF_OK;
 }
+
+static void adaptive_clear(struct shard *h) {
+    memset(h->q, 0, sizeof h->q);
+    sketch_clear(&h->sketch);
+    shadow_clear(&h->shadow);
+    adaptive_reset(h);
+}
+
+const struct policy adaptive_policy = {adaptive_lookup, adaptive_put, adaptive_drop,
+                                       adaptive_clear};

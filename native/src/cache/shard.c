@@ -3,7 +3,7 @@
  * three policies of hotcache.h (adaptive hotscore, the paper's formula, LRU).
  * This file holds the lock and the functions of shard.h, which check nothing
  * (hotcache.c did) and hand each lookup and put to the shard's policy:
- * adaptive.c, paper.c, or the LRU in entries.c (map: shard_internal.h).
+ * adaptive.c, paper.c or lru.c (map: shard_internal.h).
  */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "shard_internal.h"
@@ -80,6 +80,7 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
     if (!h) return SCBF_E_NOMEM;
     memset(h, 0, size);
     h->cfg = *c;
+    h->policy = paper ? &paper_policy : adaptive ? &adaptive_policy : &lru_policy;
     h->lockfree_reads = !paper;
     h->paper = paper;
     h->memoryless = paper && c->decay == 1.0;
@@ -168,10 +169,8 @@ int shard_get(struct shard *h, uint64_t hash, const void *key, size_t klen, void
     /* The paper's policy: a lookup closes periods and writes the key's record. */
     int rc;
     pthread_mutex_lock(&h->lock);
-    paper_close_due_periods(h, 1);
-    h->lookups++;
     struct entry *e = *chain_link(h, hash, key, klen);
-    paper_visit(h, e, hash);
+    h->policy->lookup(h, hash, e);
     if (e) {
         h->hits++;
         if (vlen) *vlen = e->vlen;
@@ -206,18 +205,12 @@ int shard_put(struct shard *h, uint64_t hash, const void *key, size_t klen, cons
     lock_shard(h);
     /* The old value goes first: if the new one is refused, neither stays. */
     struct entry *old = *chain_link(h, hash, key, klen);
-    if (h->paper)
-        rc = paper_put(h, old, node, hash, hopeless, charge, &in);
-    else if (h->cfg.policy == HOTCACHE_LRU)
-        rc = lru_put(h, old, node, hopeless, charge, &in);
-    else
-        rc = adaptive_put(h, old, &node, hopeless, charge, &in);
-    if (in) {
+    rc = h->policy->put(h, old, &node, hash, hopeless, charge, &in);
+    if (in)
         h->admissions++;
-    } else {
+    else
         h->rejections++;
-        free(node); /* NULL if the cache took it */
-    }
+    free(node); /* NULL if the cache took it */
     if (admitted) *admitted = in;
     unlock_shard(h);
     return rc;
@@ -227,7 +220,7 @@ int shard_invalidate(struct shard *h, uint64_t hash, const void *key, size_t kle
     lock_shard(h);
     struct entry *e = *chain_link(h, hash, key, klen);
     if (e) {
-        entries_drop(h, e);
+        h->policy->drop(h, e);
         h->invalidations++;
     }
     unlock_shard(h);
@@ -237,12 +230,7 @@ int shard_invalidate(struct shard *h, uint64_t hash, const void *key, size_t kle
 void shard_clear(struct shard *h) {
     lock_shard(h);
     entries_free_all(h);
-    paper_clear_ghosts(h);
-    if (h->cfg.policy == HOTCACHE_HOTSCORE) {
-        sketch_clear(&h->sketch);
-        shadow_clear(&h->shadow);
-        adaptive_reset(h);
-    }
+    h->policy->clear(h);
     unlock_shard(h);
 }
 
