@@ -82,6 +82,16 @@ size_t mini_wtinylfu_slots(uint64_t capacity);
 int mini_wtinylfu_access(mini_wtinylfu_t *c, uint32_t id, uint64_t key);
 void mini_wtinylfu_free(mini_wtinylfu_t *c);
 
+/* Whether the policy tracks `id` now (once it called forget on it, it may
+ * track it again within the same access: S3-FIFO's ghost, re-inserted). */
+static inline int mini_lirs_tracks(const mini_lirs_t *c, uint32_t id) { return c->status[id] != 0; }
+static inline int mini_s3fifo_tracks(const mini_s3fifo_t *c, uint32_t id) {
+    return c->where[id] != 0;
+}
+static inline int mini_wtinylfu_tracks(const mini_wtinylfu_t *c, uint32_t id) {
+    return c->where[id] != 0;
+}
+
 /* Bytes each policy allocates for `slots` ids (W-TinyLFU: and its sketch). */
 uint64_t mini_lirs_bytes(size_t slots);
 uint64_t mini_s3fifo_bytes(size_t slots);

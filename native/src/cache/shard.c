@@ -73,6 +73,7 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
         if (ghosts > UINT32_MAX / 4) return SCBF_E_TOO_LARGE;
     }
     uint64_t keys = adaptive ? adaptive_expected_keys(c) : 0;
+    uint64_t mini = adaptive ? adaptive_chooser_entries(c) : 0;
 
     /* The read stripes are cache-line aligned (shard_internal.h). */
     size_t size = (sizeof(struct shard) + 63) & ~(size_t)63;
@@ -98,9 +99,10 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
                           alloc_bytes(slots * sizeof(uint32_t));
     }
     if (adaptive) {
-        /* the sketch's two arrays and the shadow's four, each charged its
+        /* the sketch's two arrays and the shadow's five, each charged its
          * size plus malloc's most overhead (32 bytes) */
-        h->fixed_bytes += sketch_bytes(keys) + 2 * 32 + shadow_bytes((uint32_t)keys) + 4 * 32;
+        h->fixed_bytes += sketch_bytes(keys) + 2 * 32 + shadow_bytes((uint32_t)keys) + 5 * 32 +
+                          chooser_bytes(mini);
         adaptive_reset(h);
     }
     h->tab = entries_table(INITIAL_BUCKETS);
@@ -124,8 +126,11 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
         h->gheap = malloc(ghosts * sizeof *h->gheap);
         h->gindex = calloc(h->gmask + 1, sizeof *h->gindex);
     }
+    uint64_t chooser_keys =
+        c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES;
     int sketch_failed = adaptive && (sketch_init(&h->sketch, keys) != 0 ||
-                                     shadow_init(&h->shadow, (uint32_t)keys) != 0);
+                                     shadow_init(&h->shadow, (uint32_t)keys) != 0 ||
+                                     chooser_init(&h->chooser, chooser_keys, mini) != 0);
     if ((paper && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex)) ||
         sketch_failed) {
         shard_free(h);
@@ -147,6 +152,7 @@ void shard_free(struct shard *h) {
     free(h->gindex);
     sketch_destroy(&h->sketch);
     shadow_destroy(&h->shadow);
+    chooser_destroy(&h->chooser);
     pthread_mutex_destroy(&h->lock);
     free(h);
 }

@@ -6,19 +6,21 @@
  *               shard's policy (h->policy)
  *   adaptive.c  policies: the adaptive hotscore policy (window, sketch
  *   paper.c       admission, segmented main area, window tuned against a
- *   lru.c         shadow LRU); the paper's formula (scores, record heaps,
- *                 ghosts); LRU
+ *   lru.c         shadow LRU, mode chosen by chooser.c); the paper's
+ *                 formula (scores, record heaps, ghosts); LRU
  *   entries.c   the hash table of entries (link, unlink, fit, grow)
  *   readers.c   bottom: lookups without the lock (LRU and adaptive), the
  *               read buffers they leave their accesses in, and the epochs
  *               that keep what they read alive
  *   this header the structs, the accounting, chains and lists (inline)
- *   sketch.c, shadow.c  self-contained structures the adaptive policy uses
+ *   chooser.c   sampled shadow simulations of other policies (mini_*.c)
+ *   sketch.c, shadow.c, mini_*.c, idmap.c  self-contained structures
  *
  * Everything here runs with the shard's lock held, except readers_get. */
 #ifndef SCBF_CACHE_SHARD_INTERNAL_H
 #define SCBF_CACHE_SHARD_INTERNAL_H
 
+#include "chooser.h"
 #include "shadow.h"
 #include "shard.h"
 #include "sketch.h"
@@ -59,7 +61,8 @@ struct entry {
         struct {
             struct entry *prev, *next;
             uint8_t queue;
-        } lru; /* lru, adaptive */
+            uint8_t seen; /* adaptive: hit since it entered its list's window */
+        } lru;            /* lru, adaptive */
     } u;
     struct entry *chain; /* bucket chain */
     uint64_t hash;
@@ -155,6 +158,11 @@ struct shard {
     sketch_t sketch;
     shadow_t shadow;
     double window_share;
+    /* adaptive: the sampled shadows of other policies, and the mode they
+     * chose (chooser.h) */
+    chooser_t chooser;
+    chooser_mode mode;
+    double adaptive_share; /* the window's share when the adaptive mode was left */
 
     struct ghost *ghosts; /* arena, ghosts[0 .. nghosts) live */
     rec_t **gheap;        /* min-heap of ghosts */
@@ -311,6 +319,9 @@ double paper_score(const struct shard *h, const rec_t *r);
 
 /* Keys the sketch and the shadow LRU are sized for. */
 uint64_t adaptive_expected_keys(const hotcache_config_t *c);
+/* Entries of the chooser's shadows (0: none), within 2% of the cache's
+ * bytes. */
+uint64_t adaptive_chooser_entries(const hotcache_config_t *c);
 void adaptive_reset(struct shard *h);
 
 #endif
