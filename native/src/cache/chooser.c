@@ -31,9 +31,10 @@ uint64_t chooser_bytes(uint64_t mini) {
     if (!mini) return 0;
     uint32_t sl = lirs_slots(mini), ss = (uint32_t)mini_s3fifo_slots(mini),
              sw = (uint32_t)mini_wtinylfu_slots(mini);
-    /* each array charged with malloc's most overhead, 32 bytes (3 maps of 3, 2 + 4 + 4 + 4) */
+    /* each array charged with malloc's most overhead, 32 bytes: the maps 3 x 3, LIRS 6,
+     * S3-FIFO 4, W-TinyLFU 5 (its sketch included) */
     return idmap_bytes(sl) + idmap_bytes(ss) + idmap_bytes(sw) + mini_lirs_bytes(sl) +
-           mini_s3fifo_bytes(ss) + mini_wtinylfu_bytes(sw, mini) + 23 * 32;
+           mini_s3fifo_bytes(ss) + mini_wtinylfu_bytes(sw, mini) + 24 * 32;
 }
 
 uint64_t chooser_size(uint64_t entries, uint64_t budget) {
