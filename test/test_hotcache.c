@@ -22,6 +22,7 @@
 #include "cache_sim.h"
 #include "hash.h"
 #include "shard_internal.h"
+#include "mini.h"
 #include "sketch.h"
 #include "testutil.h"
 
@@ -412,25 +413,9 @@ START_TEST(lru_order) {
 }
 END_TEST
 
-/* ---- adaptive hotscore: reference model -------------------------------- */
-
 /* The cache's private hash seed; if it drifts, the reference's sketch sees
  * other hashes and adaptive_matches_reference fails. */
 #define CACHE_HASH_SEED UINT64_C(0x5CBFCAC4E5EED001)
-
-/* Unit-size entries, three ordered arrays (index 0 = most recently used),
- * everything found by linear scan; the same sketch, and the window tuned by
- * the same rule against an LRU kept here as one more plain array, written
- * out again from hotcache.c's description. */
-typedef struct {
-    uint64_t key[3][512];
-    size_t n[3];
-    uint64_t lru[512]; /* LRU of the hashes of the last `total` distinct keys */
-    size_t nlru;
-    sketch_t sk;
-    uint64_t cap;
-    double share;
-} aref;
 
 static uint64_t aref_hash(uint64_t k) {
     uint8_t kb[8];
@@ -438,7 +423,323 @@ static uint64_t aref_hash(uint64_t k) {
     return scbf_hash64(kb, 8, CACHE_HASH_SEED);
 }
 
+/* ---- the chooser: reference model --------------------------------------- */
+
+/* LIRS written out again from its paper (and the shadow's bound on the
+ * non-resident keys it keeps, mini_lirs.c), with plain arrays scanned
+ * linearly: the stack S (top first), the resident HIR queue Q and the
+ * non-resident keys (newest first). */
+enum { L_UNKNOWN = 0, L_LIR, L_HIR, L_GONE };
+#define SLOW_KEYS 4096
+
+typedef struct {
+    uint64_t key[SLOW_KEYS];
+    uint8_t st[SLOW_KEYS];
+    size_t nk;
+    uint64_t s[SLOW_KEYS], q[SLOW_KEYS], g[SLOW_KEYS];
+    size_t ns, nq, ng;
+    uint64_t cap, lir_cap, lir, max_gone;
+} slow_lirs;
+
+static size_t arr_find(const uint64_t *a, size_t n, uint64_t k) {
+    size_t i = 0;
+    while (i < n && a[i] != k) i++;
+    return i;
+}
+
+static void arr_del(uint64_t *a, size_t *n, uint64_t k) {
+    size_t i = arr_find(a, *n, k);
+    ck_assert_uint_lt(i, *n);
+    memmove(&a[i], &a[i + 1], (*n - i - 1) * sizeof *a);
+    (*n)--;
+}
+
+static void arr_front(uint64_t *a, size_t *n, uint64_t k) {
+    memmove(&a[1], &a[0], *n * sizeof *a);
+    a[0] = k;
+    (*n)++;
+}
+
+static uint8_t *sl_status(slow_lirs *l, uint64_t k) {
+    size_t i = arr_find(l->key, l->nk, k);
+    if (i == l->nk) {
+        ck_assert_uint_lt(l->nk, SLOW_KEYS);
+        l->key[l->nk] = k;
+        l->st[l->nk++] = L_UNKNOWN;
+    }
+    return &l->st[i];
+}
+
+static int sl_in_s(const slow_lirs *l, uint64_t k) { return arr_find(l->s, l->ns, k) < l->ns; }
+
+static void sl_top(slow_lirs *l, uint64_t k) {
+    if (sl_in_s(l, k)) arr_del(l->s, &l->ns, k);
+    arr_front(l->s, &l->ns, k);
+}
+
+static void sl_prune(slow_lirs *l) {
+    while (l->ns && *sl_status(l, l->s[l->ns - 1]) != L_LIR) {
+        uint64_t b = l->s[--l->ns];
+        if (*sl_status(l, b) == L_GONE) {
+            arr_del(l->g, &l->ng, b);
+            *sl_status(l, b) = L_UNKNOWN;
+        }
+    }
+}
+
+static void sl_demote_bottom(slow_lirs *l) {
+    uint64_t b = l->s[--l->ns];
+    *sl_status(l, b) = L_HIR;
+    arr_front(l->q, &l->nq, b);
+    l->lir--;
+    sl_prune(l);
+}
+
+static int sl_access(slow_lirs *l, uint64_t k) {
+    uint8_t st = *sl_status(l, k);
+    if (st == L_LIR) {
+        int bottom = l->s[l->ns - 1] == k;
+        sl_top(l, k);
+        if (bottom) sl_prune(l);
+        return 1;
+    }
+    if (st == L_HIR) {
+        arr_del(l->q, &l->nq, k);
+        if (sl_in_s(l, k)) {
+            *sl_status(l, k) = L_LIR;
+            l->lir++;
+            sl_top(l, k);
+            sl_demote_bottom(l);
+        } else {
+            sl_top(l, k);
+            arr_front(l->q, &l->nq, k);
+        }
+        return 1;
+    }
+    if (st == L_GONE) arr_del(l->g, &l->ng, k);
+    if (l->lir + l->nq >= l->cap && l->nq) {
+        uint64_t v = l->q[--l->nq];
+        if (sl_in_s(l, v)) {
+            *sl_status(l, v) = L_GONE;
+            arr_front(l->g, &l->ng, v);
+        } else {
+            *sl_status(l, v) = L_UNKNOWN;
+        }
+    }
+    if (l->lir < l->lir_cap && *sl_status(l, k) == L_UNKNOWN) {
+        *sl_status(l, k) = L_LIR;
+        l->lir++;
+        sl_top(l, k);
+    } else if (sl_in_s(l, k)) {
+        *sl_status(l, k) = L_LIR;
+        l->lir++;
+        sl_top(l, k);
+        sl_demote_bottom(l);
+    } else {
+        *sl_status(l, k) = L_HIR;
+        sl_top(l, k);
+        arr_front(l->q, &l->nq, k);
+    }
+    while (l->max_gone && l->ng > l->max_gone) {
+        uint64_t x = l->g[--l->ng];
+        arr_del(l->s, &l->ns, x);
+        *sl_status(l, x) = L_UNKNOWN;
+    }
+    return 0;
+}
+
+/* The chooser as chooser.h describes it: the slow LIRS above; S3-FIFO and
+ * W-TinyLFU replayed over dense ids that are never reused (the simulator's
+ * form, checked against their published hit ratios), where the chooser's
+ * shadows recycle the ids of keys they forget; the decision rule written
+ * out again. */
+typedef struct {
+    slow_lirs lirs;
+    mini_s3fifo_t s3;
+    mini_wtinylfu_t wt;
+    uint64_t ids[SLOW_KEYS];
+    size_t nids;
+    uint64_t threshold, period, in_period;
+    double hits[5], won[5], lost[5], lookups;
+    int mode, in_trial, trial_from, switches;
+    uint32_t veto[3];
+    double trial_edge, trial_real, trial_lru, trial_lookups;
+} cref;
+
+static void cref_init(cref *c, uint64_t entries, uint64_t mini) {
+    memset(c, 0, sizeof *c);
+    c->lirs.cap = c->lirs.max_gone = mini;
+    c->lirs.lir_cap = mini - (mini / 100 ? mini / 100 : 1);
+    mini_forget_t none = {NULL, NULL};
+    ck_assert_int_eq(mini_s3fifo_init(&c->s3, mini, SLOW_KEYS, none), SCBF_OK);
+    ck_assert_int_eq(mini_wtinylfu_init(&c->wt, mini, 1, SLOW_KEYS, none), SCBF_OK);
+    double rate = (double)mini / (double)entries;
+    c->threshold = rate >= 1 ? UINT64_C(1) << 32 : (uint64_t)(rate * 4294967296.0);
+    c->period = 4 * mini > 512 ? 4 * mini : 512;
+}
+
+static void cref_free(cref *c) {
+    mini_s3fifo_free(&c->s3);
+    mini_wtinylfu_free(&c->wt);
+}
+
+static int cref_sampled(const cref *c, uint64_t hash) {
+    return ((hash >> 24) & UINT32_MAX) < c->threshold;
+}
+
+/* Candidate k's lead over the real cache (index 0): more than 1% of the
+ * lookups and more than two standard deviations of the lookups they differ on. */
+static int cref_leads(const cref *c, int k) {
+    double lead = c->won[k] - c->lost[k];
+    return lead > 0.01 * c->lookups && lead > 2.0 * sqrt(c->won[k] + c->lost[k]);
+}
+
+static void cref_decide(cref *c) {
+    for (int m = 0; m < 3; m++)
+        if (c->veto[m]) c->veto[m]--;
+    if (c->in_trial) {
+        c->in_trial = 0;
+        double after = (c->trial_real - c->trial_lru) / c->trial_lookups;
+        if (after < c->trial_edge) {
+            c->veto[c->mode] = 64;
+            c->mode = c->trial_from;
+        }
+    } else {
+        static const int mode_of[5] = {0, 0, 1, 2, 1};
+        int best = 2;
+        for (int k = 3; k < 5; k++)
+            if (c->hits[k] > c->hits[best]) best = k;
+        if (c->mode != 0 && cref_leads(c, 1) && c->hits[1] >= c->hits[best]) {
+            c->mode = 0;
+        } else if (mode_of[best] != c->mode && !c->veto[mode_of[best]] && cref_leads(c, best) &&
+                   (c->mode != 0 || c->hits[best] > c->hits[1] + 0.01 * c->lookups)) {
+            c->in_trial = 1;
+            c->trial_from = c->mode;
+            c->trial_edge = c->lookups > 0 ? (c->hits[0] - c->hits[1]) / c->lookups : 0;
+            c->trial_real = c->trial_lru = c->trial_lookups = 0;
+            c->mode = mode_of[best];
+        }
+    }
+    for (int k = 0; k < 5; k++) {
+        c->hits[k] /= 2;
+        c->won[k] /= 2;
+        c->lost[k] /= 2;
+    }
+    c->lookups /= 2;
+}
+
+static int cref_access(cref *c, uint64_t hash, int real_hit, int lru_hit) {
+    size_t id = arr_find(c->ids, c->nids, hash);
+    if (id == c->nids) {
+        ck_assert_uint_lt(c->nids, SLOW_KEYS);
+        c->ids[c->nids++] = hash;
+    }
+    int hit[5] = {real_hit, lru_hit, sl_access(&c->lirs, hash),
+                  mini_s3fifo_access(&c->s3, (uint32_t)id),
+                  mini_wtinylfu_access(&c->wt, (uint32_t)id, hash)};
+    for (int k = 0; k < 5; k++) {
+        c->hits[k] += hit[k];
+        c->won[k] += hit[k] && !real_hit;
+        c->lost[k] += real_hit && !hit[k];
+    }
+    c->lookups += 1;
+    c->trial_real += real_hit;
+    c->trial_lru += lru_hit;
+    c->trial_lookups += 1;
+    int before = c->mode;
+    if (++c->in_period == c->period) {
+        c->in_period = 0;
+        cref_decide(c);
+    }
+    c->switches += c->mode != before;
+    return c->mode;
+}
+
+/* The chooser alone, fed a workload whose character changes, with more
+ * distinct keys than its shadows track (their ids are recycled all along):
+ * after every lookup its counts and its mode equal the reference's. */
+START_TEST(chooser_matches_reference) {
+    static cref r;
+    static chooser_t c;
+    const uint64_t entries = 400, mini = 64;
+    cref_init(&r, entries, mini);
+    ck_assert_int_eq(chooser_init(&c, entries, mini), 0);
+    tu_rng rng = {77};
+    uint64_t ops = tu_scaled(400000, 60000), sampled = 0;
+    for (uint64_t op = 0; op < ops; op++) {
+        uint64_t phase = (op / 40000) % 3, k;
+        if (phase == 0)
+            k = tu_below(&rng, 1 + tu_below(&rng, 3000));
+        else if (phase == 1)
+            k = op % 700;
+        else
+            k = (op / 2) % 3000;
+        uint64_t hash = aref_hash(k);
+        ck_assert_int_eq(chooser_sampled(&c, hash), cref_sampled(&r, hash));
+        if (!chooser_sampled(&c, hash)) continue;
+        sampled++;
+        /* the real cache and LRU: stand-ins whose verdicts vary */
+        int real_hit = (int)tu_below(&rng, 2), lru_hit = (int)tu_below(&rng, 3) == 0;
+        ck_assert_int_eq((int)chooser_access(&c, hash, real_hit, lru_hit),
+                         cref_access(&r, hash, real_hit, lru_hit));
+        for (int k2 = 0; k2 < NCAND; k2++) ck_assert(c.hits[k2] == r.hits[k2]);
+    }
+    ck_assert_uint_gt(sampled, ops / 10);
+    chooser_destroy(&c);
+    cref_free(&r);
+}
+END_TEST
+
+/* The shadows of a shard with real (byte) capacity stay within 2% of it,
+ * and a shard too small for useful ones has none. */
+START_TEST(chooser_within_two_percent) {
+    const uint64_t sizes[] = {UINT64_C(1) << 16, UINT64_C(1) << 20, UINT64_C(1) << 22,
+                              UINT64_C(1) << 26, UINT64_C(1) << 30};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        hotcache_config_t c;
+        shard_config_default(&c, HOTCACHE_HOTSCORE, sizes[i]);
+        struct shard *sh = NULL;
+        ck_assert_int_eq(shard_create(&c, &sh), SCBF_OK);
+        uint64_t mini = sh->chooser.mini_entries;
+        ck_assert_int_eq(sh->chooser.enabled, mini > 0);
+        ck_assert_uint_le(chooser_bytes(mini), sizes[i] / 50);
+        ck_assert(sizes[i] < (UINT64_C(1) << 20) ? mini == 0 : mini >= 64);
+        shard_free(sh);
+    }
+}
+END_TEST
+
+/* ---- adaptive hotscore: reference model -------------------------------- */
+
+/* Unit-size entries, three ordered arrays (index 0 = most recently used),
+ * everything found by linear scan; the same sketch, and the window tuned by
+ * the same rule against an LRU kept here as one more plain array, written
+ * out again from hotcache.c's description; the mode the reference chooser
+ * picks, and what each mode does to the window and the admission. */
+typedef struct {
+    uint64_t key[3][512];
+    size_t n[3];
+    uint64_t lru[512]; /* LRU of the hashes of the last `total` distinct keys */
+    size_t nlru;
+    sketch_t sk;
+    uint64_t cap;
+    double share, adaptive_share;
+    int mode;           /* 0 adaptive, 1 frequency, 2 fifo */
+    uint8_t seen[1024]; /* by key: hit since it entered the window */
+    cref ch;
+} aref;
+
 static size_t aref_total(const aref *r) { return r->n[0] + r->n[1] + r->n[2]; }
+
+static void aref_enter(aref *r, int mode) {
+    if (r->mode == 0) r->adaptive_share = r->share;
+    r->mode = mode;
+    size_t n = aref_total(r);
+    double one = 1.0 / (double)(n ? n : 1);
+    if (mode == 0) r->share = r->adaptive_share;
+    if (mode == 1) r->share = fmax(0.01, one);
+    if (mode == 2) r->share = fmax(0.10, one);
+}
 
 static int aref_find(const aref *r, uint64_t k, int *q, size_t *i) {
     for (*q = 0; *q < 3; (*q)++)
@@ -467,8 +768,9 @@ static uint64_t aref_protected_target(const aref *r) {
 
 static unsigned aref_freq(aref *r, uint64_t k) { return sketch_frequency(&r->sk, aref_hash(k)); }
 
-/* Would an LRU as large as the cache have hit? Then the window verdict. */
-static void aref_tune(aref *r, uint64_t k, int hit) {
+/* Would an LRU as large as the cache have hit? Then the window verdict (in
+ * the adaptive mode). Returns LRU's verdict. */
+static int aref_tune(aref *r, uint64_t k, int hit) {
     uint64_t h = aref_hash(k);
     size_t n = aref_total(r), limit = n < 1 ? 1 : n, i;
     if (r->nlru > limit) r->nlru = limit;
@@ -482,6 +784,7 @@ static void aref_tune(aref *r, uint64_t k, int hit) {
         r->nlru++;
     }
     r->lru[0] = h;
+    if (r->mode != 0) return lru_hit;
     double step = 1.0 / (double)(n < 64 ? 64 : n);
     if (lru_hit && !hit)
         r->share = fmin(1.0, r->share + step);
@@ -492,6 +795,7 @@ static void aref_tune(aref *r, uint64_t k, int hit) {
         r->share = fmax(0.0, r->share - step * weight);
     } else if (r->share >= 1.0)
         r->share = 1.0 - step;
+    return lru_hit;
 }
 
 static int aref_get(aref *r, uint64_t k) {
@@ -500,6 +804,7 @@ static int aref_get(aref *r, uint64_t k) {
     sketch_increment(&r->sk, aref_hash(k));
     int hit = aref_find(r, k, &q, &i);
     if (hit) {
+        if (q == 0) r->seen[k] = 1;
         aref_remove(r, q, i);
         if (q == 1) {
             aref_push_front(r, 2, k);
@@ -513,7 +818,12 @@ static int aref_get(aref *r, uint64_t k) {
             aref_push_front(r, q, k);
         }
     }
-    aref_tune(r, k, hit);
+    int lru_hit = aref_tune(r, k, hit);
+    uint64_t h = aref_hash(k);
+    if (cref_sampled(&r->ch, h)) {
+        int mode = cref_access(&r->ch, h, hit, lru_hit);
+        if (mode != r->mode) aref_enter(r, mode);
+    }
     return hit;
 }
 
@@ -526,15 +836,25 @@ static int aref_put(aref *r, uint64_t k) {
     else
         q = 0;
     aref_push_front(r, q, k);
+    r->seen[k] = 0;
     while (r->n[0] > aref_window_target(r)) {
         uint64_t c = r->key[0][--r->n[0]];
         aref_push_front(r, 1, c);
         unsigned f = aref_freq(r, c);
+        /* fifo: one never hit in the window leaves, if room is needed;
+         * one hit there enters, whatever it displaces */
+        if (r->mode == 2 && !r->seen[c]) {
+            if (aref_total(r) > r->cap) {
+                aref_remove(r, 1, 0);
+                if (c == k) alive = 0;
+            }
+            continue;
+        }
         while (aref_total(r) > r->cap) {
             int vq = r->n[1] > 1 ? 1 : r->n[2] ? 2 : -1;
             if (vq < 0) break;
             uint64_t v = r->key[vq][r->n[vq] - 1];
-            if (f > aref_freq(r, v) + ADAPTIVE_ADMIT_MARGIN) {
+            if (r->mode == 2 || f > aref_freq(r, v) + ADAPTIVE_ADMIT_MARGIN) {
                 r->n[vq]--;
             } else {
                 aref_remove(r, 1, 0);
@@ -559,6 +879,10 @@ START_TEST(adaptive_matches_reference) {
         ck_assert_int_eq(sketch_init(&r.sk, cap), 0);
         r.cap = cap;
         r.share = 0.875;
+        /* too small for shadows within 2% of 256-byte entries: the chooser
+         * takes min(cap, 64) entries, all of the keys sampled below 64 */
+        uint64_t mini = cap < 64 ? cap : 64;
+        cref_init(&r.ch, cap, mini);
         hotcache_t *h = make(HOTCACHE_HOTSCORE, UINT64_MAX, cap, 0, 0, 0);
         tu_rng rng = {500 + (uint64_t)trial};
         uint64_t ops = tu_scaled(60000, 20000);
@@ -583,8 +907,11 @@ START_TEST(adaptive_matches_reference) {
                 ck_assert(stats(h).window_share == r.share);
             }
         }
+        /* the workload's phases favour different policies: the chooser acted */
+        ck_assert_int_gt(r.ch.switches, 0);
         hotcache_free(h);
         sketch_destroy(&r.sk);
+        cref_free(&r.ch);
     }
 }
 END_TEST
@@ -975,10 +1302,13 @@ static void *worker(void *p) {
 }
 
 START_TEST(threads_hammer) {
-    for (int run = 0; run < 2 * NPOLICIES; run++) {
-        int p = run % NPOLICIES, shards = run < NPOLICIES ? 0 : 4;
-        hotcache_t *h = make_sharded((hotcache_policy)p, 256 * 1024 * (shards ? 2 : 1), 0, 500, 0.3,
-                                     0, (uint32_t)shards);
+    /* the last run: one 2 MiB hotscore shard, large enough for the chooser's
+     * shadows (fed by the lookups the lock holder replays) */
+    for (int run = 0; run <= 2 * NPOLICIES; run++) {
+        int last = run == 2 * NPOLICIES;
+        int p = last ? 0 : run % NPOLICIES, shards = last ? 1 : run < NPOLICIES ? 0 : 4;
+        uint64_t bytes = last ? 2u << 20 : 256 * 1024 * (shards ? 2 : 1);
+        hotcache_t *h = make_sharded((hotcache_policy)p, bytes, 0, 500, 0.3, 0, (uint32_t)shards);
         enum { T = 4 };
         pthread_t t[T];
         worker_arg w[T];
@@ -1084,9 +1414,12 @@ static Suite *suite(void) {
 
     tc = tcase_create("adaptive");
     tcase_add_test(tc, adaptive_matches_reference);
+    tcase_add_test(tc, chooser_matches_reference);
+    tcase_add_test(tc, chooser_within_two_percent);
     tcase_add_test(tc, adaptive_window_moves);
     tcase_add_test(tc, adaptive_close_to_lru_on_reversals);
     tcase_add_test(tc, adaptive_keeps_part_of_a_short_loop);
+    tcase_set_timeout(tc, 600);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bytes");

@@ -6,7 +6,7 @@
  * remember the keys evicted from each (ghosts). A hit in a ghost list moves
  * the target size p of T1 towards the list that would have hit.
  */
-#include "ref_list.h"
+#include "idlist.h"
 #include "ref_policy.h"
 #include "scbf/scbf_error.h"
 

@@ -1,7 +1,9 @@
 /* Internal: the reference policies of the cache simulator, beside hotcache's
  * own: published algorithms implemented from their papers (and, for
  * W-TinyLFU, Caffeine's code), so the shipped policy is compared with them on
- * the same traces. Tools only: not in libscbfjni.so.
+ * the same traces. ARC and SIEVE are tools only; LIRS, S3-FIFO and W-TinyLFU
+ * are the library's (native/src/cache/mini.h), whose chooser runs them as
+ * sampled shadows.
  *
  * Every replay takes a trace as dense key ids (0 .. distinct-1), a capacity
  * in unit-size entries, and counts hits with demand paging: a missed key is
@@ -34,10 +36,5 @@ int ref_replay(ref_policy p, const uint64_t *keys, const uint32_t *ids, size_t n
                uint64_t capacity, uint64_t *hits);
 
 int ref_arc(const uint32_t *ids, size_t n, size_t distinct, uint64_t capacity, uint64_t *hits);
-int ref_lirs(const uint32_t *ids, size_t n, size_t distinct, uint64_t capacity, uint64_t *hits);
-int ref_s3fifo(const uint32_t *ids, size_t n, size_t distinct, uint64_t capacity, uint64_t *hits);
 int ref_sieve(const uint32_t *ids, size_t n, size_t distinct, uint64_t capacity, uint64_t *hits);
-/* climbing = 0: a fixed window of 1%. Hashes the keys as Caffeine does. */
-int ref_wtinylfu(const uint32_t *ids, const uint64_t *keys, size_t n, size_t distinct,
-                 uint64_t capacity, int climbing, uint64_t *hits);
 #endif

@@ -7,7 +7,7 @@
  * first unvisited entry; the hand stays there, and wraps to the tail past
  * the head. New entries go to the head.
  */
-#include "ref_list.h"
+#include "idlist.h"
 #include "ref_policy.h"
 #include "scbf/scbf_error.h"
 

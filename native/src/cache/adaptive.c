@@ -42,6 +42,12 @@
  * first, lost up to 0.023 to LRU on those short scans. Tuned on the traces
  * in docs/benchmarks-cache.md, like the sketch's aging rate. */
 #define INITIAL_WINDOW_SHARE 0.875
+/* The windows of the chooser's modes (chooser.h): W-TinyLFU's and LIRS's
+ * 1%, S3-FIFO's 10%. */
+#define FREQUENCY_WINDOW_SHARE 0.01
+#define FIFO_WINDOW_SHARE      0.10
+/* The chooser's shadows may take this share of the cache's bytes. */
+#define CHOOSER_BUDGET_SHARE 0.02
 #define PROTECTED_SHARE      0.8
 #define MIN_STEP_ENTRIES     64
 #define MAX_MAIN_WEIGHT      4.0
@@ -68,9 +74,13 @@ static int over_capacity(const struct shard *h) {
            (h->cfg.max_entries && h->nentries > h->cfg.max_entries);
 }
 
-static void adaptive_evict(struct shard *h, struct entry *e) {
+static void adaptive_drop(struct shard *h, struct entry *e) {
     list_unlink(h, e);
     entries_destroy(h, e);
+}
+
+static void adaptive_evict(struct shard *h, struct entry *e) {
+    adaptive_drop(h, e);
     h->evictions++;
 }
 
@@ -79,13 +89,22 @@ static void adaptive_evict(struct shard *h, struct entry *e) {
  * than each, by more than ADAPTIVE_ADMIT_MARGIN (ties keep the incumbent).
  * Returns 0 if it was evicted. */
 static int admit(struct shard *h, struct entry *cand) {
-    unsigned f = sketch_frequency(&h->sketch, cand->hash);
+    /* In the FIFO mode, S3-FIFO's rule: a candidate hit while in the window
+     * enters main, displacing its least recent entries; one never hit
+     * leaves when room is needed. */
+    int fifo = h->mode == MODE_FIFO;
+    if (fifo && !cand->u.lru.seen) {
+        if (!over_capacity(h)) return 1;
+        adaptive_evict(h, cand);
+        return 0;
+    }
+    unsigned f = fifo ? 0 : sketch_frequency(&h->sketch, cand->hash);
     while (over_capacity(h)) {
         struct entry *v = h->q[Q_PROBATION].lru;
         if (v == cand) v = NULL; /* cand, at the front, is all probation holds */
         if (!v) v = h->q[Q_PROTECTED].lru;
         if (!v) return 1; /* main holds nothing else: the window makes room */
-        if (f > sketch_frequency(&h->sketch, v->hash) + ADAPTIVE_ADMIT_MARGIN) {
+        if (fifo || f > sketch_frequency(&h->sketch, v->hash) + ADAPTIVE_ADMIT_MARGIN) {
             adaptive_evict(h, v);
         } else {
             adaptive_evict(h, cand);
@@ -118,6 +137,7 @@ static int adaptive_fit(struct shard *h, struct entry *node) {
 }
 
 static void adaptive_hit(struct shard *h, struct entry *e) {
+    if (e->u.lru.queue == Q_WINDOW) e->u.lru.seen = 1;
     if (e->u.lru.queue != Q_PROBATION) {
         list_move_front(h, e, e->u.lru.queue);
         return;
@@ -140,10 +160,8 @@ static double main_evidence_weight(double window_share) {
 }
 
 /* One lookup's verdict against the shadow LRU (see the section comment). */
-static void tune_window(struct shard *h, uint64_t hash, int hit) {
+static void tune_window(struct shard *h, int hit, int lru_hit) {
     uint64_t n = h->nentries;
-    shadow_set_limit(&h->shadow, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
-    int lru_hit = shadow_access(&h->shadow, hash);
     double step = 1.0 / (double)(n < MIN_STEP_ENTRIES ? MIN_STEP_ENTRIES : n);
     if (lru_hit && !hit)
         h->window_share = fmin(1.0, h->window_share + step);
@@ -153,7 +171,24 @@ static void tune_window(struct shard *h, uint64_t hash, int hit) {
         h->window_share = 1.0 - step;
 }
 
-void adaptive_reset(struct shard *h) { h->window_share = INITIAL_WINDOW_SHARE; }
+/* The chooser's verdict: another mode sets the window at once (entries
+ * move between the window and main as puts make room, none is dropped);
+ * back in the adaptive mode the duel goes on from the share it had left. */
+static void enter_mode(struct shard *h, chooser_mode mode) {
+    if (h->mode == MODE_ADAPTIVE) h->adaptive_share = h->window_share;
+    h->mode = mode;
+    /* at least one entry: a window of none sends every new key straight to
+     * an admission contest it cannot win */
+    double one = 1.0 / (double)(h->nentries ? h->nentries : 1);
+    if (mode == MODE_ADAPTIVE) h->window_share = h->adaptive_share;
+    if (mode == MODE_FREQUENCY) h->window_share = fmax(FREQUENCY_WINDOW_SHARE, one);
+    if (mode == MODE_FIFO) h->window_share = fmax(FIFO_WINDOW_SHARE, one);
+}
+
+void adaptive_reset(struct shard *h) {
+    h->window_share = INITIAL_WINDOW_SHARE;
+    h->mode = MODE_ADAPTIVE;
+}
 
 /* Keys the sketch and the shadow LRU are sized for: the entry cap, else the
  * capacity at the assumed entry size, together held to 1/4 of the capacity
@@ -169,29 +204,61 @@ uint64_t adaptive_expected_keys(const hotcache_config_t *c) {
     return keys ? keys : 1;
 }
 
-void adaptive_lookup(struct shard *h, uint64_t hash, struct entry *e) {
+/* A lookup: counted in the sketch, a hit promoted, the window tuned. */
+static void adaptive_lookup(struct shard *h, uint64_t hash, struct entry *e) {
     sketch_increment(&h->sketch, hash);
     if (e) adaptive_hit(h, e);
-    tune_window(h, hash, e != NULL);
+    uint64_t n = h->nentries;
+    shadow_set_limit(&h->shadow, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
+    int lru_hit = shadow_access(&h->shadow, hash);
+    if (h->mode == MODE_ADAPTIVE) tune_window(h, e != NULL, lru_hit);
+    if (chooser_sampled(&h->chooser, hash)) {
+        chooser_mode mode = chooser_access(&h->chooser, hash, e != NULL, lru_hit);
+        if (mode != h->mode) enter_mode(h, mode);
+    }
+}
+
+uint64_t adaptive_chooser_entries(const hotcache_config_t *c) {
+    if (c->max_entries) {
+        uint64_t nominal = c->max_entries < UINT64_MAX / ASSUMED_ENTRY_BYTES
+                               ? c->max_entries * ASSUMED_ENTRY_BYTES
+                               : UINT64_MAX;
+        return chooser_size_floor(c->max_entries,
+                                  (uint64_t)(CHOOSER_BUDGET_SHARE * (double)nominal));
+    }
+    return chooser_size(c->capacity_bytes / ASSUMED_ENTRY_BYTES,
+                        (uint64_t)(CHOOSER_BUDGET_SHARE * (double)c->capacity_bytes));
 }
 
 /* The adaptive put: a new key enters the window; a replaced value keeps the
  * old one's place (window, probation or protected). Once linked, the node
  * belongs to the cache (*nodep = NULL), even if making room evicts it. */
-int adaptive_put(struct shard *h, struct entry *old, struct entry **nodep, int hopeless,
-                 uint64_t charge, int *admitted) {
+static int adaptive_put(struct shard *h, struct entry *old, struct entry **nodep, uint64_t hash,
+                        int hopeless, uint64_t charge, int *admitted) {
     struct entry *node = *nodep;
     int queue = Q_WINDOW;
     if (old) {
         queue = old->u.lru.queue;
-        list_unlink(h, old);
-        entries_destroy(h, old);
+        adaptive_drop(h, old);
     }
     *admitted = 0;
     if (hopeless || !entries_fit(h, 0, h->entry_bytes, charge)) return SCBF_OK;
-    int rc = entries_link(h, node, NULL, queue);
+    int rc = entries_link(h, node);
     if (rc != SCBF_OK) return rc;
+    node->u.lru.seen = 0;
+    list_push_front(h, node, queue);
     *nodep = NULL;
     *admitted = adaptive_fit(h, node);
     return SCBF_OK;
 }
+
+static void adaptive_clear(struct shard *h) {
+    memset(h->q, 0, sizeof h->q);
+    sketch_clear(&h->sketch);
+    shadow_clear(&h->shadow);
+    chooser_clear(&h->chooser);
+    adaptive_reset(h);
+}
+
+const struct policy adaptive_policy = {adaptive_lookup, adaptive_put, adaptive_drop,
+                                       adaptive_clear};

@@ -1,6 +1,6 @@
 /*
- * entries.c - a shard's hash table of entries and its lists, shared by the
- * three policies, and the LRU policy, which needs nothing else.
+ * entries.c - a shard's hash table of entries, shared by every policy: a
+ * policy links an entry here, then files it in its own lists or heap.
  *
  * Accounting. Every allocation is charged at the size glibc's malloc
  * actually reserves for it (16-byte rounding plus an 8-byte header, 32
@@ -31,22 +31,8 @@ void entries_destroy(struct shard *h, struct entry *e) {
     readers_retire_entry(h, e);
 }
 
-struct entry *entries_find_hash(const struct shard *h, uint64_t hash) {
-    struct entry *e = h->tab->slot[hash & (h->tab->n - 1)];
-    while (e && e->hash != hash) e = e->chain;
-    return e;
-}
-
-void entries_drop(struct shard *h, struct entry *e) {
-    if (h->paper) {
-        paper_drop(h, e);
-        return;
-    }
-    list_unlink(h, e);
-    entries_destroy(h, e);
-}
-
-/* Includes the growth of the bucket array and the heap it would trigger. */
+/* Includes the growth of the bucket array it would trigger; `charge` holds
+ * the entry's bytes and whatever else the policy will grow for it. */
 int entries_fit(const struct shard *h, size_t n, uint64_t freed, uint64_t charge) {
     uint64_t n1 = (uint64_t)n + 1;
     if (h->cfg.max_entries && n1 > h->cfg.max_entries) return 0;
@@ -54,20 +40,7 @@ int entries_fit(const struct shard *h, size_t n, uint64_t freed, uint64_t charge
     uint64_t need = charge;
     if (n1 > h->tab->n)
         need += alloc_bytes(table_bytes(2 * h->tab->n)) - alloc_bytes(table_bytes(h->tab->n));
-    if (h->paper && n1 > h->heap_cap)
-        need += alloc_bytes(2 * (uint64_t)h->heap_cap * sizeof(rec_t *)) -
-                alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
     return bytes_used(h) - freed + need <= h->cfg.capacity_bytes;
-}
-
-static int lru_make_room(struct shard *h, uint64_t charge) {
-    while (!entries_fit(h, h->nentries, 0, charge)) {
-        struct entry *v = h->q[Q_WINDOW].lru;
-        list_unlink(h, v);
-        entries_destroy(h, v);
-        h->evictions++;
-    }
-    return 1;
 }
 
 struct table *entries_table(size_t n) {
@@ -95,30 +68,16 @@ static int grow_buckets(struct shard *h) {
     return SCBF_OK;
 }
 
-static int grow_heap(struct shard *h) {
-    rec_t **a = realloc(h->heap, 2 * h->heap_cap * sizeof *a);
-    if (!a) return SCBF_E_NOMEM;
-    h->heap = a;
-    h->heap_cap *= 2;
-    return SCBF_OK;
-}
-
 /* Room has been made, except in the adaptive policy, which links first and
  * then evicts until the cache fits. */
-int entries_link(struct shard *h, struct entry *e, const rec_t *r, int queue) {
+int entries_link(struct shard *h, struct entry *e) {
     int rc;
     if (h->nentries + 1 > h->tab->n && (rc = grow_buckets(h)) != SCBF_OK) return rc;
-    if (h->paper && h->heap_n + 1 > h->heap_cap && (rc = grow_heap(h)) != SCBF_OK) return rc;
     struct entry **head = &h->tab->slot[e->hash & (h->tab->n - 1)];
     e->chain = *head;
     link_set(head, e);
     h->nentries++;
     h->entry_bytes += entry_charge(e->klen, e->vlen);
-    if (h->paper) {
-        paper_heap_add(h, e, r);
-    } else {
-        list_push_front(h, e, queue);
-    }
     return SCBF_OK;
 }
 
@@ -133,20 +92,5 @@ void entries_free_all(struct shard *h) {
         }
     }
     h->nentries = 0;
-    h->heap_n = 0;
     h->entry_bytes = 0;
-    memset(h->q, 0, sizeof h->q);
-}
-
-int lru_put(struct shard *h, struct entry *old, struct entry *node, int hopeless, uint64_t charge,
-            int *admitted) {
-    if (old) {
-        list_unlink(h, old);
-        entries_destroy(h, old);
-    }
-    int rc = SCBF_OK;
-    int ok = !hopeless && entries_fit(h, 0, h->entry_bytes, charge) && lru_make_room(h, charge);
-    if (ok) rc = entries_link(h, node, NULL, Q_WINDOW);
-    *admitted = ok && rc == SCBF_OK;
-    return rc;
 }

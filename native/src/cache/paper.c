@@ -23,6 +23,7 @@
 #include "shard_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <time.h>
 
 uint64_t paper_now_ns(void) {
@@ -112,7 +113,7 @@ static void rec_visit(const struct shard *h, rec_t *r) {
  * lookup to arrive, so the put that usually follows the period's last
  * lookup still sees that lookup's visit as current, like every other miss:
  * a key must not be admitted just because its miss happened to end a period. */
-void paper_close_due_periods(struct shard *h, int lookup) {
+static void paper_close_due_periods(struct shard *h, int lookup) {
     uint64_t now = h->cfg.period_ns ? paper_now_ns() : 0;
     if (h->cfg.period_ns && now - h->period_start_ns >= h->cfg.period_ns) {
         uint64_t k = (now - h->period_start_ns) / h->cfg.period_ns;
@@ -256,6 +257,22 @@ static void ghost_offer(struct shard *h, uint64_t hash, rec_t r) {
 
 /* ---- the policy -------------------------------------------------------- */
 
+/* entries_fit, with the growth of the entry heap a new entry would trigger. */
+static int paper_fit(const struct shard *h, size_t n, uint64_t freed, uint64_t charge) {
+    if ((uint64_t)n + 1 > h->heap_cap)
+        charge += alloc_bytes(2 * (uint64_t)h->heap_cap * sizeof(rec_t *)) -
+                  alloc_bytes((uint64_t)h->heap_cap * sizeof(rec_t *));
+    return entries_fit(h, n, freed, charge);
+}
+
+static int grow_heap(struct shard *h) {
+    rec_t **a = realloc(h->heap, 2 * h->heap_cap * sizeof *a);
+    if (!a) return SCBF_E_NOMEM;
+    h->heap = a;
+    h->heap_cap *= 2;
+    return SCBF_OK;
+}
+
 /* Hotscore admission: pop the lowest-scoring entries until the candidate
  * fits; it must score strictly higher than each (so on a tie the incumbent
  * stays, which is what keeps a loop larger than the cache from flushing it).
@@ -264,7 +281,7 @@ static int admit_by_score(struct shard *h, const rec_t *cand, uint64_t charge) {
     size_t n = h->heap_n, k = 0;
     uint64_t freed = 0;
     double cs = score_now(h, cand);
-    while (!entries_fit(h, n - k, freed, charge)) {
+    while (!paper_fit(h, n - k, freed, charge)) {
         rec_t *min = entry_min(h);
         if (!min || !(score_now(h, min) < cs)) {
             while (k > 0) { /* rejected: restore the victims */
@@ -292,7 +309,10 @@ static int admit_by_score(struct shard *h, const rec_t *cand, uint64_t charge) {
     return 1;
 }
 
-void paper_visit(struct shard *h, struct entry *e, uint64_t hash) {
+/* A lookup's visit: to the entry's record, or to the key's ghost. */
+static void paper_lookup(struct shard *h, uint64_t hash, struct entry *e) {
+    paper_close_due_periods(h, 1);
+    h->lookups++;
     if (e) {
         /* A hit changes the entry's rank only when it closes a pending
          * period (and only upward); `seq` is not bumped, so that the
@@ -321,10 +341,24 @@ void paper_visit(struct shard *h, struct entry *e, uint64_t hash) {
     }
 }
 
+static void heap_add(struct shard *h, struct entry *e, const rec_t *r) {
+    e->u.r = *r;
+    heap_push(h, h->heap, &h->heap_n, &e->u.r);
+}
+
+/* Room has been made (admit_by_score). */
+static int link_entry(struct shard *h, struct entry *e, const rec_t *r) {
+    int rc;
+    if (h->heap_n + 1 > h->heap_cap && (rc = grow_heap(h)) != SCBF_OK) return rc;
+    if ((rc = entries_link(h, e)) != SCBF_OK) return rc;
+    heap_add(h, e, r);
+    return SCBF_OK;
+}
+
 /* The paper's put: the candidate carries the key's record (from the old
  * entry or its ghost) and must outscore whatever it displaces. */
-int paper_put(struct shard *h, struct entry *old, struct entry *node, uint64_t hash, int hopeless,
-              uint64_t charge, int *admitted) {
+static int paper_put(struct shard *h, struct entry *old, struct entry **nodep, uint64_t hash,
+                     int hopeless, uint64_t charge, int *admitted) {
     rec_t cand;
     struct ghost *g;
     paper_close_due_periods(h, 0);
@@ -343,25 +377,32 @@ int paper_put(struct shard *h, struct entry *old, struct entry *node, uint64_t h
     rank_as_entry(&cand);
     int rc = SCBF_OK;
     int ok =
-        !hopeless && entries_fit(h, 0, h->entry_bytes, charge) && admit_by_score(h, &cand, charge);
-    if (ok) rc = entries_link(h, node, &cand, 0);
+        !hopeless && paper_fit(h, 0, h->entry_bytes, charge) && admit_by_score(h, &cand, charge);
+    if (ok) rc = link_entry(h, *nodep, &cand);
     *admitted = ok && rc == SCBF_OK;
-    if (!*admitted) ghost_offer(h, hash, cand);
+    if (*admitted)
+        *nodep = NULL;
+    else
+        ghost_offer(h, hash, cand);
     return rc;
 }
 
-void paper_heap_add(struct shard *h, struct entry *e, const rec_t *r) {
-    e->u.r = *r;
-    heap_push(h, h->heap, &h->heap_n, &e->u.r);
-}
-
-void paper_drop(struct shard *h, struct entry *e) {
+/* Take an entry out of the heap and free it; its record becomes a ghost. */
+static void paper_drop(struct shard *h, struct entry *e) {
     rec_t r = e->u.r;
     uint64_t hash = e->hash;
     heap_remove(h, h->heap, &h->heap_n, r.slot);
     entries_destroy(h, e);
     ghost_offer(h, hash, r);
 }
+
+static void paper_clear(struct shard *h) {
+    h->heap_n = 0;
+    h->nghosts = 0;
+    if (h->ghost_cap) memset(h->gindex, 0, (h->gmask + 1) * sizeof *h->gindex);
+}
+
+const struct policy paper_policy = {paper_lookup, paper_put, paper_drop, paper_clear};
 
 const rec_t *paper_record(const struct shard *h, const struct entry *e, uint64_t hash) {
     if (e) return &e->u.r;
@@ -370,11 +411,6 @@ const rec_t *paper_record(const struct shard *h, const struct entry *e, uint64_t
 }
 
 double paper_score(const struct shard *h, const rec_t *r) { return score_now(h, r); }
-
-void paper_clear_ghosts(struct shard *h) {
-    h->nghosts = 0;
-    if (h->ghost_cap) memset(h->gindex, 0, (h->gmask + 1) * sizeof *h->gindex);
-}
 
 uint64_t paper_ghost_record_bytes(void) {
     /* two index slots: the index's load factor is at most 1/2 */

@@ -1,5 +1,7 @@
 /*
  * readers.c - lookups that take no lock (the LRU and adaptive policies).
+ * The bottom of the shard: it reads the table, and hands the lookups it
+ * buffered to the shard's policy through the policy's interface.
  *
  * With a lock per shard, every lookup wrote the shard's lock word and its
  * policy state (list moves, sketch, shadow LRU), so two threads reading the
@@ -74,15 +76,6 @@ static int lookup(struct shard *h, uint64_t hash, const void *key, size_t klen, 
     return SCBF_OK;
 }
 
-/* Lock held. */
-static void replay(struct shard *h, uint64_t hash) {
-    struct entry *e = entries_find_hash(h, hash);
-    if (h->cfg.policy == HOTCACHE_HOTSCORE)
-        adaptive_lookup(h, hash, e);
-    else if (e)
-        list_move_front(h, e, Q_WINDOW);
-}
-
 void readers_drain(struct shard *h) {
     if (!h->lockfree_reads) return;
     for (int i = 0; i < READ_STRIPES; i++) {
@@ -94,7 +87,7 @@ void readers_drain(struct shard *h) {
             uint64_t hash =
                 __atomic_exchange_n(&s->ring[head & (READ_RING - 1)], 0, __ATOMIC_ACQUIRE);
             if (!hash) break;
-            replay(h, hash);
+            h->policy->lookup(h, hash, entries_find_hash(h, hash));
         }
         __atomic_store_n(&s->head, head, __ATOMIC_RELEASE);
     }

@@ -10,13 +10,14 @@
 
 #include <stdint.h>
 
+#include "idlist.h"
+#include "idmap.h"
+
 typedef struct {
-    uint64_t *hash;         /* slot -> hash */
-    uint32_t *prev, *next;  /* slot -> neighbour, towards MRU / LRU; NIL at the ends */
-    uint32_t *index;        /* open addressing: slot + 1, 0 = empty */
-    uint64_t imask;         /* index size - 1 */
-    uint32_t cap, n, limit; /* slots, slots used, LRU length to keep */
-    uint32_t mru, lru;
+    idmap_t map;       /* hash -> id */
+    ref_links_t links; /* by id */
+    ref_list_t list;   /* most recent at the head */
+    uint32_t cap, limit;
 } shadow_t;
 
 /* Bytes shadow_init allocates for `cap` hashes. */

@@ -3,7 +3,7 @@
  * three policies of hotcache.h (adaptive hotscore, the paper's formula, LRU).
  * This file holds the lock and the functions of shard.h, which check nothing
  * (hotcache.c did) and hand each lookup and put to the shard's policy:
- * adaptive.c, paper.c, or the LRU in entries.c (map: shard_internal.h).
+ * adaptive.c, paper.c or lru.c (map: shard_internal.h).
  */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "shard_internal.h"
@@ -73,6 +73,7 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
         if (ghosts > UINT32_MAX / 4) return SCBF_E_TOO_LARGE;
     }
     uint64_t keys = adaptive ? adaptive_expected_keys(c) : 0;
+    uint64_t mini = adaptive ? adaptive_chooser_entries(c) : 0;
 
     /* The read stripes are cache-line aligned (shard_internal.h). */
     size_t size = (sizeof(struct shard) + 63) & ~(size_t)63;
@@ -80,6 +81,7 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
     if (!h) return SCBF_E_NOMEM;
     memset(h, 0, size);
     h->cfg = *c;
+    h->policy = paper ? &paper_policy : adaptive ? &adaptive_policy : &lru_policy;
     h->lockfree_reads = !paper;
     h->paper = paper;
     h->memoryless = paper && c->decay == 1.0;
@@ -97,9 +99,10 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
                           alloc_bytes(slots * sizeof(uint32_t));
     }
     if (adaptive) {
-        /* the sketch's two arrays and the shadow's four, each charged its
+        /* the sketch's two arrays and the shadow's five, each charged its
          * size plus malloc's most overhead (32 bytes) */
-        h->fixed_bytes += sketch_bytes(keys) + 2 * 32 + shadow_bytes((uint32_t)keys) + 4 * 32;
+        h->fixed_bytes += sketch_bytes(keys) + 2 * 32 + shadow_bytes((uint32_t)keys) + 5 * 32 +
+                          chooser_bytes(mini);
         adaptive_reset(h);
     }
     h->tab = entries_table(INITIAL_BUCKETS);
@@ -123,8 +126,11 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
         h->gheap = malloc(ghosts * sizeof *h->gheap);
         h->gindex = calloc(h->gmask + 1, sizeof *h->gindex);
     }
+    uint64_t chooser_keys =
+        c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES;
     int sketch_failed = adaptive && (sketch_init(&h->sketch, keys) != 0 ||
-                                     shadow_init(&h->shadow, (uint32_t)keys) != 0);
+                                     shadow_init(&h->shadow, (uint32_t)keys) != 0 ||
+                                     chooser_init(&h->chooser, chooser_keys, mini) != 0);
     if ((paper && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex)) ||
         sketch_failed) {
         shard_free(h);
@@ -146,6 +152,7 @@ void shard_free(struct shard *h) {
     free(h->gindex);
     sketch_destroy(&h->sketch);
     shadow_destroy(&h->shadow);
+    chooser_destroy(&h->chooser);
     pthread_mutex_destroy(&h->lock);
     free(h);
 }
@@ -168,10 +175,8 @@ int shard_get(struct shard *h, uint64_t hash, const void *key, size_t klen, void
     /* The paper's policy: a lookup closes periods and writes the key's record. */
     int rc;
     pthread_mutex_lock(&h->lock);
-    paper_close_due_periods(h, 1);
-    h->lookups++;
     struct entry *e = *chain_link(h, hash, key, klen);
-    paper_visit(h, e, hash);
+    h->policy->lookup(h, hash, e);
     if (e) {
         h->hits++;
         if (vlen) *vlen = e->vlen;
@@ -206,18 +211,12 @@ int shard_put(struct shard *h, uint64_t hash, const void *key, size_t klen, cons
     lock_shard(h);
     /* The old value goes first: if the new one is refused, neither stays. */
     struct entry *old = *chain_link(h, hash, key, klen);
-    if (h->paper)
-        rc = paper_put(h, old, node, hash, hopeless, charge, &in);
-    else if (h->cfg.policy == HOTCACHE_LRU)
-        rc = lru_put(h, old, node, hopeless, charge, &in);
-    else
-        rc = adaptive_put(h, old, &node, hopeless, charge, &in);
-    if (in) {
+    rc = h->policy->put(h, old, &node, hash, hopeless, charge, &in);
+    if (in)
         h->admissions++;
-    } else {
+    else
         h->rejections++;
-        free(node); /* NULL if the cache took it */
-    }
+    free(node); /* NULL if the cache took it */
     if (admitted) *admitted = in;
     unlock_shard(h);
     return rc;
@@ -227,7 +226,7 @@ int shard_invalidate(struct shard *h, uint64_t hash, const void *key, size_t kle
     lock_shard(h);
     struct entry *e = *chain_link(h, hash, key, klen);
     if (e) {
-        entries_drop(h, e);
+        h->policy->drop(h, e);
         h->invalidations++;
     }
     unlock_shard(h);
@@ -237,12 +236,7 @@ int shard_invalidate(struct shard *h, uint64_t hash, const void *key, size_t kle
 void shard_clear(struct shard *h) {
     lock_shard(h);
     entries_free_all(h);
-    paper_clear_ghosts(h);
-    if (h->cfg.policy == HOTCACHE_HOTSCORE) {
-        sketch_clear(&h->sketch);
-        shadow_clear(&h->shadow);
-        adaptive_reset(h);
-    }
+    h->policy->clear(h);
     unlock_shard(h);
 }
 

@@ -1,19 +1,26 @@
 /* Internal to native/src/cache: the state of one shard and the functions
- * that the files implementing it share.
+ * that the files implementing it share. Calls go one way, down this list;
+ * a lower file reaches a policy only through `struct policy`:
  *
- *   shard.c     the lock and shard.h's functions, which pick the policy
- *   entries.c   the hash table of entries, the lists and the LRU policy
- *   paper.c     the paper's formula: scores, record heaps and ghosts
- *   adaptive.c  the adaptive hotscore policy (window, sketch admission,
- *               segmented main area, window tuned against a shadow LRU)
- *   readers.c   lookups without the lock (LRU and adaptive): the read
- *               buffers they leave their accesses in, and the epochs that
- *               keep what they read alive
+ *   shard.c     top: the lock and shard.h's functions, each handed to the
+ *               shard's policy (h->policy)
+ *   adaptive.c  policies: the adaptive hotscore policy (window, sketch
+ *   paper.c       admission, segmented main area, window tuned against a
+ *   lru.c         shadow LRU, mode chosen by chooser.c); the paper's
+ *                 formula (scores, record heaps, ghosts); LRU
+ *   entries.c   the hash table of entries (link, unlink, fit, grow)
+ *   readers.c   bottom: lookups without the lock (LRU and adaptive), the
+ *               read buffers they leave their accesses in, and the epochs
+ *               that keep what they read alive
+ *   this header the structs, the accounting, chains and lists (inline)
+ *   chooser.c   sampled shadow simulations of other policies (mini_*.c)
+ *   sketch.c, shadow.c, mini_*.c, idmap.c  self-contained structures
  *
  * Everything here runs with the shard's lock held, except readers_get. */
 #ifndef SCBF_CACHE_SHARD_INTERNAL_H
 #define SCBF_CACHE_SHARD_INTERNAL_H
 
+#include "chooser.h"
 #include "shadow.h"
 #include "shard.h"
 #include "sketch.h"
@@ -54,7 +61,8 @@ struct entry {
         struct {
             struct entry *prev, *next;
             uint8_t queue;
-        } lru; /* lru, adaptive */
+            uint8_t seen; /* adaptive: hit since it entered its list's window */
+        } lru;            /* lru, adaptive */
     } u;
     struct entry *chain; /* bucket chain */
     uint64_t hash;
@@ -104,6 +112,23 @@ struct list {
     uint64_t units;
 };
 
+/* A policy: what a shard's lookups and puts do beyond the table. Every
+ * function runs with the lock held. */
+struct policy {
+    /* A lookup of `hash`; e is its cached entry or NULL. */
+    void (*lookup)(struct shard *h, uint64_t hash, struct entry *e);
+    /* Put *nodep (NULL when hopeless: never cached), replacing `old` if not
+     * NULL; the cache owns the node once it sets *nodep to NULL. */
+    int (*put)(struct shard *h, struct entry *old, struct entry **nodep, uint64_t hash,
+               int hopeless, uint64_t charge, int *admitted);
+    /* Remove a cached entry (invalidate). */
+    void (*drop)(struct shard *h, struct entry *e);
+    /* After entries_free_all: forget everything. */
+    void (*clear)(struct shard *h);
+};
+
+extern const struct policy lru_policy, paper_policy, adaptive_policy;
+
 struct shard {
     /* first: the stripes' alignment is the struct's */
     struct read_stripe stripes[READ_STRIPES];
@@ -115,6 +140,7 @@ struct shard {
     struct table *tables, *tables_old; /* the same for bucket arrays */
 
     pthread_mutex_t lock;
+    const struct policy *policy;
     hotcache_config_t cfg;
     int paper;           /* the paper's policy: heaps and ghosts; otherwise lists */
     int memoryless;      /* a == 1 */
@@ -132,6 +158,11 @@ struct shard {
     sketch_t sketch;
     shadow_t shadow;
     double window_share;
+    /* adaptive: the sampled shadows of other policies, and the mode they
+     * chose (chooser.h) */
+    chooser_t chooser;
+    chooser_mode mode;
+    double adaptive_share; /* the window's share when the adaptive mode was left */
 
     struct ghost *ghosts; /* arena, ghosts[0 .. nghosts) live */
     rec_t **gheap;        /* min-heap of ghosts */
@@ -186,6 +217,14 @@ static inline void link_set(struct entry **link, struct entry *e) {
     __atomic_store_n(link, e, __ATOMIC_RELEASE);
 }
 
+/* Lock held: the cached entry whose key hashes to `hash`, or NULL (replayed
+ * lookups carry only the hash). */
+static inline struct entry *entries_find_hash(const struct shard *h, uint64_t hash) {
+    struct entry *e = h->tab->slot[hash & (h->tab->n - 1)];
+    while (e && e->hash != hash) e = e->chain;
+    return e;
+}
+
 /* An entry's size against the capacity: one with max_entries (the trace
  * simulator's unit-size entries), else its bytes. */
 static inline uint64_t units_of(const struct shard *h, const struct entry *e) {
@@ -223,30 +262,6 @@ static inline void list_move_front(struct shard *h, struct entry *e, int queue) 
     list_push_front(h, e, queue);
 }
 
-/* ---- entries.c --------------------------------------------------------- */
-
-/* Would an entry of `charge` bytes fit next to `n` entries once `freed`
- * bytes of entries are gone? */
-int entries_fit(const struct shard *h, size_t n, uint64_t freed, uint64_t charge);
-/* Link a new entry: into the paper's heap with record r, or at the front of
- * list `queue`. */
-int entries_link(struct shard *h, struct entry *e, const rec_t *r, int queue);
-/* Unlink from its chain and free; the caller has already taken it out of
- * the heap or its list. */
-void entries_destroy(struct shard *h, struct entry *e);
-/* Remove a cached entry (its score history goes to the paper's ghosts). */
-void entries_drop(struct shard *h, struct entry *e);
-/* Free every entry and empty the table, the heap and the lists. */
-void entries_free_all(struct shard *h);
-int lru_put(struct shard *h, struct entry *old, struct entry *node, int hopeless, uint64_t charge,
-            int *admitted);
-
-/* The cached entry whose key hashes to `hash`, or NULL (replayed lookups
- * carry only the hash). */
-struct entry *entries_find_hash(const struct shard *h, uint64_t hash);
-/* An empty bucket array of n slots, or NULL. */
-struct table *entries_table(size_t n);
-
 /* ---- readers.c --------------------------------------------------------- */
 
 /* A lookup without the lock: the value is copied while the epoch keeps the
@@ -264,25 +279,30 @@ void readers_reclaim(struct shard *h);
 void readers_free_all(struct shard *h);
 void readers_counts(struct shard *h, uint64_t *hits, uint64_t *misses);
 
+/* ---- entries.c --------------------------------------------------------- */
+
+/* Would an entry of `charge` bytes fit next to `n` entries once `freed`
+ * bytes of entries are gone? */
+int entries_fit(const struct shard *h, size_t n, uint64_t freed, uint64_t charge);
+/* Link a new entry into the table (its policy then files it). */
+int entries_link(struct shard *h, struct entry *e);
+/* Unlink from its chain and free; the caller has already taken it out of
+ * the heap or its list. */
+void entries_destroy(struct shard *h, struct entry *e);
+/* Free every entry and empty the table (the policy's clear follows). */
+void entries_free_all(struct shard *h);
+/* An empty bucket array of n slots, or NULL. */
+struct table *entries_table(size_t n);
+
 /* ---- paper.c ----------------------------------------------------------- */
 
 uint64_t paper_now_ns(void);
 /* Bytes one ghost takes: arena record, heap slot, two index slots. */
 uint64_t paper_ghost_record_bytes(void);
-void paper_close_due_periods(struct shard *h, int lookup);
-/* A lookup's visit: to the entry's record, or to the key's ghost. */
-void paper_visit(struct shard *h, struct entry *e, uint64_t hash);
-int paper_put(struct shard *h, struct entry *old, struct entry *node, uint64_t hash, int hopeless,
-              uint64_t charge, int *admitted);
-/* Add a linked entry's record to the entry heap (room was made). */
-void paper_heap_add(struct shard *h, struct entry *e, const rec_t *r);
-/* Take an entry out of the heap and free it; its record becomes a ghost. */
-void paper_drop(struct shard *h, struct entry *e);
 /* The record of a key (entry e, else its ghost), or NULL. */
 const rec_t *paper_record(const struct shard *h, const struct entry *e, uint64_t hash);
 /* A record's score as of the start of the current period. */
 double paper_score(const struct shard *h, const rec_t *r);
-void paper_clear_ghosts(struct shard *h);
 
 /* ---- adaptive.c -------------------------------------------------------- */
 
@@ -299,10 +319,9 @@ void paper_clear_ghosts(struct shard *h);
 
 /* Keys the sketch and the shadow LRU are sized for. */
 uint64_t adaptive_expected_keys(const hotcache_config_t *c);
+/* Entries of the chooser's shadows (0: none), within 2% of the cache's
+ * bytes. */
+uint64_t adaptive_chooser_entries(const hotcache_config_t *c);
 void adaptive_reset(struct shard *h);
-/* A lookup: counted in the sketch, a hit promoted, the window tuned. */
-void adaptive_lookup(struct shard *h, uint64_t hash, struct entry *e);
-int adaptive_put(struct shard *h, struct entry *old, struct entry **nodep, int hopeless,
-                 uint64_t charge, int *admitted);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * ref_wtinylfu.c - W-TinyLFU (Einziger, Friedman and Manes, "TinyLFU: A
+ * mini_wtinylfu.c - W-TinyLFU (Einziger, Friedman and Manes, "TinyLFU: A
  * Highly Efficient Cache Admission Policy", ACM TOS 2017), as Caffeine builds
  * it: an LRU window in front of a segmented LRU main area (probation 20%,
  * protected 80%); a key leaving the window replaces probation's LRU key only
@@ -14,20 +14,16 @@
  * per step, restarting after a change of 5% or more. Without it the window
  * stays at 1%.
  */
-#include "ref_list.h"
-#include "ref_policy.h"
-#include "scbf/scbf_error.h"
-
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mini.h"
+#include "scbf/scbf_error.h"
 
 enum { NONE = 0, WINDOW, PROBATION, PROTECTED };
 
 /* ---- Caffeine's FrequencySketch ----------------------------------------- */
-
-typedef struct {
-    uint64_t *table;
-    uint64_t mask, size, sample;
-} sketch_t;
 
 static const uint64_t SEED[4] = {UINT64_C(0xc3a5c85c97cb3127), UINT64_C(0xb492b66fbe98f273),
                                  UINT64_C(0x9ae16a3b2f90404f), UINT64_C(0xcbf29ce484222325)};
@@ -39,7 +35,7 @@ static int32_t spread(int32_t x) {
     return (int32_t)((u >> 16) ^ u);
 }
 
-static uint64_t index_of(const sketch_t *s, int32_t item, int i) {
+static uint64_t index_of(const mini_sketch_t *s, int32_t item, int i) {
     uint64_t h = ((uint64_t)(int64_t)item + SEED[i]) * SEED[i];
     h += h >> 32;
     return (uint64_t)(uint32_t)(int32_t)h & s->mask;
@@ -47,7 +43,7 @@ static uint64_t index_of(const sketch_t *s, int32_t item, int i) {
 
 static int32_t long_hash(uint64_t key) { return (int32_t)(uint32_t)(key ^ (key >> 32)); }
 
-static int sketch_init(sketch_t *s, uint64_t capacity) {
+static int sketch_init(mini_sketch_t *s, uint64_t capacity) {
     uint64_t len = 1;
     while (len < capacity) len <<= 1;
     s->table = calloc(len, sizeof *s->table);
@@ -57,7 +53,7 @@ static int sketch_init(sketch_t *s, uint64_t capacity) {
     return s->table ? 0 : -1;
 }
 
-static unsigned sketch_frequency(const sketch_t *s, uint64_t key) {
+static unsigned sketch_frequency(const mini_sketch_t *s, uint64_t key) {
     int32_t h = spread(long_hash(key));
     int start = (h & 3) << 2;
     unsigned f = 15;
@@ -68,7 +64,7 @@ static unsigned sketch_frequency(const sketch_t *s, uint64_t key) {
     return f;
 }
 
-static void sketch_increment(sketch_t *s, uint64_t key) {
+static void sketch_increment(mini_sketch_t *s, uint64_t key) {
     int32_t h = spread(long_hash(key));
     int start = (h & 3) << 2;
     int added = 0;
@@ -92,29 +88,18 @@ static void sketch_increment(sketch_t *s, uint64_t key) {
 
 /* ---- the policy --------------------------------------------------------- */
 
-typedef struct {
-    ref_links_t l;
-    ref_list_t window, probation, protect;
-    unsigned char *where;
-    sketch_t sketch;
-    uint64_t capacity, window_max, protected_max;
-    /* hill climbing */
-    uint64_t sample_hits, sample_misses;
-    double prev_rate, step;
-} wtlfu_t;
-
-static void move(wtlfu_t *c, ref_list_t *from, ref_list_t *to, int where, uint32_t id) {
+static void move(mini_wtinylfu_t *c, ref_list_t *from, ref_list_t *to, int where, uint32_t id) {
     ref_list_transfer(&c->l, from, to, id);
     c->where[id] = (unsigned char)where;
 }
 
 /* Protected over its share: its LRU keys go back to probation. */
-static void demote_protected(wtlfu_t *c) {
+static void demote_protected(mini_wtinylfu_t *c) {
     while (c->protect.size > c->protected_max)
         move(c, &c->protect, &c->probation, PROBATION, c->protect.tail);
 }
 
-static void evict(wtlfu_t *c, const uint64_t *key_of) {
+static void evict(mini_wtinylfu_t *c) {
     while (c->window.size > c->window_max) {
         uint32_t cand = c->window.tail;
         move(c, &c->window, &c->probation, PROBATION, cand);
@@ -124,15 +109,16 @@ static void evict(wtlfu_t *c, const uint64_t *key_of) {
             victim = c->protect.tail != REF_NIL ? c->protect.tail : cand;
         }
         uint32_t out = victim;
-        if (victim != cand && !(sketch_frequency(&c->sketch, key_of[cand]) >
-                                sketch_frequency(&c->sketch, key_of[victim])))
+        if (victim != cand && !(sketch_frequency(&c->sketch, c->key_of[cand]) >
+                                sketch_frequency(&c->sketch, c->key_of[victim])))
             out = cand;
         ref_list_remove(&c->l, c->where[out] == PROTECTED ? &c->protect : &c->probation, out);
         c->where[out] = NONE;
+        if (c->forget.fn) c->forget.fn(c->forget.ctx, out);
     }
 }
 
-static void climb(wtlfu_t *c) {
+static void climb(mini_wtinylfu_t *c) {
     uint64_t samples = c->sample_hits + c->sample_misses;
     if (samples < c->sketch.sample) return;
     double rate = (double)c->sample_hits / (double)samples;
@@ -162,60 +148,75 @@ static void climb(wtlfu_t *c) {
     }
 }
 
-int ref_wtinylfu(const uint32_t *ids, const uint64_t *keys, size_t n, size_t distinct,
-                 uint64_t capacity, int climbing, uint64_t *hits) {
-    if (!capacity || !hits) return SCBF_E_INVALID_ARG;
-    wtlfu_t c = {0};
-    size_t d = distinct ? distinct : 1;
-    c.where = calloc(d, 1);
-    uint64_t *key_of = malloc(d * sizeof *key_of);
-    int bad = ref_links_init(&c.l, distinct) || sketch_init(&c.sketch, capacity);
-    if (bad || !c.where || !key_of) {
-        ref_links_free(&c.l);
-        free(c.sketch.table);
-        free(c.where);
-        free(key_of);
+size_t mini_wtinylfu_slots(uint64_t capacity) { return (size_t)(capacity + 1); }
+
+static uint64_t sketch_words(uint64_t capacity) {
+    uint64_t len = 1;
+    while (len < capacity) len <<= 1;
+    return len;
+}
+
+uint64_t mini_wtinylfu_bytes(size_t slots, uint64_t capacity) {
+    return (uint64_t)slots * (2 * sizeof(uint32_t) + 1 + sizeof(uint64_t)) +
+           sketch_words(capacity) * sizeof(uint64_t);
+}
+
+int mini_wtinylfu_init(mini_wtinylfu_t *c, uint64_t capacity, int climbing, size_t slots,
+                       mini_forget_t forget_fn) {
+    if (!capacity) return SCBF_E_INVALID_ARG;
+    memset(c, 0, sizeof *c);
+    size_t d = slots ? slots : 1;
+    c->where = calloc(d, 1);
+    c->key_of = malloc(d * sizeof *c->key_of);
+    int bad = ref_links_init(&c->l, slots) || sketch_init(&c->sketch, capacity);
+    if (bad || !c->where || !c->key_of) {
+        mini_wtinylfu_free(c);
         return SCBF_E_NOMEM;
     }
-    for (size_t i = 0; i < n; i++) key_of[ids[i]] = keys[i];
-    ref_list_init(&c.window);
-    ref_list_init(&c.probation);
-    ref_list_init(&c.protect);
-    c.capacity = capacity;
-    c.window_max = (uint64_t)fmax(1.0, floor(0.01 * (double)capacity));
-    c.protected_max = (uint64_t)(0.8 * (double)(capacity - c.window_max));
-    c.step = -0.0625 * (double)capacity;
-    uint64_t h = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t id = ids[i];
-        sketch_increment(&c.sketch, keys[i]);
-        int hit = c.where[id] != NONE;
-        switch (c.where[id]) {
-        case WINDOW: ref_list_move_head(&c.l, &c.window, id); break;
-        case PROBATION:
-            move(&c, &c.probation, &c.protect, PROTECTED, id);
-            demote_protected(&c);
-            break;
-        case PROTECTED: ref_list_move_head(&c.l, &c.protect, id); break;
-        default:
-            ref_list_push_head(&c.l, &c.window, id);
-            c.where[id] = WINDOW;
-            evict(&c, key_of);
-            break;
-        }
-        if (hit) h++;
-        if (climbing) {
-            if (hit)
-                c.sample_hits++;
-            else
-                c.sample_misses++;
-            climb(&c);
-        }
-    }
-    *hits = h;
-    ref_links_free(&c.l);
-    free(c.sketch.table);
-    free(c.where);
-    free(key_of);
+    ref_list_init(&c->window);
+    ref_list_init(&c->probation);
+    ref_list_init(&c->protect);
+    c->capacity = capacity;
+    c->climbing = climbing;
+    c->window_max = (uint64_t)fmax(1.0, floor(0.01 * (double)capacity));
+    c->protected_max = (uint64_t)(0.8 * (double)(capacity - c->window_max));
+    c->step = -0.0625 * (double)capacity;
+    c->forget = forget_fn;
     return SCBF_OK;
+}
+
+void mini_wtinylfu_free(mini_wtinylfu_t *c) {
+    ref_links_free(&c->l);
+    free(c->sketch.table);
+    free(c->where);
+    free(c->key_of);
+    c->sketch.table = c->key_of = NULL;
+    c->where = NULL;
+}
+
+int mini_wtinylfu_access(mini_wtinylfu_t *c, uint32_t id, uint64_t key) {
+    sketch_increment(&c->sketch, key);
+    int hit = c->where[id] != NONE;
+    switch (c->where[id]) {
+    case WINDOW: ref_list_move_head(&c->l, &c->window, id); break;
+    case PROBATION:
+        move(c, &c->probation, &c->protect, PROTECTED, id);
+        demote_protected(c);
+        break;
+    case PROTECTED: ref_list_move_head(&c->l, &c->protect, id); break;
+    default:
+        c->key_of[id] = key;
+        ref_list_push_head(&c->l, &c->window, id);
+        c->where[id] = WINDOW;
+        evict(c);
+        break;
+    }
+    if (c->climbing) {
+        if (hit)
+            c->sample_hits++;
+        else
+            c->sample_misses++;
+        climb(c);
+    }
+    return hit;
 }

@@ -1,10 +1,11 @@
-/* Internal to the reference policies: doubly-linked lists threaded through
- * arrays indexed by a trace's dense key ids, so a policy's lists cost two
- * uint32 per distinct key and no allocation per access. A key is in at most
+/* Internal: doubly-linked lists threaded through arrays indexed by key ids
+ * (a trace's dense ids in the simulator, a mini-cache's slots in the
+ * chooser's shadows), so a policy's lists cost two uint32 per key and no
+ * allocation per access. A key is in at most
  * one list of a given ref_links_t (a policy that needs a key in two lists at
  * once, like LIRS's stack and queue, uses two). */
-#ifndef SCBF_REF_LIST_H
-#define SCBF_REF_LIST_H
+#ifndef SCBF_CACHE_IDLIST_H
+#define SCBF_CACHE_IDLIST_H
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
