@@ -39,7 +39,7 @@ def main():
     ap.add_argument("--max-accesses", type=int)
     args = ap.parse_args()
     names = args.only.split(",") if args.only else list(TRACES)
-    policies = ["hotscore", "lru"] + REFERENCE + ([] if args.no_opt else ["opt"])
+    policies = ["hotscore", "hotscore-chooser", "lru"] + REFERENCE + ([] if args.no_opt else ["opt"])
 
     tmp = tempfile.mkdtemp()
     jobs = []  # (trace, size label, capacity, path)
@@ -67,24 +67,26 @@ def main():
         best = max(REFERENCE, key=lambda p: r[p])
         rows.append((name, size, cap, r, best))
 
-    print("%-12s %-6s %7s  %8s  %8s %-14s %8s  %8s  %8s" % (
-        "trace", "size", "entries", "hotscore", "best ref", "(policy)", "gap", "lru", "opt"))
+    print("%-12s %-6s %7s  %8s  %8s  %8s %-14s %8s  %8s  %8s" % (
+        "trace", "size", "entries", "hotscore", "+chooser", "best ref", "(policy)", "gap", "lru",
+        "opt"))
     for name, size, cap, r, best in rows:
-        print("%-12s %-6s %7d  %8.4f  %8.4f %-14s %+8.4f  %8.4f  %8s" % (
-            name, size, cap, r["hotscore"], r[best], best, r["hotscore"] - r[best], r["lru"],
-            "%.4f" % r["opt"] if "opt" in r else "-"))
-    gaps = [r["hotscore"] - r[best] for _, _, _, r, best in rows]
-    behind = [g for g in gaps if g < -0.01]
-    worst = min(rows, key=lambda row: row[3]["hotscore"] - row[3][row[4]])
-    print("\n%d runs; hotscore more than 0.01 behind the best reference policy in %d; worst %+.4f "
-          "(%s %s, %s); mean difference %+.4f" % (
-              len(rows), len(behind), worst[3]["hotscore"] - worst[3][worst[4]], worst[0], worst[1],
-              worst[4], sum(gaps) / len(gaps)))
-    if "opt" in policies:
-        for sel, title in ((rows, "all sizes"), ([x for x in rows if x[1] == "1x"], "1x")):
-            print("mean gap to OPT, %s: hotscore %.4f, best reference per run %.4f" % (
-                title, sum(x[3]["opt"] - x[3]["hotscore"] for x in sel) / len(sel),
-                sum(x[3]["opt"] - x[3][x[4]] for x in sel) / len(sel)))
+        print("%-12s %-6s %7d  %8.4f  %8.4f  %8.4f %-14s %+8.4f  %8.4f  %8s" % (
+            name, size, cap, r["hotscore"], r["hotscore-chooser"], r[best], best,
+            r["hotscore"] - r[best], r["lru"], "%.4f" % r["opt"] if "opt" in r else "-"))
+    for policy in ("hotscore", "hotscore-chooser"):
+        gaps = [r[policy] - r[best] for _, _, _, r, best in rows]
+        behind = [g for g in gaps if g < -0.01]
+        worst = min(rows, key=lambda row: row[3][policy] - row[3][row[4]])
+        print("\n%s: %d runs; more than 0.01 behind the best reference policy in %d; worst %+.4f "
+              "(%s %s, %s); mean difference %+.4f" % (
+                  policy, len(rows), len(behind), worst[3][policy] - worst[3][worst[4]], worst[0],
+                  worst[1], worst[4], sum(gaps) / len(gaps)))
+        if "opt" in policies:
+            for sel, title in ((rows, "all sizes"), ([x for x in rows if x[1] == "1x"], "1x")):
+                print("  mean gap to OPT, %s: %s %.4f, best reference per run %.4f" % (
+                    title, policy, sum(x[3]["opt"] - x[3][policy] for x in sel) / len(sel),
+                    sum(x[3]["opt"] - x[3][x[4]] for x in sel) / len(sel)))
 
     if args.csv:
         with open(args.csv, "w", newline="") as f:

@@ -43,6 +43,19 @@ static hotcache_t *make_sharded(hotcache_policy p, uint64_t cap_bytes, uint64_t 
     return h;
 }
 
+/* A hotscore cache that also chooses its mode (hotcache_config_t.chooser). */
+static hotcache_t *make_choosing(hotcache_policy p, uint64_t cap_bytes, uint64_t max_entries,
+                                 uint32_t shards, int chooser) {
+    hotcache_config_t c;
+    hotcache_config_default(&c, p, cap_bytes);
+    c.max_entries = max_entries;
+    c.shards = shards;
+    c.chooser = chooser;
+    hotcache_t *h = NULL;
+    ck_assert_int_eq(hotcache_create(&c, &h), SCBF_OK);
+    return h;
+}
+
 static hotcache_t *make(hotcache_policy p, uint64_t cap_bytes, uint64_t max_entries,
                         uint32_t period, double decay, uint64_t ghosts) {
     return make_sharded(p, cap_bytes, max_entries, period, decay, ghosts, 0);
@@ -698,12 +711,18 @@ START_TEST(chooser_within_two_percent) {
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         hotcache_config_t c;
         shard_config_default(&c, HOTCACHE_HOTSCORE, sizes[i]);
+        c.chooser = 1;
         struct shard *sh = NULL;
         ck_assert_int_eq(shard_create(&c, &sh), SCBF_OK);
         uint64_t mini = sh->chooser.mini_entries;
         ck_assert_int_eq(sh->chooser.enabled, mini > 0);
         ck_assert_uint_le(chooser_bytes(mini), sizes[i] / 50);
         ck_assert(sizes[i] < (UINT64_C(1) << 20) ? mini == 0 : mini >= 64);
+        shard_free(sh);
+        shard_config_default(&c, HOTCACHE_HOTSCORE, sizes[i]); /* the default: no chooser */
+        ck_assert_int_eq(shard_create(&c, &sh), SCBF_OK);
+        ck_assert_uint_eq(sh->chooser.mini_entries, 0);
+        ck_assert_int_eq(sh->chooser.enabled, 0);
         shard_free(sh);
     }
 }
@@ -726,6 +745,7 @@ typedef struct {
     double share, adaptive_share;
     int mode;           /* 0 adaptive, 1 frequency, 2 fifo */
     uint8_t seen[1024]; /* by key: hit since it entered the window */
+    int choosing;       /* hotcache_config_t.chooser */
     cref ch;
 } aref;
 
@@ -820,7 +840,7 @@ static int aref_get(aref *r, uint64_t k) {
     }
     int lru_hit = aref_tune(r, k, hit);
     uint64_t h = aref_hash(k);
-    if (cref_sampled(&r->ch, h)) {
+    if (r->choosing && cref_sampled(&r->ch, h)) {
         int mode = cref_access(&r->ch, h, hit, lru_hit);
         if (mode != r->mode) aref_enter(r, mode);
     }
@@ -871,20 +891,22 @@ static int aref_put(aref *r, uint64_t k) {
     return alive;
 }
 
+/* Both ways: the adaptive window alone (the default) and with the chooser. */
 START_TEST(adaptive_matches_reference) {
     static aref r;
-    for (int trial = 0; trial < 3; trial++) {
-        const uint64_t cap = 20 + 40 * (uint64_t)trial, nkeys = 6 * cap;
+    for (int trial = 0; trial < 6; trial++) {
+        const uint64_t cap = 20 + 40 * (uint64_t)(trial / 2), nkeys = 6 * cap;
         memset(&r, 0, sizeof r);
         ck_assert_int_eq(sketch_init(&r.sk, cap), 0);
         r.cap = cap;
         r.share = 0.875;
+        r.choosing = trial % 2;
         /* too small for shadows within 2% of 256-byte entries: the chooser
          * takes min(cap, 64) entries, all of the keys sampled below 64 */
         uint64_t mini = cap < 64 ? cap : 64;
         cref_init(&r.ch, cap, mini);
-        hotcache_t *h = make(HOTCACHE_HOTSCORE, UINT64_MAX, cap, 0, 0, 0);
-        tu_rng rng = {500 + (uint64_t)trial};
+        hotcache_t *h = make_choosing(HOTCACHE_HOTSCORE, UINT64_MAX, cap, 0, r.choosing);
+        tu_rng rng = {500 + (uint64_t)trial / 2};
         uint64_t ops = tu_scaled(60000, 20000);
         for (uint64_t op = 0; op < ops; op++) {
             /* Phases: skewed reuse, a loop larger than the cache, short scans. */
@@ -908,7 +930,8 @@ START_TEST(adaptive_matches_reference) {
             }
         }
         /* the workload's phases favour different policies: the chooser acted */
-        ck_assert_int_gt(r.ch.switches, 0);
+        if (r.choosing) ck_assert_int_gt(r.ch.switches, 0);
+        if (!r.choosing) ck_assert_int_eq(r.mode, 0);
         hotcache_free(h);
         sketch_destroy(&r.sk);
         cref_free(&r.ch);
@@ -1308,7 +1331,9 @@ START_TEST(threads_hammer) {
         int last = run == 2 * NPOLICIES;
         int p = last ? 0 : run % NPOLICIES, shards = last ? 1 : run < NPOLICIES ? 0 : 4;
         uint64_t bytes = last ? 2u << 20 : 256 * 1024 * (shards ? 2 : 1);
-        hotcache_t *h = make_sharded((hotcache_policy)p, bytes, 0, 500, 0.3, 0, (uint32_t)shards);
+        hotcache_t *h =
+            last ? make_choosing(HOTCACHE_HOTSCORE, bytes, 0, 1, 1)
+                 : make_sharded((hotcache_policy)p, bytes, 0, 500, 0.3, 0, (uint32_t)shards);
         enum { T = 4 };
         pthread_t t[T];
         worker_arg w[T];

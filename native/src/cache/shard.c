@@ -73,7 +73,7 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
         if (ghosts > UINT32_MAX / 4) return SCBF_E_TOO_LARGE;
     }
     uint64_t keys = adaptive ? adaptive_expected_keys(c) : 0;
-    uint64_t mini = adaptive ? adaptive_chooser_entries(c) : 0;
+    uint64_t mini = adaptive && c->chooser ? adaptive_chooser_entries(c) : 0;
 
     /* The read stripes are cache-line aligned (shard_internal.h). */
     size_t size = (sizeof(struct shard) + 63) & ~(size_t)63;
