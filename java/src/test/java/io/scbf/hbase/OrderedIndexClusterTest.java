@@ -195,7 +195,16 @@ class OrderedIndexClusterTest {
       for (int i = 0; i < 200; i++) rows.add(row(batch * 200 + i));
       write(rows);
     }
-    for (int wait = 0; wait < 100 && regions("by_price").size() < 4; wait++) Thread.sleep(200);
+    // Splits follow flushes and compactions; the load's last writes may sit in a memstore below
+    // the flush size, so the wait flushes now and then (as a busy server would, sooner or later).
+    for (int wait = 0; wait < 300 && regions("by_price").size() < 4; wait++) {
+      if (wait % 25 == 24) {
+        try (Admin admin = connection.getAdmin()) {
+          admin.flush(IndexCatalog.indexTableName(TABLE, "by_price"));
+        }
+      }
+      Thread.sleep(200);
+    }
     int total = regions("by_price").size();
     assertTrue(total >= 4, "the ORDERED index split as it grew: " + total + " regions");
 
