@@ -4,7 +4,6 @@ import static io.scbf.hbase.bench.BenchData.CITY;
 import static io.scbf.hbase.bench.BenchData.D;
 import static io.scbf.hbase.bench.HBaseBenchmark.say;
 
-import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
@@ -13,9 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -45,17 +42,15 @@ public final class EventualBenchmark {
     BenchData data = new BenchData(Integer.getInteger("bench.rows", 100_000));
     int batch = Integer.getInteger("bench.batch", 2000);
     int writers = Integer.getInteger("bench.writers", 2);
-    HBaseTestingUtility util = new HBaseTestingUtility();
-    Configuration conf = util.getConfiguration();
-    Coprocessors.configure(conf);
-    Coprocessors.trustInProcessRegionServers(conf);
-    conf.setInt("hbase.master.info.port", -1);
-    conf.setInt("hbase.regionserver.info.port", -1);
-    // The README's setting for EVENTUAL indexes (HBase's WAL reader backs off to seconds).
-    conf.setLong("replication.source.sleepforretries", 20);
-    conf.setInt("replication.source.maxretriesmultiplier", 5);
-    util.startMiniCluster(
-        StartMiniClusterOption.builder().numRegionServers(1).numDataNodes(1).build());
+    HBaseTestingUtility util =
+        BenchCluster.start(
+            1,
+            conf -> {
+              // The README's setting for EVENTUAL indexes (HBase's WAL reader backs off to
+              // seconds).
+              conf.setLong("replication.source.sleepforretries", 20);
+              conf.setInt("replication.source.maxretriesmultiplier", 5);
+            });
     say(
         "HBase (mini cluster, 1 region server): %,d rows, batches of %d puts, %d writer threads",
         data.rows(), batch, writers);

@@ -4,7 +4,6 @@ import static io.scbf.hbase.bench.HBaseBenchmark.say;
 import static io.scbf.hbase.bench.HBaseBenchmark.seconds;
 
 import io.scbf.hbase.Condition;
-import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexExpression;
 import io.scbf.hbase.IndexSpec;
@@ -16,9 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -56,15 +53,8 @@ public final class ExpressionBenchmark {
     int rows = Integer.getInteger("bench.rows", 100_000);
     int threads = Integer.getInteger("bench.threads", 8);
     long queryMs = Long.getLong("bench.query.ms", 10_000);
-    HBaseTestingUtility util = new HBaseTestingUtility();
-    Configuration conf = util.getConfiguration();
-    Coprocessors.configure(conf);
-    Coprocessors.trustInProcessRegionServers(conf);
-    conf.setInt("hbase.master.info.port", -1);
-    conf.setInt("hbase.regionserver.info.port", -1);
     long t0 = System.nanoTime();
-    util.startMiniCluster(
-        StartMiniClusterOption.builder().numRegionServers(1).numDataNodes(1).build());
+    HBaseTestingUtility util = BenchCluster.start(1);
     say("mini cluster (1 region server) up in %.1f s; %,d rows", seconds(t0), rows);
     try {
       Connection connection = util.getConnection();

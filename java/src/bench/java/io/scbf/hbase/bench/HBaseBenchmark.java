@@ -3,7 +3,6 @@ package io.scbf.hbase.bench;
 import static io.scbf.hbase.bench.BenchData.CITY;
 import static io.scbf.hbase.bench.BenchData.D;
 
-import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
@@ -20,10 +19,8 @@ import java.util.concurrent.Future;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -85,15 +82,8 @@ public final class HBaseBenchmark {
     int writers = Integer.getInteger("bench.writers", 2);
     int samples = Integer.getInteger("bench.samples", 200);
     int updatePasses = Integer.getInteger("bench.updatePasses", 1);
-    HBaseTestingUtility util = new HBaseTestingUtility();
-    Configuration conf = util.getConfiguration();
-    Coprocessors.configure(conf);
-    Coprocessors.trustInProcessRegionServers(conf);
-    conf.setInt("hbase.master.info.port", -1);
-    conf.setInt("hbase.regionserver.info.port", -1);
     long t0 = System.nanoTime();
-    util.startMiniCluster(
-        StartMiniClusterOption.builder().numRegionServers(1).numDataNodes(1).build());
+    HBaseTestingUtility util = BenchCluster.start(1);
     say(
         "HBase (mini cluster, 1 region server) up in %.1f s; %,d rows, batches of %d puts, %d writer"
             + " threads, data blocks encoded %s",

@@ -6,7 +6,6 @@ import static io.scbf.hbase.bench.BenchData.NAME;
 import static io.scbf.hbase.bench.HBaseBenchmark.say;
 import static io.scbf.hbase.bench.HBaseBenchmark.seconds;
 
-import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
@@ -20,7 +19,6 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -60,19 +58,18 @@ public final class LayoutBenchmark {
     long splitBytes = Long.getLong("bench.split.mb", 4) << 20;
     int threads = Integer.getInteger("bench.threads", 16);
     long queryMs = Long.getLong("bench.query.ms", 10_000);
-    HBaseTestingUtility util = new HBaseTestingUtility();
-    Configuration conf = util.getConfiguration();
-    Coprocessors.configure(conf);
-    Coprocessors.trustInProcessRegionServers(conf);
-    conf.setInt("hbase.master.info.port", -1);
-    conf.setInt("hbase.regionserver.info.port", -1);
-    // A mini load crosses the split size only if memstores flush (and so check it) often enough.
-    conf.setLong("hbase.hregion.memstore.flush.size", Math.max(1 << 20, splitBytes / 4));
-    conf.setInt("hbase.hfile.compaction.discharger.interval", 5000);
-    conf.setBoolean("hbase.table.sanity.checks", false);
     long t0 = System.nanoTime();
-    util.startMiniCluster(
-        StartMiniClusterOption.builder().numRegionServers(2).numDataNodes(1).build());
+    HBaseTestingUtility util =
+        BenchCluster.start(
+            2,
+            conf -> {
+              // A mini load crosses the split size only if memstores flush (and so check it)
+              // often enough.
+              conf.setLong("hbase.hregion.memstore.flush.size", Math.max(1 << 20, splitBytes / 4));
+              conf.setInt("hbase.hfile.compaction.discharger.interval", 5000);
+              conf.setBoolean("hbase.table.sanity.checks", false);
+            });
+    Configuration conf = util.getConfiguration();
     say("mini cluster (2 region servers) up in %.1f s; %,d rows", seconds(t0), data.rows());
     try {
       Connection connection = util.getConnection();

@@ -3,7 +3,6 @@ package io.scbf.hbase.bench;
 import static io.scbf.hbase.bench.HBaseBenchmark.say;
 import static io.scbf.hbase.bench.HBaseBenchmark.seconds;
 
-import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
@@ -20,7 +19,6 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -57,15 +55,8 @@ public final class PlannerBenchmark {
 
   public static void main(String[] args) throws Exception {
     int rows = Integer.getInteger("bench.rows", 200_000);
-    HBaseTestingUtility util = new HBaseTestingUtility();
-    Configuration conf = util.getConfiguration();
-    Coprocessors.configure(conf);
-    Coprocessors.trustInProcessRegionServers(conf);
-    conf.setInt("hbase.master.info.port", -1);
-    conf.setInt("hbase.regionserver.info.port", -1);
     long t0 = System.nanoTime();
-    util.startMiniCluster(
-        StartMiniClusterOption.builder().numRegionServers(2).numDataNodes(1).build());
+    HBaseTestingUtility util = BenchCluster.start(2);
     say("mini cluster (2 region servers) up in %.1f s; %,d rows", seconds(t0), rows);
     try {
       run(util, rows);

@@ -5,7 +5,6 @@ import static io.scbf.hbase.bench.BenchData.D;
 import static io.scbf.hbase.bench.HBaseBenchmark.say;
 import static io.scbf.hbase.bench.HBaseBenchmark.seconds;
 
-import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.regionserver.IndexProbe;
 import io.scbf.hbase.shared.Settings;
@@ -16,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -43,15 +41,9 @@ public final class RoutingBenchmark {
     BenchData data = new BenchData(Integer.getInteger("bench.rows", 200_000));
     int queries = Integer.getInteger("bench.queries", 2000);
     List<String> cities = null;
-    HBaseTestingUtility util = new HBaseTestingUtility();
-    Configuration conf = util.getConfiguration();
-    Coprocessors.configure(conf);
-    Coprocessors.trustInProcessRegionServers(conf);
-    conf.setInt("hbase.master.info.port", -1);
-    conf.setInt("hbase.regionserver.info.port", -1);
     long t0 = System.nanoTime();
-    util.startMiniCluster(
-        StartMiniClusterOption.builder().numRegionServers(2).numDataNodes(1).build());
+    HBaseTestingUtility util = BenchCluster.start(2);
+    Configuration conf = util.getConfiguration();
     say("mini cluster (2 region servers) up in %.1f s; %,d rows", seconds(t0), data.rows());
     try {
       Connection connection = util.getConnection();
