@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntUnaryOperator;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
@@ -435,16 +436,21 @@ public final class IndexLookups {
 
   /** The hits up to {@code limit} or {@code pageBytes}, and where to resume. */
   private static LookupResponse.Builder page(List<IndexHit> hits, int limit, int pageBytes) {
-    LookupResponse.Builder out = LookupResponse.newBuilder();
+    int n = pageCount(hits.size(), limit, pageBytes, i -> hits.get(i).getSerializedSize());
+    LookupResponse.Builder out = LookupResponse.newBuilder().addAllHits(hits.subList(0, n));
+    return n < hits.size() ? out.setResumeAfter(hits.get(n - 1).getRow()) : out;
+  }
+
+  /**
+   * How many of {@code count} entries a page holds: at most {@code limit} ({@code > 0}), and no
+   * more once their bytes reach {@code pageBytes} (always at least one).
+   */
+  private static int pageCount(int count, int limit, int pageBytes, IntUnaryOperator bytesOf) {
     long bytes = 0;
-    for (IndexHit h : hits) {
-      if (out.getHitsCount() == limit || (bytes >= pageBytes && out.getHitsCount() > 0)) {
-        return out.setResumeAfter(out.getHits(out.getHitsCount() - 1).getRow());
-      }
-      out.addHits(h);
-      bytes += h.getSerializedSize();
-    }
-    return out;
+    int n = 0;
+    while (n < count && n < limit && (bytes < pageBytes || n == 0))
+      bytes += bytesOf.applyAsInt(n++);
+    return n;
   }
 
   /** {@link #scan(List, int, int, boolean, boolean, boolean)} of the one range [start, stop). */
@@ -540,14 +546,10 @@ public final class IndexLookups {
         }
         return page;
       }
-      int n = packed.count();
-      if (limit > 0) {
-        long bytes = 0;
-        for (n = 0; n < packed.count(); n++) {
-          if (n == limit || (bytes >= pageBytes && n > 0)) break;
-          bytes += packed.bytesOf(n);
-        }
-      }
+      int n =
+          limit <= 0
+              ? packed.count()
+              : pageCount(packed.count(), limit, pageBytes, packed::bytesOf);
       LookupResponse.Builder page =
           LookupResponse.newBuilder().setPackedHits(packed.first(n)).setPackedCount(n);
       if (n < packed.count()) {
