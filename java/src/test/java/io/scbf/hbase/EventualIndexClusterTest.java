@@ -22,6 +22,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -117,6 +118,9 @@ class EventualIndexClusterTest {
               // (HBase's default backs off from 1 s to minutes while a WAL is idle).
               conf.setLong("replication.source.sleepforretries", 20);
               conf.setInt("replication.source.maxretriesmultiplier", 5);
+              // A crashed server's queue is claimed after 3-6 s, not HBase's 30-60 s: still well
+              // after its regions reopen, so a wait that overlooks the queue is caught.
+              conf.setLong("replication.sleep.before.failover", 3000);
             });
     connection = util.getConnection();
     indexAdmin = new IndexAdmin(connection);
@@ -445,6 +449,64 @@ class EventualIndexClusterTest {
                               .build())));
       assertTrue(refused.getMessage().contains("does not ship"), refused.getMessage());
     }
+  }
+
+  /**
+   * A region server killed right after a load: its edits not yet shipped reach the applier through
+   * the queue another server claims from it once the crash is processed, after its regions reopen
+   * elsewhere. awaitIndexed waits for those too, so right after it every row is found under its
+   * value and under no other.
+   */
+  @Test
+  void aRegionServerKilledAfterALoadLeavesNoRowUnindexedOnceAwaited() throws Exception {
+    TableName table = TableName.valueOf("ev_kill");
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    indexAdmin.createIndex(
+        table,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .consistency(IndexSpec.Consistency.EVENTUAL)
+            .buckets(2)
+            .build());
+    // A burst, then the kill at once: the applier is still behind, so the dead server's queue
+    // holds acknowledged edits that only the server claiming it will ship.
+    Random random = new Random(11);
+    int puts = 0;
+    try (Table t = connection.getTable(table)) {
+      for (int b = 0; b < 6; b++) {
+        List<Put> batch = new ArrayList<>();
+        for (int k = 0; k < 500; k++) {
+          batch.add(
+              new Put(Bytes.toBytes(row(random.nextInt(15))))
+                  .addColumn(D, CITY, Bytes.toBytes("c" + random.nextInt(6))));
+        }
+        t.put(batch);
+        puts += batch.size();
+      }
+    }
+    MiniHBaseCluster cluster = util.getMiniHBaseCluster();
+    int victim;
+    try (Admin admin = connection.getAdmin()) {
+      victim = cluster.getServerWith(admin.getRegions(table).get(0).getRegionName());
+    }
+    cluster.abortRegionServer(victim);
+    assertTrue(indexAdmin.awaitIndexed(table, 120_000));
+    Map<String, TreeSet<String>> data = new TreeMap<>();
+    try (Table t = connection.getTable(table);
+        ResultScanner rows = t.getScanner(D, CITY)) {
+      for (Result r : rows) {
+        data.computeIfAbsent(Bytes.toString(r.getValue(D, CITY)), v -> new TreeSet<>())
+            .add(Bytes.toString(r.getRow()));
+      }
+    }
+    for (int v = 0; v < 6; v++) {
+      assertEquals(
+          data.getOrDefault("c" + v, new TreeSet<>()),
+          found(table, CITY, "c" + v),
+          "city c" + v + " right after awaitIndexed (" + puts + " puts)");
+    }
+    cluster.waitOnRegionServer(victim);
+    cluster.startRegionServer().waitForServerOnline(); // the other tests' second server
   }
 
   @Test

@@ -5,8 +5,10 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualMasterService;
 import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
+import io.scbf.hbase.shared.proto.IndexProtos.PendingQueuesRequest;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -194,7 +196,9 @@ public final class EventualMode {
   /**
    * Waits until the applier has applied every edit each data region of {@code dataTable} had
    * written when this call started: each region writes a probe marker into its WAL, and the applier
-   * records a probe once the edits before it are durable in the indexes.
+   * records a probe once the edits before it are durable in the indexes; then until no queue of a
+   * crashed server is left (the master's {@code pendingQueues}), as the edits such a server took
+   * are behind no probe.
    *
    * @return false if {@code timeoutMs} passed first
    */
@@ -230,16 +234,38 @@ public final class EventualMode {
         }
         if (!done.isEmpty()) records.delete(done);
         gets = missing;
-        if (gets.isEmpty()) return true;
+        if (gets.isEmpty()) break;
         if (System.currentTimeMillis() >= deadline) return false;
-        try {
-          Thread.sleep(pause);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted awaiting the index of " + dataTable);
-        }
-        pause = Math.min(100, pause * 2);
+        pause = pause(pause, dataTable);
       }
     }
+    // The probes followed each region's current server; what a crashed server acknowledged is
+    // shipped from the queue it left, claimed after its regions reopened elsewhere.
+    try (Admin admin = connection.getAdmin()) {
+      EventualMasterService.BlockingInterface master =
+          EventualMasterService.newBlockingStub(admin.coprocessorService());
+      long pause = 5;
+      while (!master
+          .pendingQueues(null, PendingQueuesRequest.getDefaultInstance())
+          .getQueuesList()
+          .isEmpty()) {
+        if (System.currentTimeMillis() >= deadline) return false;
+        pause = pause(pause, dataTable);
+      }
+      return true;
+    } catch (ServiceException e) {
+      throw new IOException("scbf: asking the master for the EVENTUAL queues failed", e);
+    }
+  }
+
+  /** Sleeps {@code ms}; returns the next pause (doubling up to 100 ms). */
+  private static long pause(long ms, TableName dataTable) throws InterruptedIOException {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted awaiting the index of " + dataTable);
+    }
+    return Math.min(100, ms * 2);
   }
 }

@@ -1,5 +1,6 @@
 package io.scbf.hbase.master;
 
+import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
@@ -10,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.TableName;
@@ -58,6 +60,23 @@ import org.slf4j.LoggerFactory;
 @InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
 public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver {
   private static final Logger LOG = LoggerFactory.getLogger(IndexLifecycleObserver.class);
+
+  /** Answers awaitIndexed which EVENTUAL queues crashed servers left. */
+  private final EventualQueues eventualQueues = new EventualQueues();
+
+  @Override
+  public void start(CoprocessorEnvironment env) {
+    if (env instanceof HasMasterServices m) eventualQueues.start(m.getMasterServices());
+  }
+
+  /**
+   * Asked by HBase before {@link #start}: the service is there from the first, answers once
+   * started.
+   */
+  @Override
+  public Iterable<Service> getServices() {
+    return List.of(eventualQueues);
+  }
 
   @Override
   public Optional<MasterObserver> getMasterObserver() {
