@@ -369,7 +369,12 @@ public final class IndexAdmin {
       TableDescriptor without = IndexCatalog.withoutIndex(data, alias);
       admin.modifyTable(without);
       IndexTables.delete(admin, IndexCatalog.indexTableName(dataTable, alias));
-      if (!hasEventual(without)) EventualMode.uncover(admin, dataTable);
+      if (!hasEventual(without)) {
+        EventualMode.uncover(admin, dataTable);
+        EventualMode.forget(connection, dataTable, null);
+      } else {
+        EventualMode.forget(connection, dataTable, alias);
+      }
     }
   }
 
@@ -421,7 +426,10 @@ public final class IndexAdmin {
                 + timeoutMs
                 + " ms; awaitIndexed tells when they are");
       }
-      if (!hasEventual(strong)) EventualMode.uncover(admin, dataTable);
+      if (!hasEventual(strong)) {
+        EventualMode.uncover(admin, dataTable);
+        EventualMode.forget(connection, dataTable, null);
+      }
     }
   }
 

@@ -261,6 +261,26 @@ class EventualIndexClusterTest {
     }
   }
 
+  /** The record table's cells of {@code table}'s rows for index {@code alias} (null: any index). */
+  private int recordCells(TableName table, String alias) throws IOException {
+    int n = 0;
+    try (Table t = connection.getTable(EventualRecords.TABLE);
+        ResultScanner s =
+            t.getScanner(
+                new org.apache.hadoop.hbase.client.Scan()
+                    .setRowPrefixFilter(EventualRecords.rowKey(table, new byte[0])))) {
+      for (Result r : s) {
+        for (Cell c : r.rawCells()) {
+          if (alias == null
+              || EventualRecords.indexRowOf(alias, CellUtil.cloneQualifier(c)) != null) {
+            n++;
+          }
+        }
+      }
+    }
+    return n;
+  }
+
   private boolean covered(TableName table) throws IOException {
     try (Admin admin = connection.getAdmin()) {
       for (ReplicationPeerDescription d : admin.listReplicationPeers()) {
@@ -344,10 +364,14 @@ class EventualIndexClusterTest {
       admin.removeReplicationPeer("counting");
     }
 
+    assertTrue(recordCells(table, "city") > 0);
     indexAdmin.dropIndex(table, "city");
     assertTrue(covered(table), "zip is still EVENTUAL");
+    assertEquals(0, recordCells(table, "city"), "a dropped index's record is removed");
+    assertTrue(recordCells(table, "zip") > 0);
     indexAdmin.dropIndex(table, "zip");
     assertFalse(covered(table), "the last EVENTUAL index took the table out of the peer");
+    assertEquals(0, recordCells(table, null), "and the table's record with it");
   }
 
   /**
@@ -376,6 +400,7 @@ class EventualIndexClusterTest {
     indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.STRONG);
     indexAdmin.setConsistency(table, "zip", IndexSpec.Consistency.STRONG);
     assertFalse(covered(table));
+    assertEquals(0, recordCells(table, null), "no EVENTUAL index left: no record either");
     assertMatchesOracle(table, oracle, 4);
     writeRandom(table, oracle, random, 40, 4);
     assertMatchesOracle(table, oracle, 4); // STRONG: no await

@@ -16,6 +16,8 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.TableName;
@@ -27,7 +29,9 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.ColumnPrefixFilter;
 import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
@@ -179,6 +183,48 @@ public final class EventualMode {
       if (!batch.isEmpty()) records.put(batch);
     }
     return seeded;
+  }
+
+  /**
+   * Removes from the record table what it holds for {@code dataTable}'s index {@code alias}, or for
+   * all its indexes if {@code alias} is null: after a drop, or once the table has left the peer
+   * (the applier then writes no record for it; a later switch to EVENTUAL seeds a fresh one). A
+   * record the applier still writes for a batch in flight may be left; it only names index rows,
+   * whose deletion the applier fences, so a later record of the same index is not misled by it.
+   *
+   * @return the record cells removed
+   */
+  public static long forget(Connection connection, TableName dataTable, String alias)
+      throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      if (!admin.tableExists(EventualRecords.TABLE)) return 0;
+    }
+    Scan scan =
+        new Scan()
+            .setRowPrefixFilter(EventualRecords.rowKey(dataTable, new byte[0]))
+            .addFamily(EventualRecords.FAMILY)
+            .setCaching(SEED_BATCH);
+    if (alias != null)
+      scan.setFilter(new ColumnPrefixFilter(EventualRecords.member(alias, new byte[0])));
+    long removed = 0;
+    try (Table records = connection.getTable(EventualRecords.TABLE);
+        ResultScanner scanner = records.getScanner(scan)) {
+      List<Delete> batch = new ArrayList<>(SEED_BATCH);
+      for (Result r : scanner) {
+        Delete d = new Delete(r.getRow());
+        for (Cell c : r.rawCells()) {
+          d.addColumns(EventualRecords.FAMILY, CellUtil.cloneQualifier(c), c.getTimestamp());
+          removed++;
+        }
+        batch.add(d);
+        if (batch.size() >= SEED_BATCH) {
+          records.delete(batch);
+          batch.clear();
+        }
+      }
+      if (!batch.isEmpty()) records.delete(batch);
+    }
+    return removed;
   }
 
   /**
