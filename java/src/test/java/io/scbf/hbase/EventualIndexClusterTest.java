@@ -534,6 +534,48 @@ class EventualIndexClusterTest {
     cluster.startRegionServer().waitForServerOnline(); // the other tests' second server
   }
 
+  /**
+   * Writes go on while every region of an EVENTUAL index is offline (a STRONG index's writes would
+   * wait for them); the applier retries its batch until they are back, then the index matches.
+   */
+  @Test
+  void writesAreAcknowledgedWhileTheIndexIsOffline() throws Exception {
+    TableName table = TableName.valueOf("ev_offline");
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    indexAdmin.createIndex(
+        table,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .consistency(IndexSpec.Consistency.EVENTUAL)
+            .buckets(2)
+            .build());
+    indexAdmin.createIndex(
+        table,
+        IndexSpec.builder(D, ZIP)
+            .alias("zip")
+            .layout(IndexSpec.Layout.ORDERED)
+            .consistency(IndexSpec.Consistency.EVENTUAL)
+            .build());
+    Oracle oracle = new Oracle();
+    try (Admin admin = connection.getAdmin()) {
+      List<RegionInfo> regions = new ArrayList<>();
+      for (String alias : List.of("city", "zip")) {
+        regions.addAll(admin.getRegions(IndexCatalog.indexTableName(table, alias)));
+      }
+      for (RegionInfo r : regions) admin.unassign(r.getRegionName(), true);
+      writeRandom(table, oracle, new Random(13), 100, 4);
+      for (RegionInfo r : regions) {
+        assertTrue(
+            util.getMiniHBaseCluster().getServerWith(r.getRegionName()) < 0,
+            "the index region stayed offline through the writes");
+      }
+      assertFalse(indexAdmin.awaitIndexed(table, 500), "nothing can be applied meanwhile");
+      for (RegionInfo r : regions) admin.assign(r.getRegionName());
+    }
+    assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+    assertMatchesOracle(table, oracle, 4);
+  }
+
   @Test
   void aLocalIndexCannotBeEventual() throws Exception {
     TableName table = TableName.valueOf("ev_local");

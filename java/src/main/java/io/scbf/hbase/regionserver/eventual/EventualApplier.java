@@ -154,8 +154,9 @@ public final class EventualApplier {
       throws IOException {
     List<Put> recordPuts = new ArrayList<>();
     List<Delete> recordDeletes = new ArrayList<>();
-    Map<TableName, List<Mutation>> indexPuts = new LinkedHashMap<>();
-    Map<TableName, List<Mutation>> indexDeletes = new LinkedHashMap<>();
+    // Puts and deletes in one write: they never touch the same index row (an index row's key
+    // holds its data row, whose produced rows are kept, not deleted).
+    Map<TableName, List<Mutation>> indexWrites = new LinkedHashMap<>();
     int i = 0;
     for (Map.Entry<Bytes, Result> e : current.entrySet()) {
       byte[] row = e.getKey().get();
@@ -181,7 +182,7 @@ public final class EventualApplier {
                       EventualRecords.member(spec.alias(), p.getRow()),
                       IndexUpdatePlanner.timestampOf(p),
                       EventualRecords.value()));
-          indexPuts.computeIfAbsent(indexTable, t -> new ArrayList<>()).add(p);
+          indexWrites.computeIfAbsent(indexTable, t -> new ArrayList<>()).add(p);
         }
         long replacement = newestIndexedCell(spec, cells);
         Map<Bytes, Long> members = EventualRecords.members(record, spec.alias());
@@ -193,7 +194,7 @@ public final class EventualApplier {
         for (Map.Entry<Bytes, Long> m : members.entrySet()) {
           if (keep.contains(m.getKey())) continue;
           long fence = Math.max(m.getValue(), replacement);
-          indexDeletes
+          indexWrites
               .computeIfAbsent(indexTable, t -> new ArrayList<>())
               .add(new Delete(m.getKey().get()).addFamily(IndexCatalog.INDEX_FAMILY, fence));
           recordDeletes.add(
@@ -208,8 +209,7 @@ public final class EventualApplier {
     // The record first: an index row nobody has recorded could never be deleted.
     if (!recordPuts.isEmpty()) records.put(recordPuts);
     String table = dataTable.getNameAsString();
-    if (!indexPuts.isEmpty()) writer.write(table, indexPuts, IndexWriter.Phase.BEFORE_DATA);
-    if (!indexDeletes.isEmpty()) writer.write(table, indexDeletes, IndexWriter.Phase.AFTER_DATA);
+    if (!indexWrites.isEmpty()) writer.write(table, indexWrites, IndexWriter.Phase.APPLIER);
     if (!recordDeletes.isEmpty()) records.delete(recordDeletes);
   }
 

@@ -61,7 +61,12 @@ public final class IndexWriter {
     /** Index puts before the data write: a failure fails the data write, which is not applied. */
     BEFORE_DATA,
     /** Index deletes after the data write: a failure leaves stale index rows, the write stands. */
-    AFTER_DATA
+    AFTER_DATA,
+    /**
+     * The EVENTUAL applier's puts and deletes, long after the data write was acknowledged: a
+     * failure fails the applier's batch, which replication ships again.
+     */
+    APPLIER
   }
 
   /** The index-write connection, created on first use (see {@code IndexServices}). */
@@ -311,12 +316,19 @@ public final class IndexWriter {
   private static IndexWriteException failure(
       String dataTable, String indexTable, int count, Phase phase, String why, Exception cause) {
     String outcome =
-        phase == Phase.BEFORE_DATA
-            ? "so the write to " + dataTable + " was not applied (data rows unchanged)"
-            : "after the write to "
-                + dataTable
-                + " was applied (it stands; the replaced values' index"
-                + " rows remain as stale rows, which queries re-check away)";
+        switch (phase) {
+          case BEFORE_DATA ->
+              "so the write to " + dataTable + " was not applied (data rows unchanged)";
+          case AFTER_DATA ->
+              "after the write to "
+                  + dataTable
+                  + " was applied (it stands; the replaced values' index"
+                  + " rows remain as stale rows, which queries re-check away)";
+          case APPLIER ->
+              "so the EVENTUAL applier's batch of "
+                  + dataTable
+                  + " edits failed (replication ships it again; the index lags meanwhile)";
+        };
     if (cause instanceof InterruptedException || cause instanceof InterruptedIOException) {
       Thread.currentThread().interrupt();
     }
