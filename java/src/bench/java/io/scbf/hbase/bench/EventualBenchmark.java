@@ -1,7 +1,9 @@
 package io.scbf.hbase.bench;
 
+import static io.scbf.hbase.bench.BenchData.AGE;
 import static io.scbf.hbase.bench.BenchData.CITY;
 import static io.scbf.hbase.bench.BenchData.D;
+import static io.scbf.hbase.bench.BenchData.NAME;
 import static io.scbf.hbase.bench.HBaseBenchmark.say;
 
 import io.scbf.hbase.IndexAdmin;
@@ -42,6 +44,8 @@ public final class EventualBenchmark {
     BenchData data = new BenchData(Integer.getInteger("bench.rows", 100_000));
     int batch = Integer.getInteger("bench.batch", 2000);
     int writers = Integer.getInteger("bench.writers", 2);
+    int indexes = Integer.getInteger("bench.indexes", 1);
+    if (indexes < 1 || indexes > 3) throw new IllegalArgumentException("bench.indexes: 1 to 3");
     HBaseTestingUtility util =
         BenchCluster.start(
             1,
@@ -52,21 +56,27 @@ public final class EventualBenchmark {
               conf.setInt("replication.source.maxretriesmultiplier", 5);
             });
     say(
-        "HBase (mini cluster, 1 region server): %,d rows, batches of %d puts, %d writer threads",
-        data.rows(), batch, writers);
+        "HBase (mini cluster, 1 region server): %,d rows, batches of %d puts, %d writer threads,"
+            + " %d global index(es) per indexed table",
+        data.rows(), batch, writers, indexes);
     try {
       Connection connection = util.getConnection();
       IndexAdmin admin = new IndexAdmin(connection);
       for (TableName t : List.of(PLAIN, STRONG, EVENTUAL)) {
         HBaseBenchmark.createDataTable(connection, t);
       }
-      admin.createIndex(STRONG, IndexSpec.builder(D, CITY).alias("city").build());
-      admin.createIndex(
-          EVENTUAL,
-          IndexSpec.builder(D, CITY)
-              .alias("city")
-              .consistency(IndexSpec.Consistency.EVENTUAL)
-              .build());
+      // -Dbench.indexes=3: city, age and name indexed on both indexed tables.
+      List<byte[]> indexed = List.of(CITY, AGE, NAME).subList(0, indexes);
+      for (byte[] column : indexed) {
+        String alias = Bytes.toString(column);
+        admin.createIndex(STRONG, IndexSpec.builder(D, column).alias(alias).build());
+        admin.createIndex(
+            EVENTUAL,
+            IndexSpec.builder(D, column)
+                .alias(alias)
+                .consistency(IndexSpec.Consistency.EVENTUAL)
+                .build());
+      }
       List<TableName> tables = List.of(PLAIN, STRONG, EVENTUAL);
       say("%nload (new rows)");
       HBaseBenchmark.writes(
