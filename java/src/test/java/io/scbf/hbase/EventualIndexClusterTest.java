@@ -576,6 +576,49 @@ class EventualIndexClusterTest {
     assertMatchesOracle(table, oracle, 4);
   }
 
+  /**
+   * The applier skips the rows whose edits touched no watched column, and only those: an update of
+   * a covered column alone, and its delete, reach the index; an edit of another column changes
+   * nothing there.
+   */
+  @Test
+  void anEditOfACoveredColumnAloneReachesTheIndex() throws Exception {
+    TableName table = TableName.valueOf("ev_covered");
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    indexAdmin.createIndex(
+        table,
+        IndexSpec.builder(D, CITY)
+            .alias("city")
+            .covered(D, AGE)
+            .consistency(IndexSpec.Consistency.EVENTUAL)
+            .buckets(2)
+            .build());
+    byte[] r = Bytes.toBytes("r01");
+    try (Table t = connection.getTable(table);
+        IndexedTable it = new IndexedTable(connection, table)) {
+      t.put(
+          new Put(r)
+              .addColumn(D, CITY, Bytes.toBytes("c1"))
+              .addColumn(D, AGE, Bytes.toBytes("30")));
+      assertEquals("30", coveredAge(it));
+      t.put(new Put(r).addColumn(D, AGE, Bytes.toBytes("31")));
+      assertEquals("31", coveredAge(it), "the covered column alone");
+      t.put(new Put(r).addColumn(D, ZIP, Bytes.toBytes("z9")));
+      assertEquals("31", coveredAge(it), "an unwatched column");
+      t.delete(new Delete(r).addColumns(D, AGE));
+      assertEquals(null, coveredAge(it), "the covered column deleted");
+    }
+  }
+
+  /** The age the city index covers for its one entry of c1, once caught up. */
+  private static String coveredAge(IndexedTable it) throws IOException {
+    assertTrue(it.awaitIndexed(AWAIT_MS));
+    List<IndexEntry> entries = it.findEntries(D, CITY, Bytes.toBytes("c1"));
+    assertEquals(1, entries.size());
+    byte[] age = entries.get(0).covered().get(new IndexSpec.Column(D, AGE));
+    return age == null ? null : Bytes.toString(age);
+  }
+
   @Test
   void aLocalIndexCannotBeEventual() throws Exception {
     TableName table = TableName.valueOf("ev_local");

@@ -168,29 +168,34 @@ public final class EventualApplier {
       for (Map.Entry<IndexSpec, IndexRows> d : derivations.entrySet()) {
         IndexSpec spec = d.getKey();
         TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
-        List<Put> produced = cells.isEmpty() ? List.of() : producedOrNone(d.getValue(), cells);
-        Set<Bytes> keep = new HashSet<>();
-        for (Put p : produced) {
-          keep.add(new Bytes(p.getRow()));
-          ownPuts.put(
-              new Bytes(EventualRecords.member(spec.alias(), p.getRow())),
-              IndexUpdatePlanner.timestampOf(p));
-          recordPuts.add(
-              new Put(recordRow)
-                  .addColumn(
-                      EventualRecords.FAMILY,
-                      EventualRecords.member(spec.alias(), p.getRow()),
-                      IndexUpdatePlanner.timestampOf(p),
-                      EventualRecords.value()));
-          indexWrites.computeIfAbsent(indexTable, t -> new ArrayList<>()).add(p);
-        }
-        long replacement = newestIndexedCell(spec, cells);
         Map<Bytes, Long> members = EventualRecords.members(record, spec.alias());
         ownPuts.forEach(
             (member, ts) -> {
               byte[] key = EventualRecords.indexRowOf(spec.alias(), member.get());
               if (key != null) members.merge(new Bytes(key), ts, Math::max);
             });
+        List<Put> produced = cells.isEmpty() ? List.of() : producedOrNone(d.getValue(), cells);
+        Set<Bytes> keep = new HashSet<>();
+        for (Put produce : produced) {
+          keep.add(new Bytes(produce.getRow()));
+          // A rewrite of a recorded index row must not sort below it: when a covered column was
+          // deleted, the current cells are older than the row they replace (the synchronous path
+          // stamps it with the delete marker, which a read does not return). Same timestamp: the
+          // later write wins.
+          Put p =
+              atLeast(produce, members.getOrDefault(new Bytes(produce.getRow()), Long.MIN_VALUE));
+          long ts = IndexUpdatePlanner.timestampOf(p);
+          ownPuts.put(new Bytes(EventualRecords.member(spec.alias(), p.getRow())), ts);
+          recordPuts.add(
+              new Put(recordRow)
+                  .addColumn(
+                      EventualRecords.FAMILY,
+                      EventualRecords.member(spec.alias(), p.getRow()),
+                      ts,
+                      EventualRecords.value()));
+          indexWrites.computeIfAbsent(indexTable, t -> new ArrayList<>()).add(p);
+        }
+        long replacement = newestIndexedCell(spec, cells);
         for (Map.Entry<Bytes, Long> m : members.entrySet()) {
           if (keep.contains(m.getKey())) continue;
           long fence = Math.max(m.getValue(), replacement);
@@ -223,6 +228,20 @@ public final class EventualApplier {
     } catch (IndexUpdatePlanner.KeyTooLongException e) {
       return List.of();
     }
+  }
+
+  /** {@code put}, or the same cells at {@code ts} if it is stamped earlier. */
+  private static Put atLeast(Put put, long ts) {
+    if (IndexUpdatePlanner.timestampOf(put) >= ts) return put;
+    Put later = new Put(put.getRow());
+    for (List<Cell> cells : put.getFamilyCellMap().values()) {
+      for (Cell c : cells) {
+        later.addColumn(
+            CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c), ts, CellUtil.cloneValue(c));
+      }
+    }
+    put.getAttributesMap().forEach(later::setAttribute);
+    return later.setDurability(put.getDurability());
   }
 
   /** The newest timestamp of the row's indexed cells, or Long.MIN_VALUE if it has none. */
