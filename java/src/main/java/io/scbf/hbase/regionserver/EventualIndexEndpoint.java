@@ -3,6 +3,7 @@ package io.scbf.hbase.regionserver;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.eventual.EventualApplier;
 import io.scbf.hbase.regionserver.eventual.EventualLag;
+import io.scbf.hbase.regionserver.eventual.WatchedCells;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
@@ -42,10 +43,10 @@ import org.slf4j.LoggerFactory;
  * with the data tables that have EVENTUAL indexes as its table-cfs): HBase's replication reads each
  * region server's WAL and hands the edits of those tables here, in WAL order, and moves the queue
  * on only when {@link #replicate} returns true. This endpoint then applies the current data of
- * every row the edits touched to the table's global indexes ({@link EventualApplier}) and answers
- * true only once the index rows are durable; so an acknowledged write is in the WAL until its index
- * rows are, and a server's death hands its queues, with the edits not yet applied, to another
- * server.
+ * every row whose edits touched a column a global index watches ({@link WatchedCells}) to the
+ * table's global indexes ({@link EventualApplier}) and answers true only once the index rows are
+ * durable; so an acknowledged write is in the WAL until its index rows are, and a server's death
+ * hands its queues, with the edits not yet applied, to another server.
  *
  * <p>Its WAL filter is the table-cfs filter alone, without the replication-scope filter: the data
  * families need no {@code REPLICATION_SCOPE}, so other peers ship exactly what they shipped before.
@@ -135,42 +136,49 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
   public boolean replicate(ReplicateContext replicateContext) {
     if (applier == null) return false;
     List<WAL.Entry> entries = replicateContext.getEntries();
-    Map<TableName, Set<byte[]>> rows = new LinkedHashMap<>();
-    List<Long> probes = new ArrayList<>();
     long oldest = Long.MAX_VALUE;
-    int edits = 0;
-    for (WAL.Entry e : entries) {
-      TableName table = e.getKey().getTableName();
-      oldest = Math.min(oldest, e.getKey().getWriteTime());
-      edits++;
-      for (Cell c : e.getEdit().getCells()) {
-        if (WALEdit.isMetaEditFamily(c)) {
-          if (CellUtil.matchingQualifier(c, EventualRecords.PROBE_QUALIFIER)) {
-            probes.add(Bytes.toLong(CellUtil.cloneValue(c)));
-          }
-          continue;
-        }
-        rows.computeIfAbsent(table, t -> new TreeSet<>(Bytes.BYTES_COMPARATOR))
-            .add(CellUtil.cloneRow(c));
-      }
-    }
+    for (WAL.Entry e : entries) oldest = Math.min(oldest, e.getKey().getWriteTime());
     EventualLag lag = context.metrics().eventual();
     lag.started(this, oldest == Long.MAX_VALUE ? EnvironmentEdgeManager.currentTime() : oldest);
     int applied = 0;
     boolean ok = false;
     try {
+      Map<TableName, List<IndexSpec>> specs = new LinkedHashMap<>();
+      Map<TableName, WatchedCells> watched = new LinkedHashMap<>();
+      for (WAL.Entry e : entries) {
+        TableName table = e.getKey().getTableName();
+        if (!specs.containsKey(table)) {
+          specs.put(table, specsOf(table));
+          watched.put(table, new WatchedCells(specs.get(table)));
+        }
+      }
+      Map<TableName, Set<byte[]>> rows = new LinkedHashMap<>();
+      List<Long> probes = new ArrayList<>();
+      for (WAL.Entry e : entries) {
+        TableName table = e.getKey().getTableName();
+        for (Cell c : e.getEdit().getCells()) {
+          if (WALEdit.isMetaEditFamily(c)) {
+            if (CellUtil.matchingQualifier(c, EventualRecords.PROBE_QUALIFIER)) {
+              probes.add(Bytes.toLong(CellUtil.cloneValue(c)));
+            }
+          } else if (watched.get(table).touches(c)) {
+            rows.computeIfAbsent(table, t -> new TreeSet<>(Bytes.BYTES_COMPARATOR))
+                .add(CellUtil.cloneRow(c));
+          }
+        }
+      }
       for (Map.Entry<TableName, Set<byte[]>> t : rows.entrySet()) {
-        List<IndexSpec> specs = specsOf(t.getKey());
-        applier.apply(t.getKey(), specs, t.getValue());
+        applier.apply(t.getKey(), specs.get(t.getKey()), t.getValue());
         applied += t.getValue().size();
       }
       recordProbes(probes);
       ok = true;
     } catch (IOException | RuntimeException e) {
       // Not acknowledged: replication sends the same edits again after its sleep.
-      LOG.warn("scbf: applying {} WAL edits to EVENTUAL indexes failed; retried: {}", edits, e);
+      LOG.warn(
+          "scbf: applying {} WAL edits to EVENTUAL indexes failed; retried: {}", entries.size(), e);
     } finally {
-      lag.finished(this, ok, edits, applied);
+      lag.finished(this, ok, entries.size(), applied);
     }
     return ok;
   }
