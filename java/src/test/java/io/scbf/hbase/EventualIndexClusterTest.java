@@ -131,6 +131,14 @@ class EventualIndexClusterTest {
     if (util != null) util.shutdownMiniCluster();
   }
 
+  /** The tests' usual EVENTUAL index: city, 2 buckets. */
+  private static IndexSpec.Builder eventualCity() {
+    return IndexSpec.builder(D, CITY)
+        .alias("city")
+        .consistency(IndexSpec.Consistency.EVENTUAL)
+        .buckets(2);
+  }
+
   private void createTable(TableName table, int scope) throws IOException {
     try (Admin admin = connection.getAdmin()) {
       admin.createTable(
@@ -317,13 +325,7 @@ class EventualIndexClusterTest {
     Oracle oracle = new Oracle();
     Random random = new Random(39);
     writeRandom(table, oracle, random, 40, 5);
-    indexAdmin.createIndex(
-        table,
-        IndexSpec.builder(D, CITY)
-            .alias("city")
-            .consistency(IndexSpec.Consistency.EVENTUAL)
-            .buckets(2)
-            .build());
+    indexAdmin.createIndex(table, eventualCity().build());
     indexAdmin.createIndex(
         table,
         IndexSpec.builder(D, ZIP)
@@ -416,13 +418,7 @@ class EventualIndexClusterTest {
   void awaitGivesReadYourWritesAndFindNeverReturnsAWrongRow() throws Exception {
     TableName table = TableName.valueOf("ev_await");
     createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
-    indexAdmin.createIndex(
-        table,
-        IndexSpec.builder(D, CITY)
-            .alias("city")
-            .consistency(IndexSpec.Consistency.EVENTUAL)
-            .buckets(2)
-            .build());
+    indexAdmin.createIndex(table, eventualCity().build());
     try (Table t = connection.getTable(table);
         IndexedTable it = new IndexedTable(connection, table)) {
       for (int i = 0; i < 12; i++) {
@@ -486,13 +482,7 @@ class EventualIndexClusterTest {
   void aRegionServerKilledAfterALoadLeavesNoRowUnindexedOnceAwaited() throws Exception {
     TableName table = TableName.valueOf("ev_kill");
     createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
-    indexAdmin.createIndex(
-        table,
-        IndexSpec.builder(D, CITY)
-            .alias("city")
-            .consistency(IndexSpec.Consistency.EVENTUAL)
-            .buckets(2)
-            .build());
+    indexAdmin.createIndex(table, eventualCity().build());
     // A burst, then the kill at once: the applier is still behind, so the dead server's queue
     // holds acknowledged edits that only the server claiming it will ship.
     Random random = new Random(11);
@@ -542,13 +532,7 @@ class EventualIndexClusterTest {
   void writesAreAcknowledgedWhileTheIndexIsOffline() throws Exception {
     TableName table = TableName.valueOf("ev_offline");
     createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
-    indexAdmin.createIndex(
-        table,
-        IndexSpec.builder(D, CITY)
-            .alias("city")
-            .consistency(IndexSpec.Consistency.EVENTUAL)
-            .buckets(2)
-            .build());
+    indexAdmin.createIndex(table, eventualCity().build());
     indexAdmin.createIndex(
         table,
         IndexSpec.builder(D, ZIP)
@@ -585,14 +569,7 @@ class EventualIndexClusterTest {
   void anEditOfACoveredColumnAloneReachesTheIndex() throws Exception {
     TableName table = TableName.valueOf("ev_covered");
     createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
-    indexAdmin.createIndex(
-        table,
-        IndexSpec.builder(D, CITY)
-            .alias("city")
-            .covered(D, AGE)
-            .consistency(IndexSpec.Consistency.EVENTUAL)
-            .buckets(2)
-            .build());
+    indexAdmin.createIndex(table, eventualCity().covered(D, AGE).build());
     byte[] r = Bytes.toBytes("r01");
     try (Table t = connection.getTable(table);
         IndexedTable it = new IndexedTable(connection, table)) {

@@ -391,16 +391,10 @@ public final class CrashWorkload {
     try (IndexedTable indexed = new IndexedTable(c, TABLE)) {
       for (Map.Entry<String, TreeSet<String>> e : shelfRows.entrySet()) {
         List<byte[]> found = indexed.findRowKeys(D, SHELF, Bytes.toBytes(e.getKey()));
-        n += print ? missing(found, e, "shelf") : missingCount(found, e.getValue());
+        n += print ? missing(found, e, "shelf") : lacking(found, e.getValue()).size();
       }
     }
     return n;
-  }
-
-  private static int missingCount(List<byte[]> found, Set<String> expected) {
-    Set<String> got = new TreeSet<>();
-    for (byte[] r : found) got.add(Bytes.toString(r));
-    return (int) expected.stream().filter(r -> !got.contains(r)).count();
   }
 
   private static void sleepSeconds(int s) throws IOException {
@@ -433,17 +427,20 @@ public final class CrashWorkload {
     return v - VALUES / 2L;
   }
 
+  /** Prints each expected row the answer lacks; returns how many. */
   private static int missing(
       List<byte[]> found, Map.Entry<String, TreeSet<String>> expected, String index) {
+    List<String> lacking = lacking(found, expected.getValue());
+    for (String row : lacking) {
+      System.out.println("MISS: " + index + " = " + expected.getKey() + " lacks " + row);
+    }
+    return lacking.size();
+  }
+
+  /** The rows of {@code expected} that {@code found} does not hold. */
+  private static List<String> lacking(List<byte[]> found, Set<String> expected) {
     Set<String> got = new TreeSet<>();
     for (byte[] r : found) got.add(Bytes.toString(r));
-    int n = 0;
-    for (String row : expected.getValue()) {
-      if (!got.contains(row)) {
-        n++;
-        System.out.println("MISS: " + index + " = " + expected.getKey() + " lacks " + row);
-      }
-    }
-    return n;
+    return expected.stream().filter(r -> !got.contains(r)).toList();
   }
 }
