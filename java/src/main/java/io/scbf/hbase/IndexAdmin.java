@@ -3,6 +3,8 @@ package io.scbf.hbase;
 import io.scbf.hbase.client.EventualMode;
 import io.scbf.hbase.client.IndexBuilds;
 import io.scbf.hbase.client.IndexVerifier;
+import io.scbf.hbase.shared.EventualPeer;
+import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexTables;
@@ -370,10 +372,10 @@ public final class IndexAdmin {
       admin.modifyTable(without);
       IndexTables.delete(admin, IndexCatalog.indexTableName(dataTable, alias));
       if (!hasEventual(without)) {
-        EventualMode.uncover(admin, dataTable);
-        EventualMode.forget(connection, dataTable, null);
+        EventualPeer.stopShipping(admin, dataTable);
+        EventualRecords.forget(connection, dataTable, null);
       } else {
-        EventualMode.forget(connection, dataTable, alias);
+        EventualRecords.forget(connection, dataTable, alias);
       }
     }
   }
@@ -427,8 +429,8 @@ public final class IndexAdmin {
                 + " ms; awaitIndexed tells when they are");
       }
       if (!hasEventual(strong)) {
-        EventualMode.uncover(admin, dataTable);
-        EventualMode.forget(connection, dataTable, null);
+        EventualPeer.stopShipping(admin, dataTable);
+        EventualRecords.forget(connection, dataTable, null);
       }
     }
   }

@@ -139,6 +139,16 @@ class EventualIndexClusterTest {
         .buckets(2);
   }
 
+  /** The zip index beside it: BY_ROW, so both global layouts are checked. */
+  private static IndexSpec eventualZip() {
+    return IndexSpec.builder(D, ZIP)
+        .alias("zip")
+        .layout(IndexSpec.Layout.BY_ROW)
+        .consistency(IndexSpec.Consistency.EVENTUAL)
+        .buckets(2)
+        .build();
+  }
+
   private void createTable(TableName table, int scope) throws IOException {
     try (Admin admin = connection.getAdmin()) {
       admin.createTable(
@@ -326,14 +336,7 @@ class EventualIndexClusterTest {
     Random random = new Random(39);
     writeRandom(table, oracle, random, 40, 5);
     indexAdmin.createIndex(table, eventualCity().build());
-    indexAdmin.createIndex(
-        table,
-        IndexSpec.builder(D, ZIP)
-            .alias("zip")
-            .layout(IndexSpec.Layout.BY_ROW)
-            .consistency(IndexSpec.Consistency.EVENTUAL)
-            .buckets(2)
-            .build());
+    indexAdmin.createIndex(table, eventualZip());
     assertTrue(covered(table));
     for (IndexSpec s : indexAdmin.listIndexes(table)) {
       assertEquals(IndexSpec.Consistency.EVENTUAL, s.consistency(), s.toString());
@@ -470,6 +473,46 @@ class EventualIndexClusterTest {
                               .build())));
       assertTrue(refused.getMessage().contains("does not ship"), refused.getMessage());
     }
+  }
+
+  /**
+   * Deleting a data table takes it out of the EVENTUAL peer and removes its record; the peer goes
+   * on shipping the other tables, and a table created again under the deleted one's name starts
+   * clean: its EVENTUAL index matches its oracle.
+   */
+  @Test
+  void deletingATableTakesItOutOfThePeerWithItsRecord() throws Exception {
+    TableName table = TableName.valueOf("ev_deleted");
+    TableName other = TableName.valueOf("ev_kept");
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    createTable(other, HConstants.REPLICATION_SCOPE_LOCAL);
+    for (TableName t : List.of(table, other)) {
+      indexAdmin.createIndex(t, eventualCity().build());
+      indexAdmin.createIndex(t, eventualZip());
+    }
+    Random random = new Random(43);
+    writeRandom(table, new Oracle(), random, 60, 4);
+    assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+    assertTrue(recordCells(table, null) > 0);
+    try (Admin admin = connection.getAdmin()) {
+      admin.disableTable(table);
+      admin.deleteTable(table);
+    }
+    assertFalse(covered(table), "a deleted table leaves the peer");
+    assertTrue(covered(other), "the other table stays in it");
+    assertEquals(0, recordCells(table, null), "the deleted table's record is removed");
+
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    indexAdmin.createIndex(table, eventualCity().build());
+    indexAdmin.createIndex(table, eventualZip());
+    Oracle oracle = new Oracle();
+    Oracle otherOracle = new Oracle();
+    writeRandom(table, oracle, random, 60, 4);
+    writeRandom(other, otherOracle, random, 40, 4);
+    assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+    assertTrue(indexAdmin.awaitIndexed(other, AWAIT_MS));
+    assertMatchesOracle(table, oracle, 4);
+    assertMatchesOracle(other, otherOracle, 4);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.scbf.hbase.client;
 
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.EventualPeer;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
@@ -16,8 +17,6 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.TableName;
@@ -29,12 +28,9 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.filter.ColumnPrefixFilter;
 import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
-import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -51,12 +47,6 @@ public final class EventualMode {
 
   private EventualMode() {}
 
-  /** True if the peer exists and ships {@code table}'s edits. */
-  public static boolean covers(Admin admin, TableName table) throws IOException {
-    ReplicationPeerConfig config = peerConfig(admin);
-    return config != null && config.needToReplicate(table);
-  }
-
   /**
    * Makes the peer ship {@code table}'s edits (all families: the endpoint reads the rows it needs),
    * creating the record table and the peer on first use. Edits written from here on reach the
@@ -70,7 +60,7 @@ public final class EventualMode {
         // created by a concurrent call
       }
     }
-    ReplicationPeerConfig config = peerConfig(admin);
+    ReplicationPeerConfig config = EventualPeer.config(admin);
     if (config == null) {
       Map<TableName, List<String>> tables = new HashMap<>();
       tables.put(table, null);
@@ -87,22 +77,6 @@ public final class EventualMode {
       admin.updateReplicationPeerConfig(
           EventualRecords.PEER_ID,
           ReplicationPeerConfig.newBuilder(config).setTableCFsMap(tables).build());
-    }
-  }
-
-  /** Stops shipping {@code table}'s edits; removes the peer once it ships no table. */
-  public static void uncover(Admin admin, TableName table) throws IOException {
-    ReplicationPeerConfig config = peerConfig(admin);
-    if (config == null || !config.needToReplicate(table)) return;
-    Map<TableName, List<String>> tables = config.getTableCFsMap();
-    if (tables == null || tables.size() <= 1) {
-      admin.removeReplicationPeer(EventualRecords.PEER_ID);
-    } else {
-      Map<TableName, List<String>> rest = new HashMap<>(tables);
-      rest.remove(table);
-      admin.updateReplicationPeerConfig(
-          EventualRecords.PEER_ID,
-          ReplicationPeerConfig.newBuilder(config).setTableCFsMap(rest).build());
     }
   }
 
@@ -132,13 +106,6 @@ public final class EventualMode {
         "peer %s, %d sources: replication lag up to %,d ms, %d WAL files queued (region server"
             + " metric scbfEventualLagMs: the batch being applied)",
         EventualRecords.PEER_ID, sources, ageMs, queued);
-  }
-
-  private static ReplicationPeerConfig peerConfig(Admin admin) throws IOException {
-    for (ReplicationPeerDescription d : admin.listReplicationPeers()) {
-      if (d.getPeerId().equals(EventualRecords.PEER_ID)) return d.getPeerConfig();
-    }
-    return null;
   }
 
   /**
@@ -186,55 +153,13 @@ public final class EventualMode {
   }
 
   /**
-   * Removes from the record table what it holds for {@code dataTable}'s index {@code alias}, or for
-   * all its indexes if {@code alias} is null: after a drop, or once the table has left the peer
-   * (the applier then writes no record for it; a later switch to EVENTUAL seeds a fresh one). A
-   * record the applier still writes for a batch in flight may be left; it only names index rows,
-   * whose deletion the applier fences, so a later record of the same index is not misled by it.
-   *
-   * @return the record cells removed
-   */
-  public static long forget(Connection connection, TableName dataTable, String alias)
-      throws IOException {
-    try (Admin admin = connection.getAdmin()) {
-      if (!admin.tableExists(EventualRecords.TABLE)) return 0;
-    }
-    Scan scan =
-        new Scan()
-            .setRowPrefixFilter(EventualRecords.rowKey(dataTable, new byte[0]))
-            .addFamily(EventualRecords.FAMILY)
-            .setCaching(SEED_BATCH);
-    if (alias != null)
-      scan.setFilter(new ColumnPrefixFilter(EventualRecords.member(alias, new byte[0])));
-    long removed = 0;
-    try (Table records = connection.getTable(EventualRecords.TABLE);
-        ResultScanner scanner = records.getScanner(scan)) {
-      List<Delete> batch = new ArrayList<>(SEED_BATCH);
-      for (Result r : scanner) {
-        Delete d = new Delete(r.getRow());
-        for (Cell c : r.rawCells()) {
-          d.addColumns(EventualRecords.FAMILY, CellUtil.cloneQualifier(c), c.getTimestamp());
-          removed++;
-        }
-        batch.add(d);
-        if (batch.size() >= SEED_BATCH) {
-          records.delete(batch);
-          batch.clear();
-        }
-      }
-      if (!batch.isEmpty()) records.delete(batch);
-    }
-    return removed;
-  }
-
-  /**
    * {@link #await} if the peer ships {@code dataTable} (it has EVENTUAL indexes, or is switching);
    * true at once otherwise.
    */
   public static boolean awaitIfShipped(Connection connection, TableName dataTable, long timeoutMs)
       throws IOException {
     try (Admin admin = connection.getAdmin()) {
-      if (!covers(admin, dataTable)) return true;
+      if (!EventualPeer.ships(admin, dataTable)) return true;
     }
     return await(connection, dataTable, timeoutMs);
   }

@@ -2,6 +2,7 @@ package io.scbf.hbase.master;
 
 import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.EventualPeer;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexTables;
@@ -16,6 +17,7 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.SnapshotDescription;
 import org.apache.hadoop.hbase.client.TableDescriptor;
@@ -176,6 +178,34 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
         LOG.info("scbf: deleting index table {} with its data table {}", index, table);
         IndexTables.delete(admin, index);
       }
+    }
+  }
+
+  /**
+   * A deleted table leaves the EVENTUAL peer, and its record goes: otherwise the peer would list a
+   * table that no longer exists, and a table created again under its name would inherit records of
+   * rows it never had. Done once the table is gone (before, the master refuses to take a table with
+   * EVENTUAL indexes out of the peer), in the delete's procedure, so the client's deleteTable
+   * returns after it; a failure is logged, not thrown: the table is deleted either way.
+   */
+  @Override
+  public void postCompletedDeleteTableAction(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, TableName table) {
+    Connection connection = ctx.getEnvironment().getConnection();
+    try (Admin admin = connection.getAdmin()) {
+      EventualPeer.stopShipping(admin, table);
+      long removed = EventualRecords.forget(connection, table, null);
+      if (removed > 0)
+        LOG.info("scbf: removed {} record cells of deleted table {}", removed, table);
+    } catch (IOException e) {
+      LOG.warn(
+          "scbf: deleted table {} may still be listed by replication peer {} or hold rows in {}:"
+              + " remove them by hand (remove_peer_tableCFs; delete the rows prefixed by the table"
+              + " name): {}",
+          table,
+          EventualRecords.PEER_ID,
+          EventualRecords.TABLE,
+          e.toString());
     }
   }
 

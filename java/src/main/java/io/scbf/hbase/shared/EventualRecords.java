@@ -1,13 +1,25 @@
 package io.scbf.hbase.shared;
 
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.ColumnPrefixFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
@@ -30,6 +42,7 @@ public final class EventualRecords {
   public static final TableName TABLE = TableName.valueOf("scbf_eventual_rows");
   public static final byte[] FAMILY = Bytes.toBytes("r");
   private static final byte[] EMPTY = new byte[0];
+  private static final int BATCH = 1000;
 
   /** The qualifier of the WAL marker a data region writes when a writer awaits the applier. */
   public static final byte[] PROBE_QUALIFIER = Bytes.toBytes("SCBF::EVENTUAL_PROBE");
@@ -83,5 +96,44 @@ public final class EventualRecords {
   /** The row recording that the applier has applied everything before probe {@code id}. */
   public static byte[] probeRow(long id) {
     return Bytes.add(PROBE_PREFIX, Bytes.toBytes(id));
+  }
+
+  /**
+   * Removes from the record table what it holds for {@code dataTable}'s index {@code alias}, or for
+   * all its indexes if {@code alias} is null: after a drop, or once the table has left the peer or
+   * deleted (the applier then writes no record for it; a later switch to EVENTUAL seeds a fresh
+   * one). A record the applier still writes for a batch in flight may be left; it only names index
+   * rows, whose deletion the applier fences, so a later record of the same index is not misled by
+   * it.
+   *
+   * @return the record cells removed
+   */
+  public static long forget(Connection connection, TableName dataTable, String alias)
+      throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      if (!admin.tableExists(TABLE)) return 0;
+    }
+    Scan scan =
+        new Scan().setRowPrefixFilter(rowKey(dataTable, EMPTY)).addFamily(FAMILY).setCaching(BATCH);
+    if (alias != null) scan.setFilter(new ColumnPrefixFilter(member(alias, EMPTY)));
+    long removed = 0;
+    try (Table records = connection.getTable(TABLE);
+        ResultScanner scanner = records.getScanner(scan)) {
+      List<Delete> batch = new ArrayList<>(BATCH);
+      for (Result r : scanner) {
+        Delete d = new Delete(r.getRow());
+        for (Cell c : r.rawCells()) {
+          d.addColumns(FAMILY, CellUtil.cloneQualifier(c), c.getTimestamp());
+          removed++;
+        }
+        batch.add(d);
+        if (batch.size() >= BATCH) {
+          records.delete(batch);
+          batch.clear();
+        }
+      }
+      if (!batch.isEmpty()) records.delete(batch);
+    }
+    return removed;
   }
 }
