@@ -18,6 +18,11 @@ import org.apache.yetus.audience.InterfaceAudience;
  * @param lookups what they answered
  * @param totalMicros the whole query, including the data re-check if any
  * @param plan the plan a point query chose, with its estimates (null for range queries)
+ * @param eventualLagMs -1 for a table whose indexes are all STRONG (or local): their answers are
+ *     never behind the acknowledged writes. For a table with an EVENTUAL index, how far behind that
+ *     index's answers may be: the largest replication lag of the EVENTUAL peer as the region
+ *     servers last reported it (every few seconds; read at most every {@value #LAG_REFRESH_MS} ms
+ *     per table), or -1 if none has reported yet.
  */
 @InterfaceAudience.Public
 public record QueryTrace(
@@ -26,7 +31,11 @@ public record QueryTrace(
     QueryTrace.Routing routing,
     QueryTrace.Lookups lookups,
     long totalMicros,
-    QueryPlan plan) {
+    QueryPlan plan,
+    long eventualLagMs) {
+
+  /** How often a table's queries read the EVENTUAL lag they report. */
+  public static final long LAG_REFRESH_MS = 3000;
 
   /** What the regions a query asks are. */
   public enum Target {
@@ -97,6 +106,17 @@ public record QueryTrace(
   }
 
   /** A trace of a query of {@code kind}, its parts not counted until set. */
+  /** A trace without an EVENTUAL lag (the form before there was one). */
+  public QueryTrace(
+      String kind,
+      Regions regions,
+      Routing routing,
+      Lookups lookups,
+      long totalMicros,
+      QueryPlan plan) {
+    this(kind, regions, routing, lookups, totalMicros, plan, -1);
+  }
+
   public static Builder builder(String kind) {
     return new Builder(kind);
   }
@@ -107,7 +127,8 @@ public record QueryTrace(
         .routing(routing)
         .lookups(lookups)
         .totalMicros(totalMicros)
-        .plan(plan);
+        .plan(plan)
+        .eventualLagMs(eventualLagMs);
   }
 
   /** Builds a {@link QueryTrace}; parts left unset are "not counted". */
@@ -118,6 +139,7 @@ public record QueryTrace(
     private Lookups lookups = Lookups.NONE;
     private long totalMicros;
     private QueryPlan plan;
+    private long eventualLagMs = -1;
 
     private Builder(String kind) {
       this.kind = kind;
@@ -152,8 +174,13 @@ public record QueryTrace(
       return this;
     }
 
+    public Builder eventualLagMs(long ms) {
+      this.eventualLagMs = ms;
+      return this;
+    }
+
     public QueryTrace build() {
-      return new QueryTrace(kind, regions, routing, lookups, totalMicros, plan);
+      return new QueryTrace(kind, regions, routing, lookups, totalMicros, plan, eventualLagMs);
     }
   }
 
@@ -295,7 +322,7 @@ public record QueryTrace(
   @Override
   public String toString() {
     return String.format(
-        "%s: %s, cache hits %d, index hits %d, route %d us, lookups %d us, total %d us%s%s",
+        "%s: %s, cache hits %d, index hits %d, route %d us, lookups %d us, total %d us%s%s%s",
         kind,
         regions,
         lookups.cacheHits(),
@@ -306,6 +333,7 @@ public record QueryTrace(
         routing.failed()
             ? " (routing failed: all regions asked)"
             : routing.routed() ? "" : " (not routed)",
-        plan == null ? "" : "; plan " + plan);
+        plan == null ? "" : "; plan " + plan,
+        eventualLagMs < 0 ? "" : "; EVENTUAL indexes up to " + eventualLagMs + " ms behind");
   }
 }

@@ -394,6 +394,10 @@ class EventualIndexClusterTest {
         table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
     writeRandom(table, oracle, random, 60, 4);
     assertMatchesOracle(table, oracle, 4);
+    try (IndexedTable it = new IndexedTable(connection, table)) {
+      it.findRowKeys(D, CITY, Bytes.toBytes("c0"));
+      assertEquals(-1, it.lastTrace().eventualLagMs(), "STRONG answers are never behind");
+    }
 
     indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.EVENTUAL);
     indexAdmin.setConsistency(table, "zip", IndexSpec.Consistency.EVENTUAL);
@@ -435,6 +439,15 @@ class EventualIndexClusterTest {
         assertEquals(1, mine.size(), "write " + i);
         assertEquals(row(i % 4), Bytes.toString(mine.get(0).getRow()));
       }
+      // The trace says how far the EVENTUAL index may be behind, once the servers have reported.
+      long deadline = System.currentTimeMillis() + 3 * QueryTrace.LAG_REFRESH_MS + 10_000;
+      while (it.lastTrace().eventualLagMs() < 0 && System.currentTimeMillis() < deadline) {
+        Thread.sleep(200);
+        it.findRowKeys(D, CITY, Bytes.toBytes("v0"));
+      }
+      QueryTrace trace = it.lastTrace();
+      assertTrue(trace.eventualLagMs() >= 0, trace.toString());
+      assertTrue(trace.toString().contains("EVENTUAL indexes up to"), trace.toString());
     }
     // A table without EVENTUAL index: nothing to wait for.
     TableName plain = TableName.valueOf("ev_plain");

@@ -332,7 +332,7 @@ final class IndexCommands {
     }
     if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
       try (Admin hbase = s.connection().getAdmin()) {
-        out.println("  eventual: " + EventualMode.lagText(hbase));
+        out.println("  eventual: " + EventualMode.backlog(hbase));
       }
     }
     if (spec.routedByKey()) {

@@ -81,12 +81,26 @@ public final class EventualMode {
   }
 
   /**
-   * The EVENTUAL peer's backlog as the region servers last reported it (every few seconds): the
-   * largest age of the last edit handed to the applier and the WAL files still queued, over the
-   * servers.
+   * The EVENTUAL peer's backlog as the region servers last reported it (every few seconds).
+   *
+   * @param sources the replication sources of the peer that reported (0: none yet)
+   * @param lagMs the largest replication lag over them: how far the EVENTUAL indexes may be behind
+   * @param queuedWals WAL files still queued for the peer
    */
-  public static String lagText(Admin admin) throws IOException {
-    long ageMs = 0;
+  public record Backlog(int sources, long lagMs, long queuedWals) {
+    @Override
+    public String toString() {
+      if (sources == 0) return "peer " + EventualRecords.PEER_ID + " reports no source yet";
+      return String.format(
+          "peer %s, %d sources: replication lag up to %,d ms, %d WAL files queued (region server"
+              + " metric scbfEventualLagMs: the batch being applied)",
+          EventualRecords.PEER_ID, sources, lagMs, queuedWals);
+    }
+  }
+
+  /** Reads the {@link Backlog} from the cluster's metrics (one call to the master). */
+  public static Backlog backlog(Admin admin) throws IOException {
+    long lagMs = 0;
     long queued = 0;
     int sources = 0;
     for (ServerMetrics server :
@@ -97,15 +111,11 @@ public final class EventualMode {
       for (ReplicationLoadSource source : server.getReplicationLoadSourceList()) {
         if (!source.getPeerID().equals(EventualRecords.PEER_ID)) continue;
         sources++;
-        ageMs = Math.max(ageMs, source.getReplicationLag());
+        lagMs = Math.max(lagMs, source.getReplicationLag());
         queued += source.getSizeOfLogQueue();
       }
     }
-    if (sources == 0) return "peer " + EventualRecords.PEER_ID + " reports no source yet";
-    return String.format(
-        "peer %s, %d sources: replication lag up to %,d ms, %d WAL files queued (region server"
-            + " metric scbfEventualLagMs: the batch being applied)",
-        EventualRecords.PEER_ID, sources, ageMs, queued);
+    return new Backlog(sources, lagMs, queued);
   }
 
   /**

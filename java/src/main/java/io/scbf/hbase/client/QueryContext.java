@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -52,12 +53,17 @@ public final class QueryContext implements AutoCloseable {
   private final QueryStats stats = new QueryStats();
   private final ThreadLocal<QueryTrace> lastCounted = new ThreadLocal<>();
   private volatile boolean strict;
+  private final boolean hasEventual;
+  private volatile long lagMs = -1;
+  private volatile long lagReadNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
 
   private QueryContext(Connection connection, TableName dataTable, Admin admin) throws IOException {
     this.connection = connection;
     this.dataTable = dataTable;
     this.admin = admin;
     this.indexes = TableIndexes.read(connection, admin, dataTable);
+    this.hasEventual =
+        indexes.all().stream().anyMatch(s -> s.consistency() == IndexSpec.Consistency.EVENTUAL);
     // The first query would otherwise look up every bucket's region in hbase:meta, one bucket
     // at a time (tens of ms); one scan of meta here fills the connection's location cache.
     for (IndexSpec s : indexes.all()) {
@@ -119,7 +125,26 @@ public final class QueryContext implements AutoCloseable {
   }
 
   void trace(QueryTrace trace) {
-    lastTrace.set(trace);
+    lastTrace.set(hasEventual ? trace.toBuilder().eventualLagMs(eventualLag()).build() : trace);
+  }
+
+  /**
+   * The EVENTUAL peer's lag, read again once {@link QueryTrace#LAG_REFRESH_MS} has passed (the
+   * servers report it every few seconds; reading it more often would only cost the master calls).
+   */
+  private long eventualLag() {
+    long now = System.nanoTime();
+    if (now - lagReadNanos < TimeUnit.MILLISECONDS.toNanos(QueryTrace.LAG_REFRESH_MS)) {
+      return lagMs;
+    }
+    lagReadNanos = now; // one reader at a time; the others report the value before it
+    try (Admin fresh = connection.getAdmin()) {
+      EventualMode.Backlog backlog = EventualMode.backlog(fresh);
+      lagMs = backlog.sources() == 0 ? -1 : backlog.lagMs();
+    } catch (IOException e) {
+      lagMs = -1; // unknown: the trace says nothing rather than something stale
+    }
+    return lagMs;
   }
 
   /**
