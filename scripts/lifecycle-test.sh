@@ -4,13 +4,14 @@
 # (io.scbf.hbase.crash.CrashWorkload logs every acknowledged write):
 #   1. plain HBase (no jar, no settings), a table created and written;
 #   2. install the previous release (its jar and the README's settings), one server at a time
-#      (rs1, rs2, then the master); create a global index of each layout and a local index;
+#      (rs1, rs2, then the master); create a global index of each layout, a local index and an
+#      EVENTUAL global index (checked once awaitIndexed says it caught up);
 #   3. rolling upgrade to this build's jar, one server at a time; check: 0 lost, 0 misses;
 #   4. rollback to the previous release, one server at a time; check again;
 #   5. uninstall: drop the indexes, then restart each server without the jar and the settings;
 #      every table opens and reads, 0 lost.
 # The previous release is built from git by scripts/previous-release.sh (the commit in
-# .ci/previous-release, the last release's tag v0.2.0), which the API check in `mvn verify` has
+# .ci/previous-release, the last release's tag v0.3.0), which the API check in `mvn verify` has
 # usually run already: the jar is built once. Each server is stopped gracefully (SIGTERM), as a
 # rolling restart does.
 #
@@ -80,6 +81,7 @@ progress "$STEP_WRITES"
 echo "2. install the previous release, one server at a time"
 restart_all "$previous"
 workload create-indexes
+workload create-eventual
 progress "$STEP_WRITES"
 
 echo "3. rolling upgrade to this build"

@@ -2,7 +2,7 @@
 # Builds the jar of the last release from git, once: target/previous-release/scbf-hbase.jar.
 # Two checks use it: the API check in `mvn verify` (japicmp, which runs this script first) and the
 # lifecycle test (scripts/lifecycle-test.sh: upgrade from it, roll back to it).
-# .ci/previous-release holds the commit of the last release's tag (v0.2.0): a commit rather than the
+# .ci/previous-release holds the commit of the last release's tag (v0.3.0): a commit rather than the
 # tag, so that a clone without tags has it. The jar is kept while the commit stays the same, so a
 # test run builds it at most once.
 #   scripts/previous-release.sh              # prints the jar's path

@@ -47,8 +47,8 @@ import org.apache.hadoop.hbase.util.Bytes;
  * <ul>
  *   <li>{@code setup}: a table with a global index of each layout and a local index ({@code
  *       create-table} and {@code create-indexes} do each half; {@code drop-indexes} drops them);
- *       {@code create-eventual} adds an EVENTUAL global index (the crash test's fifth; the
- *       lifecycle test's previous release has no EVENTUAL mode);
+ *       {@code create-eventual} adds an EVENTUAL global index (the crash test's fifth, the
+ *       lifecycle test's too);
  *   <li>{@code write LOG STOP}: puts and value changes as fast as it can until the file STOP
  *       exists, appending every acknowledged write ({@code row value}) and every failed one ({@code
  *       ? row value}) to LOG;
