@@ -8,8 +8,12 @@ import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import io.scbf.hbase.shared.proto.IndexProtos.EventualMasterService;
 import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualServerService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.PendingQueuesRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.WalMark;
+import io.scbf.hbase.shared.proto.IndexProtos.WalMarksRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.WalsShippedRequest;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -19,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.ServerMetrics;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
@@ -29,6 +34,7 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.exceptions.UnknownProtocolException;
 import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -186,6 +192,7 @@ public final class EventualMode {
   public static boolean await(Connection connection, TableName dataTable, long timeoutMs)
       throws IOException {
     long deadline = System.currentTimeMillis() + timeoutMs;
+    Map<ServerName, List<WalMark>> marks = markWals(connection);
     List<Long> probes = new ArrayList<>();
     try (Table data = connection.getTable(dataTable);
         RegionLocator locator = connection.getRegionLocator(dataTable)) {
@@ -220,6 +227,7 @@ public final class EventualMode {
         pause = pause(pause, dataTable);
       }
     }
+    if (!awaitShipped(connection, marks, deadline, dataTable)) return false;
     // The probes followed each region's current server; what a crashed server acknowledged is
     // shipped from the queue it left, claimed after its regions reopened elsewhere.
     try (Admin admin = connection.getAdmin()) {
@@ -240,6 +248,83 @@ public final class EventualMode {
   }
 
   /** Sleeps {@code ms}; returns the next pause (doubling up to 100 ms). */
+  /**
+   * Every live region server's WALs and their synced lengths now ({@link
+   * io.scbf.hbase.regionserver.eventual.WalShipping}): the edits of regions that have moved since
+   * are in their old server's WAL, which no probe follows. A server that does not answer (stopping,
+   * aborting) maps to null: {@link #awaitShipped} asks it again, or sees it leave.
+   */
+  private static Map<ServerName, List<WalMark>> markWals(Connection connection) throws IOException {
+    Map<ServerName, List<WalMark>> marks = new HashMap<>();
+    try (Admin admin = connection.getAdmin()) {
+      for (ServerName server : admin.getRegionServers()) marks.put(server, marksOf(admin, server));
+    }
+    return marks;
+  }
+
+  /** The server's marks; empty for a release without the service; null if it did not answer. */
+  private static List<WalMark> marksOf(Admin admin, ServerName server) {
+    try {
+      return EventualServerService.newBlockingStub(admin.coprocessorService(server))
+          .marks(null, WalMarksRequest.getDefaultInstance())
+          .getMarksList();
+    } catch (ServiceException e) {
+      // A server of 0.3.0: its moved regions' edits are applied within the lag, not awaited.
+      return unknownService(e) ? List.of() : null;
+    }
+  }
+
+  /**
+   * Waits until each marked server has shipped its WALs up to its marks, or has left the cluster (a
+   * server gone is no longer online for the master, and its queue is then claimed by another and
+   * waited for as a pending queue). A server that did not answer is asked again: marks taken later
+   * cover at least as much.
+   */
+  private static boolean awaitShipped(
+      Connection connection,
+      Map<ServerName, List<WalMark>> marks,
+      long deadline,
+      TableName dataTable)
+      throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      for (Map.Entry<ServerName, List<WalMark>> m : marks.entrySet()) {
+        ServerName server = m.getKey();
+        List<WalMark> serverMarks = m.getValue();
+        long pause = 5;
+        while (true) {
+          if (serverMarks == null) serverMarks = marksOf(admin, server);
+          if (serverMarks != null && shipped(admin, server, serverMarks)) break;
+          if (!admin.getRegionServers().contains(server)) break;
+          if (System.currentTimeMillis() >= deadline) return false;
+          pause = pause(pause, dataTable);
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean shipped(Admin admin, ServerName server, List<WalMark> marks) {
+    if (marks.isEmpty()) return true;
+    try {
+      return EventualServerService.newBlockingStub(admin.coprocessorService(server))
+          .shipped(null, WalsShippedRequest.newBuilder().addAllMarks(marks).build())
+          .getShipped();
+    } catch (ServiceException e) {
+      return false; // asked again until it answers or leaves
+    }
+  }
+
+  private static boolean unknownService(ServiceException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      // Unwrapped to its class, or still named in a remote exception's text.
+      if (t instanceof UnknownProtocolException
+          || String.valueOf(t.getMessage()).contains(UnknownProtocolException.class.getName())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static long pause(long ms, TableName dataTable) throws InterruptedIOException {
     try {
       Thread.sleep(ms);
