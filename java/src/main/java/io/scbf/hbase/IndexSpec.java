@@ -2,6 +2,7 @@ package io.scbf.hbase;
 
 import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.TypedValues;
+import io.scbf.hbase.shared.WhereText;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -542,16 +543,7 @@ public final class IndexSpec {
    */
   public boolean isImpliedBy(List<Condition> conditions) {
     for (Condition w : where) {
-      boolean implied = false;
-      for (Condition c : conditions) {
-        if (Arrays.equals(c.family(), w.family())
-            && Arrays.equals(c.qualifier(), w.qualifier())
-            && c.values().stream().allMatch(w::test)) {
-          implied = true;
-          break;
-        }
-      }
-      if (!implied) return false;
+      if (conditions.stream().noneMatch(c -> c.implies(w))) return false;
     }
     return true;
   }
@@ -574,7 +566,8 @@ public final class IndexSpec {
   /**
    * The spec version: each layout or feature an older jar would misread (writing and looking up
    * rows where they are not) gets a version that jar refuses: "v2" for {@code BY_VALUE}, "v3" for
-   * {@code ORDERED} or typed columns, "v4" for an expression, a WHERE or {@link
+   * {@code ORDERED} or typed columns, "v4" for an expression, a WHERE (of any kind: 0.2.0, the last
+   * release, refuses v4, and no release read v4 before WHEREs had ranges) or {@link
    * Consistency#EVENTUAL} (an older jar would keep writing the index synchronously beside the
    * replication).
    */
@@ -607,32 +600,9 @@ public final class IndexSpec {
     }
     appendColumns(sb.append(";covered="), covered);
     if (expression != null) sb.append(";expr=").append(expression.text());
-    if (!where.isEmpty()) {
-      sb.append(";where=");
-      for (int i = 0; i < where.size(); i++) {
-        Condition c = where.get(i);
-        sb.append(i > 0 ? "," : "")
-            .append(HEX.formatHex(c.family()))
-            .append(':')
-            .append(HEX.formatHex(c.qualifier()));
-        for (byte[] v : c.values()) sb.append(':').append(HEX.formatHex(v));
-      }
-    }
+    if (!where.isEmpty()) sb.append(";where=").append(WhereText.encode(where));
     if (consistency == Consistency.EVENTUAL) sb.append(";consistency=eventual");
     return sb.toString();
-  }
-
-  /** Inverse of the {@code where} field of {@link #encodeFields()}. */
-  private static List<Condition> parseWhere(String text) {
-    List<Condition> out = new ArrayList<>();
-    for (String c : text.split(",", -1)) {
-      String[] parts = c.split(":", -1);
-      if (parts.length < 3) throw new IllegalArgumentException("malformed where condition " + c);
-      List<byte[]> values = new ArrayList<>();
-      for (int i = 2; i < parts.length; i++) values.add(HEX.parseHex(parts[i]));
-      out.add(new Condition(HEX.parseHex(parts[0]), HEX.parseHex(parts[1]), values));
-    }
-    return out;
   }
 
   private static void appendColumns(StringBuilder sb, List<Column> list) {
@@ -726,7 +696,7 @@ public final class IndexSpec {
       String expr = fields.get("expr");
       if (expr != null) b.expression(IndexExpression.parse(expr));
       String whereText = fields.get("where");
-      if (whereText != null) b.where(parseWhere(whereText).toArray(new Condition[0]));
+      if (whereText != null) b.where(WhereText.parse(whereText).toArray(new Condition[0]));
       String consistency = fields.getOrDefault("consistency", "strong");
       if (consistency.equals("eventual")) {
         b.consistency(Consistency.EVENTUAL);
@@ -963,10 +933,10 @@ public final class IndexSpec {
 
     /**
      * A partial index: only rows whose current values satisfy every one of {@code conditions}
-     * (compared as the columns' bytes) have entries, and a write that moves a row in or out of them
-     * adds or removes its entry. Queries by column never use it; {@link
-     * IndexedTable#find(Condition...)} does when its conditions imply these, and a query by the
-     * index's alias answers the rows of the value that satisfy them.
+     * ({@link Condition#test}: an IN compares bytes, a range in its type's order) have entries, and
+     * a write that moves a row in or out of them adds or removes its entry. Queries by column never
+     * use it; {@link IndexedTable#find(Condition...)} does when its conditions imply these, and a
+     * query by the index's alias answers the rows of the value that satisfy them.
      */
     public Builder where(Condition... conditions) {
       if (conditions == null) throw new IllegalArgumentException("conditions must not be null");

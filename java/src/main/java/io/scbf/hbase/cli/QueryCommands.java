@@ -6,6 +6,7 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.ValueOrder;
 import io.scbf.hbase.cli.Command.Session;
+import io.scbf.hbase.shared.TypedValues;
 import java.io.IOException;
 import java.util.List;
 import java.util.StringJoiner;
@@ -164,22 +165,7 @@ final class QueryCommands {
   /** A value as its column type reads, for output. */
   private static String text(IndexSpec spec, byte[] value) {
     if (value == null) return "";
-    switch (spec.isComposite() ? IndexSpec.ValueType.BYTES : spec.type()) {
-      case STRING:
-        return Bytes.toString(value);
-      case INT:
-        return Integer.toString(Bytes.toInt(value));
-      case LONG:
-        return Long.toString(Bytes.toLong(value));
-      case FLOAT:
-        return Float.toString(Bytes.toFloat(value));
-      case DOUBLE:
-        return Double.toString(Bytes.toDouble(value));
-      case BIG_DECIMAL:
-        return Bytes.toBigDecimal(value).toPlainString();
-      default:
-        return Bytes.toStringBinary(value);
-    }
+    return TypedValues.text(spec.isComposite() ? IndexSpec.ValueType.BYTES : spec.type(), value);
   }
 
   private static int find(Session s, Args a) throws IOException, UsageException {
