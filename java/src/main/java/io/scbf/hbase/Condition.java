@@ -1,9 +1,9 @@
 package io.scbf.hbase;
 
 import io.scbf.hbase.IndexSpec.ValueType;
-import io.scbf.hbase.shared.TypedValues;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -16,6 +16,7 @@ import org.apache.yetus.audience.InterfaceAudience;
  * Range} ({@link Kind#RANGE}); or the column present with any value ({@link Kind#PRESENT}). A
  * missing column satisfies none. Several conditions are ANDed.
  *
+ * @param kind which of the three it is
  * @param values for {@link Kind#IN}: distinct, sorted, at least one; empty for the other kinds
  * @param range for {@link Kind#RANGE}, null for the other kinds
  */
@@ -169,6 +170,74 @@ public record Condition(
     };
   }
 
+  private static final HexFormat HEX = HexFormat.of();
+  private static final String OPEN = "*";
+
+  /**
+   * The form in an index spec's {@code where} field: {@code family:qualifier:} in hex and then, for
+   * an IN, its values {@code v1[:v2...]} in hex; {@code present}; or {@code range:TYPE:LO:HI} with
+   * LO {@code [hex}, {@code (hex} or {@code *} (open) and HI {@code hex]}, {@code hex)} or {@code
+   * *}. The words are not hex, so they cannot be read as a value, and a jar that knew IN only would
+   * fail to parse them rather than misread them. No commas: the field joins conditions with them.
+   */
+  String text() {
+    StringBuilder sb = new StringBuilder();
+    sb.append(HEX.formatHex(family)).append(':').append(HEX.formatHex(qualifier));
+    switch (kind) {
+      case IN -> values.forEach(v -> sb.append(':').append(HEX.formatHex(v)));
+      case PRESENT -> sb.append(":present");
+      case RANGE -> {
+        sb.append(":range:").append(range.type.text()).append(':');
+        sb.append(
+            range.from == null
+                ? OPEN
+                : (range.fromInclusive ? "[" : "(") + HEX.formatHex(range.from));
+        sb.append(':');
+        sb.append(
+            range.to == null ? OPEN : HEX.formatHex(range.to) + (range.toInclusive ? "]" : ")"));
+      }
+    }
+    return sb.toString();
+  }
+
+  /** Inverse of {@link #text()}. */
+  static Condition parse(String text) {
+    String[] parts = text.split(":", -1);
+    if (parts.length < 3) throw malformed(text);
+    byte[] family = HEX.parseHex(parts[0]);
+    byte[] qualifier = HEX.parseHex(parts[1]);
+    if (parts[2].equals("present")) {
+      if (parts.length != 3) throw malformed(text);
+      return present(family, qualifier);
+    }
+    if (parts[2].equals("range")) {
+      if (parts.length != 6) throw malformed(text);
+      String lo = parts[4];
+      String hi = parts[5];
+      boolean openLo = lo.equals(OPEN);
+      boolean openHi = hi.equals(OPEN);
+      if ((!openLo && !(lo.startsWith("[") || lo.startsWith("(")))
+          || (!openHi && !(hi.endsWith("]") || hi.endsWith(")")))) {
+        throw malformed(text);
+      }
+      return range(
+          family,
+          qualifier,
+          openLo ? null : HEX.parseHex(lo.substring(1)),
+          lo.startsWith("["),
+          openHi ? null : HEX.parseHex(hi.substring(0, hi.length() - 1)),
+          hi.endsWith("]"),
+          ValueType.ofText(parts[3]));
+    }
+    List<byte[]> values = new ArrayList<>();
+    for (int i = 2; i < parts.length; i++) values.add(HEX.parseHex(parts[i]));
+    return new Condition(family, qualifier, values);
+  }
+
+  private static IllegalArgumentException malformed(String condition) {
+    return new IllegalArgumentException("malformed where condition " + condition);
+  }
+
   /**
    * The values between two bounds in a type's order ({@link ValueType#indexForm}); a null bound is
    * open (its inclusive flag is then false). Not empty: {@code from} is below {@code to}, or equal
@@ -255,7 +324,7 @@ public record Condition(
     }
 
     private static String show(ValueType type, byte[] value) {
-      return TypedValues.text(type, value);
+      return type.format(value);
     }
   }
 }

@@ -2,7 +2,6 @@ package io.scbf.hbase;
 
 import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.TypedValues;
-import io.scbf.hbase.shared.WhereText;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -440,6 +440,22 @@ public final class IndexSpec {
       }
     }
 
+    /**
+     * {@code raw}, a value of this type, as text for people: {@code -5}, {@code 1.5}, {@code
+     * a\x00}.
+     */
+    public String format(byte[] raw) {
+      return switch (this) {
+        case STRING -> Bytes.toString(raw);
+        case INT -> Integer.toString(Bytes.toInt(raw));
+        case LONG -> Long.toString(Bytes.toLong(raw));
+        case FLOAT -> Float.toString(Bytes.toFloat(raw));
+        case DOUBLE -> Double.toString(Bytes.toDouble(raw));
+        case BIG_DECIMAL -> Bytes.toBigDecimal(raw).toPlainString();
+        case BYTES -> Bytes.toStringBinary(raw);
+      };
+    }
+
     /** The name in specs and on the command line: {@code long}, {@code big_decimal}. */
     public String text() {
       return name().toLowerCase(java.util.Locale.ROOT);
@@ -600,9 +616,21 @@ public final class IndexSpec {
     }
     appendColumns(sb.append(";covered="), covered);
     if (expression != null) sb.append(";expr=").append(expression.text());
-    if (!where.isEmpty()) sb.append(";where=").append(WhereText.encode(where));
+    if (!where.isEmpty()) {
+      sb.append(";where=");
+      for (int i = 0; i < where.size(); i++)
+        sb.append(i > 0 ? "," : "").append(where.get(i).text());
+    }
     if (consistency == Consistency.EVENTUAL) sb.append(";consistency=eventual");
     return sb.toString();
+  }
+
+  /** Inverse of the {@code where} field of {@link #encodeFields()}. */
+  private static Condition[] parseWhere(String text) {
+    String[] conditions = text.split(",", -1);
+    Condition[] out = new Condition[conditions.length];
+    for (int i = 0; i < conditions.length; i++) out[i] = Condition.parse(conditions[i]);
+    return out;
   }
 
   private static void appendColumns(StringBuilder sb, List<Column> list) {
@@ -696,7 +724,7 @@ public final class IndexSpec {
       String expr = fields.get("expr");
       if (expr != null) b.expression(IndexExpression.parse(expr));
       String whereText = fields.get("where");
-      if (whereText != null) b.where(WhereText.parse(whereText).toArray(new Condition[0]));
+      if (whereText != null) b.where(parseWhere(whereText));
       String consistency = fields.getOrDefault("consistency", "strong");
       if (consistency.equals("eventual")) {
         b.consistency(Consistency.EVENTUAL);

@@ -6,7 +6,6 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.ValueOrder;
 import io.scbf.hbase.cli.Command.Session;
-import io.scbf.hbase.shared.TypedValues;
 import java.io.IOException;
 import java.util.List;
 import java.util.StringJoiner;
@@ -165,7 +164,7 @@ final class QueryCommands {
   /** A value as its column type reads, for output. */
   private static String text(IndexSpec spec, byte[] value) {
     if (value == null) return "";
-    return TypedValues.text(spec.isComposite() ? IndexSpec.ValueType.BYTES : spec.type(), value);
+    return (spec.isComposite() ? IndexSpec.ValueType.BYTES : spec.type()).format(value);
   }
 
   private static int find(Session s, Args a) throws IOException, UsageException {

@@ -1,6 +1,5 @@
 package io.scbf.hbase.shared;
 
-import io.scbf.hbase.IndexSpec;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -27,19 +26,6 @@ import org.apache.yetus.audience.InterfaceAudience;
 @InterfaceAudience.Private
 public final class TypedValues {
   private TypedValues() {}
-
-  /** {@code raw}, a value of {@code type}, as text for people: {@code -5}, {@code 1.50}. */
-  public static String text(IndexSpec.ValueType type, byte[] raw) {
-    return switch (type) {
-      case STRING -> Bytes.toString(raw);
-      case INT -> Integer.toString(Bytes.toInt(raw));
-      case LONG -> Long.toString(Bytes.toLong(raw));
-      case FLOAT -> Float.toString(Bytes.toFloat(raw));
-      case DOUBLE -> Double.toString(Bytes.toDouble(raw));
-      case BIG_DECIMAL -> Bytes.toBigDecimal(raw).toPlainString();
-      case BYTES -> Bytes.toStringBinary(raw);
-    };
-  }
 
   /** The index form of {@code Bytes.toBytes(int)}. */
   public static byte[] int32(byte[] raw) {
