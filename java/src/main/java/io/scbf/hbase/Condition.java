@@ -28,11 +28,16 @@ public record Condition(
     List<byte[]> values,
     Condition.Range range) {
 
+  private static final HexFormat HEX = HexFormat.of();
+
+  /** An open bound in {@link #text()}. */
+  private static final String OPEN = "*";
+
   /** What a condition asks of its column's value. */
   public enum Kind {
-    /** One of {@link #values()}. */
+    /** One of {@link Condition#values()}. */
     IN,
-    /** Within {@link #range()}. */
+    /** Within {@link Condition#range()}. */
     RANGE,
     /** Any value. */
     PRESENT
@@ -135,9 +140,10 @@ public record Condition(
 
   /**
    * True if every value this allows, {@code other} allows too, on the same column: so a row
-   * satisfying this satisfies {@code other}. Exact for IN within IN or within a range, a range
-   * within a range of the same type, and "present"; a range never implies an IN (a one-value range
-   * would, but is not worth its special case), nor does a range of another type.
+   * satisfying this satisfies {@code other}. Exact for IN within IN or within a range and for
+   * "present"; a range within a range of the same type is compared in the type's order (sound, but
+   * blind to gaps between ints); a range never implies an IN (a one-value range would, but is not
+   * worth its special case), nor does a range of another type.
    */
   boolean implies(Condition other) {
     if (!Arrays.equals(family, other.family) || !Arrays.equals(qualifier, other.qualifier)) {
@@ -169,9 +175,6 @@ public record Condition(
       case PRESENT -> column + " present";
     };
   }
-
-  private static final HexFormat HEX = HexFormat.of();
-  private static final String OPEN = "*";
 
   /**
    * The form in an index spec's {@code where} field: {@code family:qualifier:} in hex and then, for
