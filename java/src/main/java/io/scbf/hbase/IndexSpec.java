@@ -582,12 +582,13 @@ public final class IndexSpec {
   /**
    * The spec version: each layout or feature an older jar would misread (writing and looking up
    * rows where they are not) gets a version that jar refuses: "v2" for {@code BY_VALUE}, "v3" for
-   * {@code ORDERED} or typed columns, "v4" for an expression, a WHERE (of any kind: 0.2.0, the last
-   * release, refuses v4, and no release read v4 before WHEREs had ranges) or {@link
+   * {@code ORDERED} or typed columns, "v4" for an expression, a WHERE or {@link
    * Consistency#EVENTUAL} (an older jar would keep writing the index synchronously beside the
-   * replication).
+   * replication), "v5" for a WHERE with a range or "present" condition (0.3.0 reads a WHERE as INs
+   * only: it would fail on the condition's text with a bare hex error, not say why).
    */
   private String version(Consistency consistency) {
+    if (where.stream().anyMatch(c -> c.kind() != Condition.Kind.IN)) return "v5";
     if (consistency == Consistency.EVENTUAL || expression != null || !where.isEmpty()) return "v4";
     if (layout == Layout.ORDERED || isTyped()) return "v3";
     return layout == Layout.BY_VALUE ? "v2" : "v1";
@@ -664,9 +665,10 @@ public final class IndexSpec {
         || !(parts[0].equals("v1")
             || parts[0].equals("v2")
             || parts[0].equals("v3")
-            || parts[0].equals("v4"))) {
+            || parts[0].equals("v4")
+            || parts[0].equals("v5"))) {
       throw new IllegalArgumentException(
-          "not an scbf index spec (expected 'v1;...' to 'v4;...'): " + text);
+          "not an scbf index spec (expected 'v1;...' to 'v5;...'): " + text);
     }
     for (int i = 1; i < parts.length; i++) {
       int eq = parts[i].indexOf('=');

@@ -376,7 +376,7 @@ class IndexSpecTest {
   }
 
   @Test
-  void rangeAndPresentWheresRoundTripAndBadTextFails() {
+  void rangeAndPresentWheresAreV5AndRoundTripAndBadTextFails() {
     byte[] age = Bytes.toBytes("age");
     IndexSpec s =
         IndexSpec.builder(F, Q)
@@ -389,7 +389,15 @@ class IndexSpecTest {
                 Condition.eq(F, STATUS, Bytes.toBytes("A")))
             .build();
     String text = s.encode();
-    assertTrue(text.startsWith("v4;"), text);
+    // 0.3.0 reads v4 WHEREs as INs only: it must refuse these by their version.
+    assertTrue(text.startsWith("v5;"), text);
+    assertThrows(
+        IllegalArgumentException.class, () -> IndexSpec.decode(text.replace("v5;", "v4;")));
+    for (Condition c :
+        List.of(Condition.present(F, STATUS), Condition.eq(F, STATUS, new byte[0]))) {
+      String one = IndexSpec.builder(F, Q).alias("w").where(c).build().encode();
+      assertEquals(c.kind() == Condition.Kind.IN ? "v4" : "v5", one.substring(0, 2), one);
+    }
     assertTrue(
         text.contains(
             ";where=66:616765:range:int:[fffffffb:00000041),66:62:range:bytes:*:],"
