@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -439,6 +440,22 @@ public final class IndexSpec {
       }
     }
 
+    /**
+     * {@code raw}, a value of this type, as text for people: {@code -5}, {@code 1.5}, {@code
+     * a\x00}.
+     */
+    public String format(byte[] raw) {
+      return switch (this) {
+        case STRING -> Bytes.toString(raw);
+        case INT -> Integer.toString(Bytes.toInt(raw));
+        case LONG -> Long.toString(Bytes.toLong(raw));
+        case FLOAT -> Float.toString(Bytes.toFloat(raw));
+        case DOUBLE -> Double.toString(Bytes.toDouble(raw));
+        case BIG_DECIMAL -> Bytes.toBigDecimal(raw).toPlainString();
+        case BYTES -> Bytes.toStringBinary(raw);
+      };
+    }
+
     /** The name in specs and on the command line: {@code long}, {@code big_decimal}. */
     public String text() {
       return name().toLowerCase(java.util.Locale.ROOT);
@@ -542,16 +559,7 @@ public final class IndexSpec {
    */
   public boolean isImpliedBy(List<Condition> conditions) {
     for (Condition w : where) {
-      boolean implied = false;
-      for (Condition c : conditions) {
-        if (Arrays.equals(c.family(), w.family())
-            && Arrays.equals(c.qualifier(), w.qualifier())
-            && c.values().stream().allMatch(w::test)) {
-          implied = true;
-          break;
-        }
-      }
-      if (!implied) return false;
+      if (conditions.stream().noneMatch(c -> c.implies(w))) return false;
     }
     return true;
   }
@@ -576,9 +584,11 @@ public final class IndexSpec {
    * rows where they are not) gets a version that jar refuses: "v2" for {@code BY_VALUE}, "v3" for
    * {@code ORDERED} or typed columns, "v4" for an expression, a WHERE or {@link
    * Consistency#EVENTUAL} (an older jar would keep writing the index synchronously beside the
-   * replication).
+   * replication), "v5" for a WHERE with a range or "present" condition (0.3.0 reads a WHERE as INs
+   * only: it would fail on the condition's text with a bare hex error, not say why).
    */
   private String version(Consistency consistency) {
+    if (where.stream().anyMatch(c -> c.kind() != Condition.Kind.IN)) return "v5";
     if (consistency == Consistency.EVENTUAL || expression != null || !where.isEmpty()) return "v4";
     if (layout == Layout.ORDERED || isTyped()) return "v3";
     return layout == Layout.BY_VALUE ? "v2" : "v1";
@@ -609,29 +619,18 @@ public final class IndexSpec {
     if (expression != null) sb.append(";expr=").append(expression.text());
     if (!where.isEmpty()) {
       sb.append(";where=");
-      for (int i = 0; i < where.size(); i++) {
-        Condition c = where.get(i);
-        sb.append(i > 0 ? "," : "")
-            .append(HEX.formatHex(c.family()))
-            .append(':')
-            .append(HEX.formatHex(c.qualifier()));
-        for (byte[] v : c.values()) sb.append(':').append(HEX.formatHex(v));
-      }
+      for (int i = 0; i < where.size(); i++)
+        sb.append(i > 0 ? "," : "").append(where.get(i).text());
     }
     if (consistency == Consistency.EVENTUAL) sb.append(";consistency=eventual");
     return sb.toString();
   }
 
   /** Inverse of the {@code where} field of {@link #encodeFields()}. */
-  private static List<Condition> parseWhere(String text) {
-    List<Condition> out = new ArrayList<>();
-    for (String c : text.split(",", -1)) {
-      String[] parts = c.split(":", -1);
-      if (parts.length < 3) throw new IllegalArgumentException("malformed where condition " + c);
-      List<byte[]> values = new ArrayList<>();
-      for (int i = 2; i < parts.length; i++) values.add(HEX.parseHex(parts[i]));
-      out.add(new Condition(HEX.parseHex(parts[0]), HEX.parseHex(parts[1]), values));
-    }
+  private static Condition[] parseWhere(String text) {
+    String[] conditions = text.split(",", -1);
+    Condition[] out = new Condition[conditions.length];
+    for (int i = 0; i < conditions.length; i++) out[i] = Condition.parse(conditions[i]);
     return out;
   }
 
@@ -666,9 +665,10 @@ public final class IndexSpec {
         || !(parts[0].equals("v1")
             || parts[0].equals("v2")
             || parts[0].equals("v3")
-            || parts[0].equals("v4"))) {
+            || parts[0].equals("v4")
+            || parts[0].equals("v5"))) {
       throw new IllegalArgumentException(
-          "not an scbf index spec (expected 'v1;...' to 'v4;...'): " + text);
+          "not an scbf index spec (expected 'v1;...' to 'v5;...'): " + text);
     }
     for (int i = 1; i < parts.length; i++) {
       int eq = parts[i].indexOf('=');
@@ -726,7 +726,7 @@ public final class IndexSpec {
       String expr = fields.get("expr");
       if (expr != null) b.expression(IndexExpression.parse(expr));
       String whereText = fields.get("where");
-      if (whereText != null) b.where(parseWhere(whereText).toArray(new Condition[0]));
+      if (whereText != null) b.where(parseWhere(whereText));
       String consistency = fields.getOrDefault("consistency", "strong");
       if (consistency.equals("eventual")) {
         b.consistency(Consistency.EVENTUAL);
@@ -963,10 +963,10 @@ public final class IndexSpec {
 
     /**
      * A partial index: only rows whose current values satisfy every one of {@code conditions}
-     * (compared as the columns' bytes) have entries, and a write that moves a row in or out of them
-     * adds or removes its entry. Queries by column never use it; {@link
-     * IndexedTable#find(Condition...)} does when its conditions imply these, and a query by the
-     * index's alias answers the rows of the value that satisfy them.
+     * ({@link Condition#test}: an IN compares bytes, a range in its type's order) have entries, and
+     * a write that moves a row in or out of them adds or removes its entry. Queries by column never
+     * use it; {@link IndexedTable#find(Condition...)} does when its conditions imply these, and a
+     * query by the index's alias answers the rows of the value that satisfy them.
      */
     public Builder where(Condition... conditions) {
       if (conditions == null) throw new IllegalArgumentException("conditions must not be null");

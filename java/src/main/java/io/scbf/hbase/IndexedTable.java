@@ -164,17 +164,19 @@ public final class IndexedTable implements AutoCloseable {
   }
 
   /**
-   * The rows satisfying every condition now: an AND of equalities and INs, in either index mode,
-   * re-checked against every condition. A condition is answered by its column's index, else by a
-   * partial index on its column whose WHERE the conditions imply ({@link IndexSpec#isImpliedBy}); a
-   * condition on a column with neither is only re-checked, and with no usable index at all the
-   * table is scanned (see {@link #explain(Condition...)}). Each condition's rows are estimated from
-   * its values' counts. If scanning the table costs less than the most selective condition's index
-   * plan, the table is scanned with every condition tested in the region servers. Otherwise the row
-   * keys of the most selective condition are intersected with those of every other condition
-   * estimated at most 4 times larger, before any row is read: rows are fetched only for keys in
-   * every set. Conditions without an estimate are only re-checked (when none has one, the first
-   * condition's keys are read).
+   * The rows satisfying every condition now: an AND of equalities, INs, ranges and "present"
+   * ({@link Condition}), in either index mode, re-checked against every condition. A range or
+   * "present" condition is only re-checked (it can still make a partial index usable for the
+   * others; {@link #range} reads an {@code ORDERED} index's range). An equality or IN is answered
+   * by its column's index, else by a partial index on its column whose WHERE the conditions imply
+   * ({@link IndexSpec#isImpliedBy}); a condition on a column with neither is only re-checked, and
+   * with no usable index at all the table is scanned (see {@link #explain(Condition...)}). Each
+   * condition's rows are estimated from its values' counts. If scanning the table costs less than
+   * the most selective condition's index plan, the table is scanned with every condition tested in
+   * the region servers. Otherwise the row keys of the most selective condition are intersected with
+   * those of every other condition estimated at most 4 times larger, before any row is read: rows
+   * are fetched only for keys in every set. Conditions without an estimate are only re-checked
+   * (when none has one, the first condition's keys are read).
    */
   public List<Result> find(Condition... conditions) throws IOException {
     context.checkOpen();

@@ -37,9 +37,11 @@ import org.junit.jupiter.api.TestInstance;
  * Expression and partial indexes, global (each layout) and local, some maintained by the write path
  * from the first row and some built over existing rows, against an oracle that computes each
  * function on its own: every value's rows, then again after updates that change case, JSON fields
- * and status (moving rows in and out of the WHEREs) and delete rows. The planner uses a partial
- * index only for queries implying its WHERE; verify finds the global ones consistent, a partial
- * index holding exactly the rows its WHERE selects.
+ * and status, balances across a range WHERE's bound and a column a "present" WHERE needs (moving
+ * rows in and out of the WHEREs) and delete rows. The planner uses a partial index only for queries
+ * implying its WHERE (an IN or a range within its range, anything on its "present" column) and
+ * answers the others right without it; verify finds the global ones consistent, a partial index
+ * holding exactly the rows its WHERE selects.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExpressionIndexClusterTest {
@@ -50,9 +52,15 @@ class ExpressionIndexClusterTest {
   static final byte[] TS = Bytes.toBytes("ts");
   static final byte[] CITY = Bytes.toBytes("city");
   static final byte[] STATUS = Bytes.toBytes("status");
+  static final byte[] BAL = Bytes.toBytes("bal");
+  static final byte[] FLAG = Bytes.toBytes("flag");
   static final long HOUR = 3_600_000L;
   static final long BASE = 1_700_000_000_000L;
   static final int ROWS = 600;
+
+  /** The WHERE of {@code city_solvent}: a balance of at least 0, in int order. */
+  static final Condition SOLVENT =
+      Condition.range(D, BAL, Bytes.toBytes(0), true, null, false, IndexSpec.ValueType.INT);
 
   HBaseTestingUtility util;
   IndexedTable table;
@@ -82,6 +90,11 @@ class ExpressionIndexClusterTest {
     if (k == 9) return "{\"user\": {\"name\": \"broken\""; // malformed
     if (k == 8) return "{\"other\": 1}"; // no such path
     return "{\"id\": " + i + ", \"user\": {\"name\": \"n" + (i + variant) % 20 + "\"}}";
+  }
+
+  /** An int in [-50, 50], some rows' on either side of 0 and its sign changing with the variant. */
+  static int balance(int i, int variant) {
+    return (i + variant) * 37 % 101 - 50;
   }
 
   static String status(int i, int variant) {
@@ -114,6 +127,8 @@ class ExpressionIndexClusterTest {
             .alias("city_active")
             .where(Condition.eq(D, STATUS, b("ACTIVE")))
             .build());
+    indexes.createIndex(
+        TABLE, IndexSpec.builder(D, CITY).alias("city_solvent").where(SOLVENT).build());
     indexes.createIndex(
         TABLE,
         IndexSpec.builder(D, DOC)
@@ -151,6 +166,14 @@ class ExpressionIndexClusterTest {
             .local()
             .where(Condition.in(D, STATUS, b("ACTIVE"), b("PENDING")))
             .build());
+    indexes.createIndex(
+        TABLE,
+        IndexSpec.builder(D, CITY)
+            .alias("city_flagged")
+            .layout(IndexSpec.Layout.BY_ROW)
+            .buckets(4)
+            .where(Condition.present(D, FLAG))
+            .build());
     table = new IndexedTable(util.getConnection(), TABLE);
     MiniCluster.awaitRoutingBound(System.currentTimeMillis());
   }
@@ -168,7 +191,11 @@ class ExpressionIndexClusterTest {
     cols.put("ts", Bytes.toBytes(ts));
     cols.put("city", b(city));
     cols.put("status", b(status));
-    return new Put(b(row(i)))
+    cols.put("bal", Bytes.toBytes(balance(i, 0)));
+    if (i % 3 == 0) cols.put("flag", b("y"));
+    Put put = new Put(b(row(i)));
+    if (i % 3 == 0) put.addColumn(D, FLAG, b("y"));
+    return put.addColumn(D, BAL, Bytes.toBytes(balance(i, 0)))
         .addColumn(D, EMAIL, b(email))
         .addColumn(D, DOC, b(doc))
         .addColumn(D, TS, Bytes.toBytes(ts))
@@ -177,8 +204,12 @@ class ExpressionIndexClusterTest {
   }
 
   Put set(int i, byte[] qualifier, String value) {
-    model.get(row(i)).put(Bytes.toString(qualifier), b(value));
-    return new Put(b(row(i))).addColumn(D, qualifier, b(value));
+    return set(i, qualifier, b(value));
+  }
+
+  Put set(int i, byte[] qualifier, byte[] value) {
+    model.get(row(i)).put(Bytes.toString(qualifier), value);
+    return new Put(b(row(i))).addColumn(D, qualifier, value);
   }
 
   void apply(List<Mutation> mutations) throws IOException, InterruptedException {
@@ -196,6 +227,15 @@ class ExpressionIndexClusterTest {
     List<String> out = new ArrayList<>();
     for (String r : model.keySet()) if (rowMatches.test(r)) out.add(r);
     return out;
+  }
+
+  Integer bal(String row) {
+    byte[] v = model.get(row).get("bal");
+    return v == null ? null : Bytes.toInt(v);
+  }
+
+  boolean flagged(String row) {
+    return model.get(row).containsKey("flag");
   }
 
   /** The oracle's reverse().then(prefix(5)) of the ASCII addresses written. */
@@ -277,12 +317,61 @@ class ExpressionIndexClusterTest {
           expected(r -> col(r, "city").equals(c) && col(r, "status").equals("ACTIVE")),
           Oracle.resultRows(table.find("city_active", b(c))),
           "a partial index by alias: the value within its WHERE");
+      assertRangeAndPresentAnswers(inCity, c);
     }
+    assertEquals(
+        expected(r -> Bytes.compareTo(model.get(r).get("bal"), Bytes.toBytes(20)) >= 0),
+        Oracle.resultRows(
+            table.find(Condition.range(D, BAL, Bytes.toBytes(20), true, null, false))),
+        "a bytes range alone: a scan in unsigned byte order (negative ints last)");
+    assertEquals(
+        expected(r -> flagged(r) && bal(r) < 0),
+        Oracle.resultRows(table.find(Condition.present(D, FLAG), ints(null, false, 0, false))),
+        "present and a range, no index: a scan");
+  }
+
+  static Condition ints(Integer from, boolean fromIn, Integer to, boolean toIn) {
+    return Condition.range(
+        D,
+        BAL,
+        from == null ? null : Bytes.toBytes(from),
+        fromIn,
+        to == null ? null : Bytes.toBytes(to),
+        toIn,
+        IndexSpec.ValueType.INT);
+  }
+
+  void assertRangeAndPresentAnswers(Condition inCity, String c) throws IOException {
+    assertEquals(
+        expected(r -> col(r, "city").equals(c) && bal(r) >= 10 && bal(r) < 40),
+        Oracle.resultRows(table.find(inCity, ints(10, true, 40, false))),
+        "a range within the WHERE's range: the partial index");
+    assertEquals(
+        expected(r -> col(r, "city").equals(c) && List.of(0, 7, 33).contains(bal(r))),
+        Oracle.resultRows(
+            table.find(
+                inCity,
+                Condition.in(D, BAL, Bytes.toBytes(0), Bytes.toBytes(7), Bytes.toBytes(33)))),
+        "an IN within the WHERE's range: the partial index");
+    assertEquals(
+        expected(r -> col(r, "city").equals(c) && bal(r) > -10 && bal(r) <= 10),
+        Oracle.resultRows(table.find(inCity, ints(-10, false, 10, true))),
+        "a range reaching below the WHERE's: not implied, a scan");
+    assertEquals(
+        expected(r -> col(r, "city").equals(c) && flagged(r)),
+        Oracle.resultRows(table.find(Condition.present(D, FLAG), inCity)),
+        "present: the present partial index");
+    assertEquals(
+        expected(r -> col(r, "city").equals(c) && "y".equals(col(r, "flag")) && bal(r) < 0),
+        Oracle.resultRows(
+            table.find(inCity, Condition.eq(D, FLAG, b("y")), ints(null, false, 0, false))),
+        "an equality implies present");
   }
 
   void assertConsistent() throws Exception {
     IndexAdmin admin = new IndexAdmin(util.getConnection());
-    for (String alias : List.of("email_lc", "email_end", "hour", "city_active")) {
+    for (String alias :
+        List.of("email_lc", "email_end", "hour", "city_active", "city_solvent", "city_flagged")) {
       VerifyReport report = admin.verify(TABLE, alias);
       assertTrue(report.isConsistent(), alias + ": " + report);
     }
@@ -291,6 +380,14 @@ class ExpressionIndexClusterTest {
         expected(r -> col(r, "status").equals("ACTIVE")).size(),
         partial.indexRows(),
         "a partial index holds the rows its WHERE selects, no more");
+    assertEquals(
+        expected(r -> bal(r) >= 0).size(),
+        admin.verify(TABLE, "city_solvent").indexRows(),
+        "a range WHERE: the rows within it");
+    assertEquals(
+        expected(this::flagged).size(),
+        admin.verify(TABLE, "city_flagged").indexRows(),
+        "a present WHERE: the rows holding the column");
   }
 
   @Test
@@ -303,6 +400,17 @@ class ExpressionIndexClusterTest {
       updates.add(set(i, EMAIL, email(i, 1))); // another case of the same address
       updates.add(set(i, DOC, doc(i, 3))); // another name, or malformed, or missing
       updates.add(set(i, STATUS, status(i, 7))); // in and out of the WHEREs
+      updates.add(set(i, BAL, Bytes.toBytes(balance(i, 13)))); // across the range's bound
+    }
+    apply(updates);
+    updates.clear();
+    for (int i = 0; i < ROWS; i += 4) {
+      if (flagged(row(i))) {
+        model.get(row(i)).remove("flag");
+        updates.add(new Delete(b(row(i))).addColumns(D, FLAG)); // out of the present WHERE
+      } else {
+        updates.add(set(i, FLAG, b(""))); // in: an empty value is present
+      }
     }
     apply(updates);
     updates.clear();
@@ -347,6 +455,18 @@ class ExpressionIndexClusterTest {
     assertTrue(implied.reason().contains("by partial index 'city_"), implied.reason());
     QueryPlan local = table.explain(inCity, Condition.eq(D, STATUS, b("PENDING")));
     assertTrue(local.reason().contains("by partial index 'city_open'"), local.reason());
+    QueryPlan narrower = table.explain(inCity, ints(10, true, null, false));
+    assertTrue(narrower.reason().contains("by partial index 'city_solvent'"), narrower.reason());
+    assertTrue(narrower.reason().contains("d:bal:int >= 10: re-checked only"), narrower.reason());
+    QueryPlan wider = table.explain(inCity, ints(-1, true, 10, true));
+    assertEquals(QueryPlan.Kind.DATA_SCAN, wider.kind(), wider.toString());
+    assertTrue(
+        wider.reason().contains("partial index 'city_solvent' not used: the query does not imply"),
+        wider.reason());
+    QueryPlan flagged = table.explain(inCity, Condition.eq(D, FLAG, b("y")));
+    assertTrue(flagged.reason().contains("by partial index 'city_flagged'"), flagged.reason());
+    QueryPlan anyFlag = table.explain(Condition.present(D, FLAG));
+    assertEquals(QueryPlan.Kind.DATA_SCAN, anyFlag.kind(), "present alone answers no index");
     // Queries by column never use an expression or partial index.
     assertTrue(
         assertThrows(IllegalArgumentException.class, () -> table.find(D, CITY, b("c3")))

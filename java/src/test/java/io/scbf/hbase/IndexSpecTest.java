@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.scbf.hbase.IndexSpec.ValueType;
 import io.scbf.hbase.shared.IndexCatalog;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptor;
@@ -370,6 +373,104 @@ class IndexSpecTest {
         partial.isImpliedBy(List.of(inCity, Condition.in(F, STATUS, active, Bytes.toBytes("X")))));
     assertFalse(partial.isImpliedBy(List.of(inCity, Condition.eq(F, Q, active))));
     assertTrue(IndexSpec.builder(F, city).alias("p").build().isImpliedBy(List.of()));
+  }
+
+  @Test
+  void rangeAndPresentWheresAreV5AndRoundTripAndBadTextFails() {
+    byte[] age = Bytes.toBytes("age");
+    IndexSpec s =
+        IndexSpec.builder(F, Q)
+            .alias("w")
+            .where(
+                Condition.range(
+                    F, age, Bytes.toBytes(-5), true, Bytes.toBytes(65), false, ValueType.INT),
+                Condition.range(F, Bytes.toBytes("b"), null, false, new byte[0], true),
+                Condition.present(F, Bytes.toBytes("flag")),
+                Condition.eq(F, STATUS, Bytes.toBytes("A")))
+            .build();
+    String text = s.encode();
+    // 0.3.0 reads v4 WHEREs as INs only: it must refuse these by their version.
+    assertTrue(text.startsWith("v5;"), text);
+    assertThrows(
+        IllegalArgumentException.class, () -> IndexSpec.decode(text.replace("v5;", "v4;")));
+    for (Condition c :
+        List.of(Condition.present(F, STATUS), Condition.eq(F, STATUS, new byte[0]))) {
+      String one = IndexSpec.builder(F, Q).alias("w").where(c).build().encode();
+      assertEquals(c.kind() == Condition.Kind.IN ? "v4" : "v5", one.substring(0, 2), one);
+    }
+    assertTrue(
+        text.contains(
+            ";where=66:616765:range:int:[fffffffb:00000041),66:62:range:bytes:*:],"
+                + "66:666c6167:present,66:737461747573:41"),
+        text);
+    IndexSpec back = IndexSpec.decode(text);
+    assertEquals(s, back);
+    assertEquals(
+        "[f:age:int >= -5, < 65, f:b <= , f:flag present, f:status = A]", back.where().toString());
+    Map<IndexSpec.Column, byte[]> row = new HashMap<>();
+    row.put(new IndexSpec.Column(F, Q), Bytes.toBytes("v"));
+    row.put(new IndexSpec.Column(F, age), Bytes.toBytes(-5));
+    row.put(new IndexSpec.Column(F, Bytes.toBytes("b")), new byte[0]);
+    row.put(new IndexSpec.Column(F, Bytes.toBytes("flag")), new byte[0]);
+    row.put(new IndexSpec.Column(F, STATUS), Bytes.toBytes("A"));
+    assertArrayEquals(Bytes.toBytes("v"), back.valueOf(row::get));
+    row.put(new IndexSpec.Column(F, age), Bytes.toBytes(65));
+    assertNull(back.valueOf(row::get), "out of the range");
+    row.put(new IndexSpec.Column(F, age), Bytes.toBytes(64));
+    row.remove(new IndexSpec.Column(F, Bytes.toBytes("flag")));
+    assertNull(back.valueOf(row::get), "flag absent");
+    String range = "range:int:[fffffffb:00000041)";
+    String[][] broken = {
+      {range, "range:int:[fffffffb:00000041"}, // HI lacks its bracket
+      {range, "range:int:fffffffb:00000041)"}, // LO lacks its bracket
+      {range, "range:int:*"}, // too few parts
+      {range, "range:integer:*:00000041)"}, // no such type
+      {range, "range:int:[00000041:fffffffb)"}, // empty
+      {range, "range:int:*:*"}, // no bound
+      {range, "range:int:[41:*"}, // not an int
+      {":present", ":present:00"}, // present takes no value
+    };
+    for (String[] b : broken) {
+      assertThrows(
+          IllegalArgumentException.class, () -> IndexSpec.decode(text.replace(b[0], b[1])), b[1]);
+    }
+  }
+
+  @Test
+  void rangeAndPresentWheresAreImpliedByNarrowerQueries() {
+    byte[] city = Bytes.toBytes("city");
+    byte[] age = Bytes.toBytes("age");
+    IndexSpec adults =
+        IndexSpec.builder(F, city)
+            .alias("a")
+            .where(
+                Condition.range(F, age, Bytes.toBytes(18), true, null, false, ValueType.INT),
+                Condition.present(F, STATUS))
+            .build();
+    Condition inCity = Condition.eq(F, city, Bytes.toBytes("Oslo"));
+    Condition active = Condition.eq(F, STATUS, Bytes.toBytes("A"));
+    assertTrue(
+        adults.isImpliedBy(
+            List.of(
+                inCity,
+                active,
+                Condition.range(
+                    F, age, Bytes.toBytes(30), true, Bytes.toBytes(40), true, ValueType.INT))));
+    assertTrue(
+        adults.isImpliedBy(
+            List.of(Condition.in(F, age, Bytes.toBytes(18), Bytes.toBytes(99)), inCity, active)));
+    assertFalse(
+        adults.isImpliedBy(
+            List.of(inCity, active, Condition.in(F, age, Bytes.toBytes(17), Bytes.toBytes(99)))));
+    assertFalse(
+        adults.isImpliedBy(List.of(inCity, Condition.eq(F, age, Bytes.toBytes(20)))),
+        "nothing says status is present");
+    assertTrue(
+        adults.isImpliedBy(
+            List.of(
+                inCity,
+                Condition.present(F, STATUS),
+                Condition.range(F, age, Bytes.toBytes(18), true, null, false, ValueType.INT))));
   }
 
   @Test

@@ -1,6 +1,5 @@
 package io.scbf.hbase.cli;
 
-import io.scbf.hbase.Condition;
 import io.scbf.hbase.IndexExpression;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.CommandLines;
@@ -160,20 +159,6 @@ final class Args {
     }
   }
 
-  /**
-   * A WHERE condition {@code FAMILY:QUALIFIER=VALUE[,VALUE...]} (equality, or IN of several), each
-   * value as {@code Bytes.toBytesBinary} reads it ({@code \x2C} for a comma in a value).
-   */
-  static Condition condition(String text) throws UsageException {
-    int eq = text.indexOf('=', Math.max(0, text.indexOf(':')));
-    if (eq < 0)
-      throw new UsageException("--where takes FAMILY:QUALIFIER=VALUE[,VALUE...]: " + text);
-    byte[][] column = column(text.substring(0, eq));
-    List<byte[]> values = new ArrayList<>();
-    for (String v : text.substring(eq + 1).split(",", -1)) values.add(Bytes.toBytesBinary(v));
-    return new Condition(column[0], column[1], values);
-  }
-
   /** The spec of {@code create COLUMN [options]}. */
   static IndexSpec spec(String column, Args a) throws UsageException {
     TypedColumn first = typedColumn(column);
@@ -215,7 +200,7 @@ final class Args {
             b.covered(covered[0], covered[1]);
           }
           case "--expression" -> b.expression(IndexExpression.parse(o[1]));
-          case "--where" -> b.where(condition(o[1]));
+          case "--where" -> b.where(WhereCondition.parse(o[1]));
           default -> throw new UsageException("unknown option " + o[0]);
         }
       }

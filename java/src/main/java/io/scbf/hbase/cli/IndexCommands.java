@@ -43,8 +43,9 @@ final class IndexCommands {
           + "  --expression E       index a function of the column's value, queried by alias:"
           + " lower, upper, reverse, prefix(N), json($.path), truncate(N), chained with commas"
           + " (lower,prefix(3))\n"
-          + "  --where F:Q=V[,V..]  a partial index: only rows whose F:Q is one of the values"
-          + " (repeatable: all must hold)\n"
+          + "  --where C            a partial index: only rows satisfying C, one of F:Q=V[,V..]"
+          + " (one of the values), F:Q[:T]>=V[,<V] (a range in type T's order; >, <=, <) or"
+          + " 'F:Q present' (repeatable: all must hold)\n"
           + "  --eventual           a global index applied from the WAL by replication: writes do"
           + " not wait for it (see set-consistency, await)";
 

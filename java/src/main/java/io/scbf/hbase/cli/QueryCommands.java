@@ -164,22 +164,7 @@ final class QueryCommands {
   /** A value as its column type reads, for output. */
   private static String text(IndexSpec spec, byte[] value) {
     if (value == null) return "";
-    switch (spec.isComposite() ? IndexSpec.ValueType.BYTES : spec.type()) {
-      case STRING:
-        return Bytes.toString(value);
-      case INT:
-        return Integer.toString(Bytes.toInt(value));
-      case LONG:
-        return Long.toString(Bytes.toLong(value));
-      case FLOAT:
-        return Float.toString(Bytes.toFloat(value));
-      case DOUBLE:
-        return Double.toString(Bytes.toDouble(value));
-      case BIG_DECIMAL:
-        return Bytes.toBigDecimal(value).toPlainString();
-      default:
-        return Bytes.toStringBinary(value);
-    }
+    return (spec.isComposite() ? IndexSpec.ValueType.BYTES : spec.type()).format(value);
   }
 
   private static int find(Session s, Args a) throws IOException, UsageException {

@@ -77,24 +77,52 @@ final class DataScan {
   }
 
   /**
-   * Rows satisfying every condition (each tested in the region servers); {@code specs} are the
-   * conditions' indexes (null: none), in the same order, whose types decide how values compare.
+   * Rows satisfying every condition (each tested in the region servers, a typed range only for its
+   * column's presence: the client tests the bounds); {@code specs} are the conditions' indexes
+   * (null: none), in the same order, whose types decide how values compare.
    */
   List<Result> matching(List<Condition> conditions, List<IndexSpec> specs) throws IOException {
     FilterList all = new FilterList(FilterList.Operator.MUST_PASS_ALL);
-    for (int i = 0; i < conditions.size(); i++) {
-      Condition c = conditions.get(i);
-      IndexSpec spec = specs.get(i);
+    for (int i = 0; i < conditions.size(); i++)
+      all.addFilter(test(conditions.get(i), specs.get(i)));
+    return scan(all, r -> MultiColumnQueries.matchesAll(conditions, specs, r));
+  }
+
+  private static Filter test(Condition c, IndexSpec spec) {
+    byte[] f = c.family();
+    byte[] q = c.qualifier();
+    Condition.Range r = c.range();
+    if (c.kind() == Condition.Kind.IN) {
       FilterList any = new FilterList(FilterList.Operator.MUST_PASS_ONE);
       for (byte[] v : c.values()) {
         any.addFilter(
             spec != null && spec.isTyped()
                 ? IndexValueFilter.equalTo(spec, spec.indexForm(v))
-                : test(c.family(), c.qualifier(), CompareOperator.EQUAL, v));
+                : test(f, q, CompareOperator.EQUAL, v));
       }
-      all.addFilter(any);
+      return any;
     }
-    return scan(all, r -> MultiColumnQueries.matchesAll(conditions, specs, r));
+    FilterList bounds = new FilterList(FilterList.Operator.MUST_PASS_ALL);
+    bounds.addFilter(test(f, q, CompareOperator.GREATER_OR_EQUAL, new byte[0])); // present
+    if (r != null && r.type() == IndexSpec.ValueType.BYTES) {
+      if (r.from() != null) {
+        bounds.addFilter(
+            test(
+                f,
+                q,
+                r.fromInclusive() ? CompareOperator.GREATER_OR_EQUAL : CompareOperator.GREATER,
+                r.from()));
+      }
+      if (r.to() != null) {
+        bounds.addFilter(
+            test(
+                f,
+                q,
+                r.toInclusive() ? CompareOperator.LESS_OR_EQUAL : CompareOperator.LESS,
+                r.to()));
+      }
+    }
+    return bounds;
   }
 
   /**

@@ -15,16 +15,16 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
- * AND of equalities and INs, in either index mode, re-checked against every condition. A condition
- * is answered by its column's index, or else by a partial index on its column whose WHERE the
- * conditions imply; a condition on a column with neither is only re-checked, and when no condition
- * has an index the table is scanned. Each condition's rows are estimated from its values' counts.
- * If scanning the table costs less than the most selective condition's index plan, the table is
- * scanned with every condition tested in the region servers. Otherwise the row keys of the most
- * selective condition are intersected with those of every other condition estimated at most {@link
- * #INTERSECT_RATIO} times larger, before any row is read: rows are fetched only for keys in every
- * set. Conditions without an estimate are only re-checked (when none has one, the first condition's
- * keys are read).
+ * AND of equalities, INs, ranges and "present", in either index mode, re-checked against every
+ * condition. A range or "present" condition is only re-checked. An equality or IN is answered by
+ * its column's index, or else by a partial index on its column whose WHERE the conditions imply; a
+ * condition on a column with neither is only re-checked, and when no condition has an index the
+ * table is scanned. Each condition's rows are estimated from its values' counts. If scanning the
+ * table costs less than the most selective condition's index plan, the table is scanned with every
+ * condition tested in the region servers. Otherwise the row keys of the most selective condition
+ * are intersected with those of every other condition estimated at most {@link #INTERSECT_RATIO}
+ * times larger, before any row is read: rows are fetched only for keys in every set. Conditions
+ * without an estimate are only re-checked (when none has one, the first condition's keys are read).
  */
 @InterfaceAudience.Private
 public final class MultiColumnQueries {
@@ -191,6 +191,11 @@ public final class MultiColumnQueries {
    */
   private IndexSpec indexFor(Condition c, List<Condition> all, List<String> choices) {
     String column = Bytes.toStringBinary(c.family()) + ":" + Bytes.toStringBinary(c.qualifier());
+    if (c.kind() != Condition.Kind.IN) {
+      // Its rows are no set of values to look up; it still selects a partial index for the others.
+      choices.add(c + ": re-checked only");
+      return null;
+    }
     IndexSpec own = context.indexes.byColumn(c.family(), c.qualifier());
     if (own != null) {
       choices.add(column + " by index '" + own.alias() + "'");
@@ -217,8 +222,9 @@ public final class MultiColumnQueries {
   }
 
   /**
-   * True if the row satisfies every condition: raw bytes for a condition without an index or with
-   * an untyped one, the typed value otherwise (a {@code BIG_DECIMAL} 1.00 equals 1.0).
+   * True if the row satisfies every condition: {@link Condition#test} for a condition without an
+   * index or with an untyped one, the typed value otherwise (a {@code BIG_DECIMAL} 1.00 equals
+   * 1.0); only IN conditions have an index.
    */
   static boolean matchesAll(List<Condition> conditions, List<IndexSpec> specs, Result r) {
     for (int i = 0; i < conditions.size(); i++) {

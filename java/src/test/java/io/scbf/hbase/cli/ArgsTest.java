@@ -59,4 +59,29 @@ class ArgsTest {
     return assertThrows(UsageException.class, () -> parse("t").words("TABLE", "COLUMN"))
         .getMessage();
   }
+
+  @Test
+  void whereConditionsOfEachKind() throws UsageException {
+    assertEquals("d:st = A", WhereCondition.parse("d:st=A").toString());
+    assertEquals("d:st IN [A, B,C]", WhereCondition.parse("d:st=B\\x2CC,A").toString());
+    assertEquals("d:st = not present", WhereCondition.parse("d:st=not present").toString());
+    assertEquals("d:bal:int >= -5, < 10", WhereCondition.parse("d:bal:int>=-5,<10").toString());
+    assertEquals("d:bal:int >= -5, < 10", WhereCondition.parse("d:bal:int >= -5, < 10").toString());
+    assertEquals("d:bal:int > -1, <= 3", WhereCondition.parse("d:bal:int<=3,>-1").toString());
+    assertEquals("d:name > b", WhereCondition.parse("d:name>b").toString());
+    assertEquals("d:name <= \\x00", WhereCondition.parse("d:name<=\\x00").toString());
+    assertEquals("d:flag present", WhereCondition.parse("d:flag present").toString());
+    for (String bad :
+        List.of(
+            "d:st", // no operator
+            "d:bal:int>=x", // not an int
+            "d:bal:int>=5,<1", // empty
+            "d:bal:int>=1,>=2", // two lower bounds
+            "d:bal:int>=1,<5,<6", // three bounds
+            "d:bal:int>=1,5", // a bound without its operator
+            "present")) { // no column
+      UsageException e = assertThrows(UsageException.class, () -> WhereCondition.parse(bad));
+      assertFalse(e.getMessage().isEmpty(), bad);
+    }
+  }
 }

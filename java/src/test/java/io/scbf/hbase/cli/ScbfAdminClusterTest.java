@@ -550,8 +550,32 @@ class ScbfAdminClusterTest {
     assertEquals(2, path.status());
     assertTrue(path.err().contains("malformed JSON path"), path.err());
     assertEquals(2, cli("create", "vr", "d:city", "--where", "d:st", "--alias", "c2").status());
+    Run ranged =
+        cli(
+            "create",
+            "vr",
+            "d:city",
+            "--where",
+            "d:st>=B",
+            "--where",
+            "d:mail present",
+            "--alias",
+            "city_idle");
+    assertEquals(0, ranged.status(), ranged.err());
+    listed = cli("list", "vr").out();
+    assertTrue(listed.contains("d:city where [d:st >= B, d:mail present]"), listed);
+    // IDLE >= B > ACTIVE: of city-2's rows, all but 10, 30 and 50.
+    Run idle = cli("find", "vr", "city_idle", "city-2", "--keys-only");
+    assertEquals(0, idle.status(), idle.err());
+    List<String> idleRows = new ArrayList<>();
+    for (int i = 2; i < 60; i += 4) if (i % 10 != 0) idleRows.add(Bytes.toString(row(i)));
+    assertEquals(idleRows, idle.out().lines().sorted().toList());
+    Run empty = cli("create", "vr", "d:city", "--where", "d:st:int>=5,<1", "--alias", "c3");
+    assertEquals(2, empty.status());
+    assertTrue(empty.err().contains("empty range"), empty.err());
     assertEquals(0, cli("drop", "vr", "mail_lc").status());
     assertEquals(0, cli("drop", "vr", "city_act").status());
+    assertEquals(0, cli("drop", "vr", "city_idle").status());
   }
 
   @Test
