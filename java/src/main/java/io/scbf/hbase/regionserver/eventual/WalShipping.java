@@ -9,15 +9,21 @@ import io.scbf.hbase.shared.proto.IndexProtos.WalMarksRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.WalMarksResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.WalsShippedRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.WalsShippedResponse;
+import java.io.EOFException;
+import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.regionserver.ReplicationSourceService;
 import org.apache.hadoop.hbase.regionserver.wal.AbstractFSWAL;
+import org.apache.hadoop.hbase.regionserver.wal.AbstractProtobufWALReader;
 import org.apache.hadoop.hbase.replication.ReplicationException;
 import org.apache.hadoop.hbase.replication.ReplicationQueueStorage;
 import org.apache.hadoop.hbase.replication.regionserver.ReplicationSourceInterface;
@@ -54,6 +60,9 @@ public final class WalShipping extends EventualServerService {
         if (current == null) continue;
         // Empty once rolled: the file is closed, and shipped whole once it leaves the queue.
         long length = fs.getLogFileSizeIfBeingWritten(current).orElse(Long.MAX_VALUE);
+        // A WAL without an entry has nothing to ship, and its source records no position in it.
+        FileSystem files = current.getFileSystem(started().getConfiguration());
+        if (length <= headerEnd(files, current)) continue;
         out.addMarks(WalMark.newBuilder().setWal(current.getName()).setLength(length));
       }
       done.run(out.build());
@@ -95,6 +104,31 @@ public final class WalShipping extends EventualServerService {
       return true;
     } catch (ReplicationException e) {
       throw new IOException("scbf: reading the replication queue of " + owner + " failed", e);
+    }
+  }
+
+  /**
+   * Where a WAL's first entry starts: after its magic and its length-delimited header, as both of
+   * HBase's protobuf WAL writers write them. 0 if the file does not read as one (then it is marked
+   * whole: awaited until shipped).
+   */
+  static long headerEnd(FileSystem files, Path wal) throws IOException {
+    try (FSDataInputStream in = files.open(wal)) {
+      byte[] magic = new byte[AbstractProtobufWALReader.PB_WAL_MAGIC.length];
+      in.readFully(magic);
+      if (!Arrays.equals(magic, AbstractProtobufWALReader.PB_WAL_MAGIC)) return 0;
+      int size = 0;
+      int varint = 0;
+      for (int shift = 0; ; shift += 7) {
+        int b = in.readUnsignedByte();
+        varint++;
+        size |= (b & 0x7f) << shift;
+        if ((b & 0x80) == 0) break;
+        if (shift >= 28) return 0;
+      }
+      return magic.length + varint + (long) size;
+    } catch (EOFException | FileNotFoundException partOrGone) {
+      return 0;
     }
   }
 
