@@ -117,7 +117,7 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
                 t.setDaemon(true);
                 return t;
               });
-      applier = new EventualApplier(services::connection, writer, chunks);
+      applier = new EventualApplier(services::connection, writer, chunks, server::getRegions);
     }
     notifyStarted();
   }

@@ -15,7 +15,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,15 +22,17 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
 
@@ -70,16 +71,22 @@ public final class EventualApplier {
   private final IndexWriter.ConnectionSource connections;
   private final IndexWriter writer;
   private final ExecutorService chunks;
+  private final RowReads reads;
 
   /**
    * @param chunks runs a batch's chunks of rows in parallel (their rows are distinct, so they do
    *     not interfere): a backlog is applied at several times one chunk's round trips
+   * @param localRegions the regions of a table this server holds, read without RPCs
    */
   public EventualApplier(
-      IndexWriter.ConnectionSource connections, IndexWriter writer, ExecutorService chunks) {
+      IndexWriter.ConnectionSource connections,
+      IndexWriter writer,
+      ExecutorService chunks,
+      Function<TableName, List<? extends Region>> localRegions) {
     this.connections = connections;
     this.writer = writer;
     this.chunks = chunks;
+    this.reads = new RowReads(localRegions);
   }
 
   /** Applies the current data of {@code rows} to the global indexes in {@code specs}. */
@@ -123,16 +130,18 @@ public final class EventualApplier {
     pending.addAll(rows);
     Map<IndexSpec, IndexRows> derivations = new LinkedHashMap<>();
     for (IndexSpec s : global) derivations.put(s, new IndexRows(s));
-    Set<Column> watched = new LinkedHashSet<>();
-    for (IndexSpec s : global) watched.addAll(s.watchedColumns());
+    Scan watched = new Scan().readVersions(1);
+    for (IndexSpec s : global) {
+      for (Column c : s.watchedColumns()) watched.addColumn(c.family(), c.qualifier());
+    }
     Map<Bytes, Map<Bytes, Long>> written = new HashMap<>(); // record row -> index rows put
     try (Table data = connections.get().getTable(dataTable);
         Table records = connections.get().getTable(EventualRecords.TABLE)) {
       for (int round = 0; round < MAX_ROUNDS; round++) {
-        Result[] recorded = readRecords(records, dataTable, pending);
-        Map<Bytes, Result> current = read(data, pending, watched);
+        Map<Bytes, Result> recorded = readRecords(records, dataTable, pending);
+        Map<Bytes, Result> current = reads.read(data, pending, watched);
         applyOnce(dataTable, derivations, current, recorded, written, records);
-        Map<Bytes, Result> again = read(data, pending, watched);
+        Map<Bytes, Result> again = reads.read(data, pending, watched);
         pending.clear();
         for (Map.Entry<Bytes, Result> e : again.entrySet()) {
           if (!sameCells(current.get(e.getKey()), e.getValue())) pending.add(e.getKey().get());
@@ -148,7 +157,7 @@ public final class EventualApplier {
       TableName dataTable,
       Map<IndexSpec, IndexRows> derivations,
       Map<Bytes, Result> current,
-      Result[] recorded,
+      Map<Bytes, Result> recorded,
       Map<Bytes, Map<Bytes, Long>> written,
       Table records)
       throws IOException {
@@ -157,12 +166,11 @@ public final class EventualApplier {
     // Puts and deletes in one write: they never touch the same index row (an index row's key
     // holds its data row, whose produced rows are kept, not deleted).
     Map<TableName, List<Mutation>> indexWrites = new LinkedHashMap<>();
-    int i = 0;
     for (Map.Entry<Bytes, Result> e : current.entrySet()) {
       byte[] row = e.getKey().get();
       Result cells = e.getValue();
       byte[] recordRow = EventualRecords.rowKey(dataTable, row);
-      Result record = recorded[i++];
+      Result record = recorded.get(new Bytes(recordRow));
       Map<Bytes, Long> ownPuts =
           written.computeIfAbsent(new Bytes(recordRow), r -> new HashMap<>());
       for (Map.Entry<IndexSpec, IndexRows> d : derivations.entrySet()) {
@@ -254,28 +262,11 @@ public final class EventualApplier {
     return ts;
   }
 
-  private static Result[] readRecords(Table records, TableName dataTable, Set<byte[]> rows)
+  private Map<Bytes, Result> readRecords(Table records, TableName dataTable, Set<byte[]> rows)
       throws IOException {
-    List<Get> gets = new ArrayList<>(rows.size());
-    for (byte[] row : rows) {
-      gets.add(new Get(EventualRecords.rowKey(dataTable, row)).addFamily(EventualRecords.FAMILY));
-    }
-    return records.get(gets);
-  }
-
-  private static Map<Bytes, Result> read(Table data, Set<byte[]> rows, Set<Column> watched)
-      throws IOException {
-    List<Get> gets = new ArrayList<>(rows.size());
-    for (byte[] row : rows) {
-      Get g = new Get(row).readVersions(1);
-      for (Column c : watched) g.addColumn(c.family(), c.qualifier());
-      gets.add(g);
-    }
-    Result[] results = data.get(gets);
-    Map<Bytes, Result> out = new LinkedHashMap<>();
-    int i = 0;
-    for (byte[] row : rows) out.put(new Bytes(row), results[i++]);
-    return out;
+    List<byte[]> keys = new ArrayList<>(rows.size());
+    for (byte[] row : rows) keys.add(EventualRecords.rowKey(dataTable, row));
+    return reads.read(records, keys, new Scan().addFamily(EventualRecords.FAMILY));
   }
 
   private static boolean sameCells(Result a, Result b) {
