@@ -18,6 +18,15 @@ final class BenchCluster {
     return start(regionServers, conf -> {});
   }
 
+  /**
+   * The README's settings for EVENTUAL indexes: HBase's WAL reader backs off to seconds while a WAL
+   * is idle.
+   */
+  static void eventualSettings(Configuration conf) {
+    conf.setLong("replication.source.sleepforretries", 20);
+    conf.setInt("replication.source.maxretriesmultiplier", 5);
+  }
+
   /** As {@link #start(int)}, with a benchmark's own {@code settings} applied last. */
   static HBaseTestingUtility start(int regionServers, Consumer<Configuration> settings)
       throws Exception {

@@ -46,15 +46,7 @@ public final class EventualBenchmark {
     int writers = Integer.getInteger("bench.writers", 2);
     int indexes = Integer.getInteger("bench.indexes", 1);
     if (indexes < 1 || indexes > 3) throw new IllegalArgumentException("bench.indexes: 1 to 3");
-    HBaseTestingUtility util =
-        BenchCluster.start(
-            1,
-            conf -> {
-              // The README's setting for EVENTUAL indexes (HBase's WAL reader backs off to
-              // seconds).
-              conf.setLong("replication.source.sleepforretries", 20);
-              conf.setInt("replication.source.maxretriesmultiplier", 5);
-            });
+    HBaseTestingUtility util = BenchCluster.start(1, BenchCluster::eventualSettings);
     say(
         "HBase (mini cluster, 1 region server): %,d rows, batches of %d puts, %d writer threads,"
             + " %d global index(es) per indexed table",
