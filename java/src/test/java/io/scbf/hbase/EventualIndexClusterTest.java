@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -37,10 +38,16 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.replication.BaseReplicationEndpoint;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.Threads;
 import org.apache.hadoop.hbase.wal.WAL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -557,6 +564,56 @@ class EventualIndexClusterTest {
         assertEquals(expected, found(table, CITY, "last" + round), "round " + round);
       }
     }
+  }
+
+  /**
+   * Holds a write invisible for a while after its WAL sync, as a slow handler does between the two
+   * (HBase syncs the WAL, then writes the memstore and makes the write visible).
+   */
+  public static final class SlowToShow implements RegionCoprocessor, RegionObserver {
+    static final String ATTRIBUTE = "test.slow";
+
+    @Override
+    public Optional<RegionObserver> getRegionObserver() {
+      return Optional.of(this);
+    }
+
+    @Override
+    public void postBatchMutate(
+        ObserverContext<RegionCoprocessorEnvironment> c,
+        MiniBatchOperationInProgress<Mutation> batch) {
+      for (int i = 0; i < batch.size(); i++) {
+        if (batch.getOperation(i).getAttribute(ATTRIBUTE) != null) {
+          Threads.sleep(1500);
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * The source may ship an edit before its write is visible; an applier that read the row then
+   * indexed it as it was before, and nothing ships the edit again: the row was left out for good
+   * (the crash test met it once). The applier waits for the region's writes in flight.
+   */
+  @Test
+  void anEditShippedBeforeItsWriteIsVisibleIsIndexed() throws Exception {
+    TableName table = TableName.valueOf("ev_slow");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .setCoprocessor(SlowToShow.class.getName())
+              .build());
+    }
+    indexAdmin.createIndex(table, eventualCity().build());
+    try (Table t = connection.getTable(table)) {
+      Put slow = new Put(Bytes.toBytes("r01")).addColumn(D, CITY, Bytes.toBytes("slow"));
+      slow.setAttribute(SlowToShow.ATTRIBUTE, new byte[] {1});
+      t.put(slow);
+    }
+    assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+    assertEquals(new TreeSet<>(List.of("r01")), found(table, CITY, "slow"));
   }
 
   /**

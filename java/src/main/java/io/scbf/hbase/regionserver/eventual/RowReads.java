@@ -16,6 +16,7 @@ import org.apache.hadoop.hbase.client.RegionReplicaUtil;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -26,8 +27,9 @@ import org.apache.yetus.audience.InterfaceAudience;
  * path reads; by RPC otherwise. A source usually ships the edits of regions its own server holds,
  * so most reads stay local: profiles of the applier showed most of its CPU in the region servers'
  * handlers serving its multi-gets, one region and store scanner per row. What is read is the same
- * either way (the same columns and versions, at the region's current read point); a region closing
- * meanwhile fails the read, and the batch is applied again.
+ * either way (the same columns and versions, at the region's current read point, once the writes in
+ * flight there are visible); a region closing meanwhile fails the read, and the batch is applied
+ * again.
  */
 @InterfaceAudience.Private
 final class RowReads {
@@ -62,6 +64,12 @@ final class RowReads {
     }
     Map<Bytes, Result> found = new LinkedHashMap<>();
     for (Map.Entry<Region, List<byte[]>> e : local.entrySet()) {
+      // A region writes and syncs its WAL before its memstore, and makes the write visible only
+      // after that: the source can ship an edit its region does not show yet, and a read then
+      // would index the row as it was before it. Wait for the region's writes in flight. A region
+      // elsewhere shows every edit this server's WAL holds of it: it was closed here (a close
+      // waits for them) or reopened from this WAL after a crash.
+      if (e.getKey() instanceof HRegion region) region.getMVCC().await();
       for (Map.Entry<byte[], List<Cell>> row :
           RowBatchReader.read(e.getKey(), e.getValue(), template).entrySet()) {
         found.put(new Bytes(row.getKey()), Result.create(row.getValue()));
