@@ -520,15 +520,15 @@ class EventualIndexClusterTest {
     assertMatchesOracle(other, otherOracle, 4);
   }
 
+  /** Row key prefixes that fall in each of the three regions {@link #createTable} makes. */
+  private static final String[] REGION_PREFIXES = {"a", "r07", "s"};
+
   /**
    * Regions moved while their old server still ships a backlog: the rows written just before the
    * move are in the old server's WAL, behind the backlog, which the probes on the regions' new
    * servers do not follow. awaitIndexed also waits until every live server has applied its WALs as
    * they were at the call, so right after it those rows are found.
    */
-  /** Row key prefixes that fall in each of the three regions {@link #createTable} makes. */
-  private static final String[] REGION_PREFIXES = {"a", "r07", "s"};
-
   @Test
   void awaitCoversWritesOfRegionsThatMovedSince() throws Exception {
     TableName table = TableName.valueOf("ev_moved");
