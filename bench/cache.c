@@ -260,21 +260,24 @@ static int cost_rows(int quick) {
     uint64_t *keys = zipf_trace(1000000, n, 0.99, 7);
     if (!keys) return 1;
     for (size_t i = 0; i < n; i++) keys[i] = keys[i] * UINT64_C(0x9E3779B97F4A7C15);
-    printf("\nget/put cost: capacity 64 MiB (64 shards, the automatic count; 'x1' rows: 1 shard;\n"
-           "'4M' row: 4 MiB, 4 shards), 8-byte keys, %d-byte values, Zipf 0.99 over 1M keys,\n"
+    printf("\nget/put cost: capacity 64 MiB (16 shards, the automatic count; 'x1' rows: 1 shard;\n"
+           "'4M' row: 4 MiB, 1 shard; '-ch' row: hotscore without its chooser), 8-byte keys,\n"
+           "%d-byte values, Zipf 0.99 over 1M keys,\n"
            "%zu puts, then %zu gets, then %zu get-or-puts (a get, and a put on a miss) per row;\n"
            "ns per op = wall time / ops (all threads together); x = throughput over the same\n"
            "row's 1-thread figure; entries = what the cache held\n\n",
            VALUE_BYTES, n, n, n);
     printf("%-12s %7s  %8s  %8s  %6s  %8s  %6s  %9s\n", "policy", "threads", "put ns", "get ns",
            "get x", "mix ns", "mix x", "entries");
-    for (int row = 0; row <= NPOL + 1; row++) {
-        int p = row < NPOL ? row : 0; /* then hotscore in one shard, and in 4 MiB */
+    for (int row = 0; row <= NPOL + 2; row++) {
+        /* then hotscore in one shard, in 4 MiB, and without its chooser */
+        int p = row < NPOL ? row : 0;
         double get1 = 0, mix1 = 0;
         for (int threads = 1; threads <= 2; threads++) {
             hotcache_config_t c;
             hotcache_config_default(&c, POLICIES[p].policy, row == NPOL + 1 ? cap / 16 : cap);
             if (row == NPOL) c.shards = 1;
+            if (row == NPOL + 2) c.chooser = 0;
             hotcache_t *h;
             if (hotcache_create(&c, &h) != SCBF_OK) {
                 free(keys);
@@ -293,6 +296,7 @@ static int cost_rows(int quick) {
             snprintf(name, sizeof name, "%s%s", POLICIES[p].name,
                      row == NPOL       ? " x1"
                      : row == NPOL + 1 ? " 4M"
+                     : row == NPOL + 2 ? " -ch"
                                        : "");
             printf("%-12s %7d  %8.0f  %8.0f  %6.2f  %8.0f  %6.2f  %9llu\n", name, threads, put_ns,
                    get_ns, get1 / get_ns, mix_ns, mix1 / mix_ns, (unsigned long long)st.entries);
@@ -324,13 +328,18 @@ static int latency_rows(int quick) {
     }
     printf(
         "\nper-operation latency once the cache is full (after an untimed pass), get and put on\n"
-        "a miss, 64 MiB, Zipf 0.99 over 1M keys, %zu ops, 1 thread:\n\n",
+        "a miss, 64 MiB, Zipf 0.99 over 1M keys, %zu ops, 1 thread (adaptive: hotscore\n"
+        "without its chooser):\n\n",
         n);
     printf("%-9s %8s %8s %8s %10s %10s\n", "policy", "p50 ns", "p99 ns", "p99.9 ns", "max ns",
            "ops >10us");
-    for (int p = 0; p < NPOL; p++) {
+    /* the last row: hotscore without its chooser, so the chooser's cost
+     * shows beside it in the same run */
+    for (int row = 0; row <= NPOL; row++) {
+        int p = row < NPOL ? row : 0;
         hotcache_config_t c;
         hotcache_config_default(&c, POLICIES[p].policy, cap);
+        if (row == NPOL) c.chooser = 0;
         hotcache_t *h;
         if (hotcache_create(&c, &h) != SCBF_OK) break;
         unsigned char v[VALUE_BYTES] = {0}, buf[VALUE_BYTES];
@@ -349,7 +358,7 @@ static int latency_rows(int quick) {
         size_t slow = 0;
         for (size_t i = 0; i < n; i++) slow += ns[i] > 10000;
         qsort(ns, n, sizeof *ns, cmp_u64);
-        printf("%-9s %8llu %8llu %8llu %10llu %10zu\n", POLICIES[p].name,
+        printf("%-9s %8llu %8llu %8llu %10llu %10zu\n", row < NPOL ? POLICIES[p].name : "adaptive",
                (unsigned long long)ns[n / 2], (unsigned long long)ns[n / 100 * 99],
                (unsigned long long)ns[n / 1000 * 999], (unsigned long long)ns[n - 1], slow);
     }

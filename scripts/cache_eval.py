@@ -5,8 +5,10 @@ OPT beside them (docs/benchmarks-cache.md, "Eight sizes").
 
 Usage: scripts/cache_eval.py [--scbf build/scbf] [--traces ../shared/traces] [--csv FILE]
                              [--only t1,t2] [--jobs 2] [--no-opt] [--max-accesses N]
+                             [--markdown FILE]
 --max-accesses keeps each trace's first N accesses (the 5M-access traces take most of the time).
-Prints one row per trace and size (hotscore, the best reference policy and its name, the gap),
+Prints one row per trace and size (hotscore, hotscore without its chooser, the best reference
+policy and its name, the gap),
 then the summary: rows more than 0.01 behind the best reference, the worst, the mean gap to OPT.
 """
 import argparse
@@ -37,9 +39,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-opt", action="store_true")
     ap.add_argument("--max-accesses", type=int)
+    ap.add_argument("--markdown", help="also write every run as a Markdown table to this file")
     args = ap.parse_args()
     names = args.only.split(",") if args.only else list(TRACES)
-    policies = ["hotscore", "hotscore-chooser", "lru"] + REFERENCE + ([] if args.no_opt else ["opt"])
+    policies = ["hotscore", "hotscore-adaptive", "lru"] + REFERENCE + ([] if args.no_opt else ["opt"])
 
     tmp = tempfile.mkdtemp()
     jobs = []  # (trace, size label, capacity, path)
@@ -68,13 +71,13 @@ def main():
         rows.append((name, size, cap, r, best))
 
     print("%-12s %-6s %7s  %8s  %8s  %8s %-14s %8s  %8s  %8s" % (
-        "trace", "size", "entries", "hotscore", "+chooser", "best ref", "(policy)", "gap", "lru",
+        "trace", "size", "entries", "hotscore", "adaptive", "best ref", "(policy)", "gap", "lru",
         "opt"))
     for name, size, cap, r, best in rows:
         print("%-12s %-6s %7d  %8.4f  %8.4f  %8.4f %-14s %+8.4f  %8.4f  %8s" % (
-            name, size, cap, r["hotscore"], r["hotscore-chooser"], r[best], best,
+            name, size, cap, r["hotscore"], r["hotscore-adaptive"], r[best], best,
             r["hotscore"] - r[best], r["lru"], "%.4f" % r["opt"] if "opt" in r else "-"))
-    for policy in ("hotscore", "hotscore-chooser"):
+    for policy in ("hotscore", "hotscore-adaptive"):
         gaps = [r[policy] - r[best] for _, _, _, r, best in rows]
         behind = [g for g in gaps if g < -0.01]
         worst = min(rows, key=lambda row: row[3][policy] - row[3][row[4]])
@@ -88,6 +91,17 @@ def main():
                     title, policy, sum(x[3]["opt"] - x[3][policy] for x in sel) / len(sel),
                     sum(x[3]["opt"] - x[3][x[4]] for x in sel) / len(sel)))
 
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("| trace | size | entries | default | without the chooser | best reference | "
+                    "default - best | LRU | OPT |\n")
+            f.write("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |\n")
+            for name, size, cap, r, best in rows:
+                gap = r["hotscore"] - r[best]
+                bold = "**%.4f**" if gap < -0.01 else "%.4f"
+                f.write("| %s | %s | %d | %s | %.4f | %.4f (%s) | %+.4f | %.4f | %s |\n" % (
+                    name, size, cap, bold % r["hotscore"], r["hotscore-adaptive"], r[best], best,
+                    gap, r["lru"], "%.4f" % r["opt"] if "opt" in r else "-"))
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f)

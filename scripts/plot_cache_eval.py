@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Chart of scripts/cache_eval.py's CSV: per trace, the hit ratio of the default policy (hotscore),
-of the best reference policy at each size, of LRU and of OPT, at 1/16x to 8x the reference capacity.
+of the same without its chooser, of the best reference policy at each size, of LRU and of OPT, at 1/16x to 8x the reference capacity.
 
     python3 scripts/plot_cache_eval.py docs/data/cache-eight-sizes.csv docs/img/cache-eight-sizes.png
 
@@ -32,6 +32,9 @@ def main(dst, *srcs):
         x = [int(r["entries"]) for r in sel]
         best = [max(float(r[p]) for p in REFERENCE) for r in sel]
         ax.plot(x, [float(r["hotscore"]) for r in sel], "o-", label="hotscore (default)")
+        if "hotscore-adaptive" in sel[0]:
+            ax.plot(x, [float(r["hotscore-adaptive"]) for r in sel], "x:", lw=0.8,
+                    label="hotscore without its chooser")
         ax.plot(x, best, "s--", label="best reference policy")
         ax.plot(x, [float(r["lru"]) for r in sel], ":", color="grey", label="LRU")
         if "opt" in sel[0]:

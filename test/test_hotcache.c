@@ -22,7 +22,6 @@
 #include "cache_sim.h"
 #include "hash.h"
 #include "shard_internal.h"
-#include "mini.h"
 #include "sketch.h"
 #include "testutil.h"
 
@@ -438,291 +437,124 @@ static uint64_t aref_hash(uint64_t k) {
 
 /* ---- the chooser: reference model --------------------------------------- */
 
-/* LIRS written out again from its paper (and the shadow's bound on the
- * non-resident keys it keeps, mini_lirs.c), with plain arrays scanned
- * linearly: the stack S (top first), the resident HIR queue Q and the
- * non-resident keys (newest first). */
-enum { L_UNKNOWN = 0, L_LIR, L_HIR, L_GONE };
-#define SLOW_KEYS 4096
-
+/* The decision rule of chooser.h written out again: which keys are sampled,
+ * the counts kept per mode and per pair of modes, scaled at every decision,
+ * and a switch to the mode with most hits when it leads the current one by
+ * 1% of the lookups and three standard deviations. */
 typedef struct {
-    uint64_t key[SLOW_KEYS];
-    uint8_t st[SLOW_KEYS];
-    size_t nk;
-    uint64_t s[SLOW_KEYS], q[SLOW_KEYS], g[SLOW_KEYS];
-    size_t ns, nq, ng;
-    uint64_t cap, lir_cap, lir, max_gone;
-} slow_lirs;
-
-static size_t arr_find(const uint64_t *a, size_t n, uint64_t k) {
-    size_t i = 0;
-    while (i < n && a[i] != k) i++;
-    return i;
-}
-
-static void arr_del(uint64_t *a, size_t *n, uint64_t k) {
-    size_t i = arr_find(a, *n, k);
-    ck_assert_uint_lt(i, *n);
-    memmove(&a[i], &a[i + 1], (*n - i - 1) * sizeof *a);
-    (*n)--;
-}
-
-static void arr_front(uint64_t *a, size_t *n, uint64_t k) {
-    memmove(&a[1], &a[0], *n * sizeof *a);
-    a[0] = k;
-    (*n)++;
-}
-
-static uint8_t *sl_status(slow_lirs *l, uint64_t k) {
-    size_t i = arr_find(l->key, l->nk, k);
-    if (i == l->nk) {
-        ck_assert_uint_lt(l->nk, SLOW_KEYS);
-        l->key[l->nk] = k;
-        l->st[l->nk++] = L_UNKNOWN;
-    }
-    return &l->st[i];
-}
-
-static int sl_in_s(const slow_lirs *l, uint64_t k) { return arr_find(l->s, l->ns, k) < l->ns; }
-
-static void sl_top(slow_lirs *l, uint64_t k) {
-    if (sl_in_s(l, k)) arr_del(l->s, &l->ns, k);
-    arr_front(l->s, &l->ns, k);
-}
-
-static void sl_prune(slow_lirs *l) {
-    while (l->ns && *sl_status(l, l->s[l->ns - 1]) != L_LIR) {
-        uint64_t b = l->s[--l->ns];
-        if (*sl_status(l, b) == L_GONE) {
-            arr_del(l->g, &l->ng, b);
-            *sl_status(l, b) = L_UNKNOWN;
-        }
-    }
-}
-
-static void sl_demote_bottom(slow_lirs *l) {
-    uint64_t b = l->s[--l->ns];
-    *sl_status(l, b) = L_HIR;
-    arr_front(l->q, &l->nq, b);
-    l->lir--;
-    sl_prune(l);
-}
-
-static int sl_access(slow_lirs *l, uint64_t k) {
-    uint8_t st = *sl_status(l, k);
-    if (st == L_LIR) {
-        int bottom = l->s[l->ns - 1] == k;
-        sl_top(l, k);
-        if (bottom) sl_prune(l);
-        return 1;
-    }
-    if (st == L_HIR) {
-        arr_del(l->q, &l->nq, k);
-        if (sl_in_s(l, k)) {
-            *sl_status(l, k) = L_LIR;
-            l->lir++;
-            sl_top(l, k);
-            sl_demote_bottom(l);
-        } else {
-            sl_top(l, k);
-            arr_front(l->q, &l->nq, k);
-        }
-        return 1;
-    }
-    if (st == L_GONE) arr_del(l->g, &l->ng, k);
-    if (l->lir + l->nq >= l->cap && l->nq) {
-        uint64_t v = l->q[--l->nq];
-        if (sl_in_s(l, v)) {
-            *sl_status(l, v) = L_GONE;
-            arr_front(l->g, &l->ng, v);
-        } else {
-            *sl_status(l, v) = L_UNKNOWN;
-        }
-    }
-    if (l->lir < l->lir_cap && *sl_status(l, k) == L_UNKNOWN) {
-        *sl_status(l, k) = L_LIR;
-        l->lir++;
-        sl_top(l, k);
-    } else if (sl_in_s(l, k)) {
-        *sl_status(l, k) = L_LIR;
-        l->lir++;
-        sl_top(l, k);
-        sl_demote_bottom(l);
-    } else {
-        *sl_status(l, k) = L_HIR;
-        sl_top(l, k);
-        arr_front(l->q, &l->nq, k);
-    }
-    while (l->max_gone && l->ng > l->max_gone) {
-        uint64_t x = l->g[--l->ng];
-        arr_del(l->s, &l->ns, x);
-        *sl_status(l, x) = L_UNKNOWN;
-    }
-    return 0;
-}
-
-/* The chooser as chooser.h describes it: the slow LIRS above; S3-FIFO and
- * W-TinyLFU replayed over dense ids that are never reused (the simulator's
- * form, checked against their published hit ratios), where the chooser's
- * shadows recycle the ids of keys they forget; the decision rule written
- * out again. */
-typedef struct {
-    slow_lirs lirs;
-    mini_s3fifo_t s3;
-    mini_wtinylfu_t wt;
-    uint64_t ids[SLOW_KEYS];
-    size_t nids;
     uint64_t threshold, period, in_period;
-    double hits[5], won[5], lost[5], lookups;
-    int mode, in_trial, trial_from, switches;
-    uint32_t veto[3];
-    double trial_edge, trial_real, trial_lru, trial_lookups;
+    double hits[3], won[3][3], lookups;
+    int mode, switches;
 } cref;
 
 static void cref_init(cref *c, uint64_t entries, uint64_t mini) {
     memset(c, 0, sizeof *c);
-    c->lirs.cap = c->lirs.max_gone = mini;
-    c->lirs.lir_cap = mini - (mini / 100 ? mini / 100 : 1);
-    mini_forget_t none = {NULL, NULL};
-    ck_assert_int_eq(mini_s3fifo_init(&c->s3, mini, SLOW_KEYS, none), SCBF_OK);
-    ck_assert_int_eq(mini_wtinylfu_init(&c->wt, mini, 1, SLOW_KEYS, none), SCBF_OK);
     double rate = (double)mini / (double)entries;
     c->threshold = rate >= 1 ? UINT64_C(1) << 32 : (uint64_t)(rate * 4294967296.0);
-    c->period = 4 * mini > 512 ? 4 * mini : 512;
-}
-
-static void cref_free(cref *c) {
-    mini_s3fifo_free(&c->s3);
-    mini_wtinylfu_free(&c->wt);
+    c->period = mini > 128 ? mini : 128;
 }
 
 static int cref_sampled(const cref *c, uint64_t hash) {
     return ((hash >> 24) & UINT32_MAX) < c->threshold;
 }
 
-/* Candidate k's lead over the real cache (index 0): more than 1% of the
- * lookups and more than two standard deviations of the lookups they differ on. */
-static int cref_leads(const cref *c, int k) {
-    double lead = c->won[k] - c->lost[k];
-    return lead > 0.01 * c->lookups && lead > 2.0 * sqrt(c->won[k] + c->lost[k]);
-}
-
-static void cref_decide(cref *c) {
-    for (int m = 0; m < 3; m++)
-        if (c->veto[m]) c->veto[m]--;
-    if (c->in_trial) {
-        c->in_trial = 0;
-        double after = (c->trial_real - c->trial_lru) / c->trial_lookups;
-        if (after < c->trial_edge) {
-            c->veto[c->mode] = 64;
-            c->mode = c->trial_from;
-        }
-    } else {
-        static const int mode_of[5] = {0, 0, 1, 2, 1};
-        int best = 2;
-        for (int k = 3; k < 5; k++)
-            if (c->hits[k] > c->hits[best]) best = k;
-        if (c->mode != 0 && cref_leads(c, 1) && c->hits[1] >= c->hits[best]) {
-            c->mode = 0;
-        } else if (mode_of[best] != c->mode && !c->veto[mode_of[best]] && cref_leads(c, best) &&
-                   (c->mode != 0 || c->hits[best] > c->hits[1] + 0.01 * c->lookups)) {
-            c->in_trial = 1;
-            c->trial_from = c->mode;
-            c->trial_edge = c->lookups > 0 ? (c->hits[0] - c->hits[1]) / c->lookups : 0;
-            c->trial_real = c->trial_lru = c->trial_lookups = 0;
-            c->mode = mode_of[best];
-        }
-    }
-    for (int k = 0; k < 5; k++) {
-        c->hits[k] /= 2;
-        c->won[k] /= 2;
-        c->lost[k] /= 2;
-    }
-    c->lookups /= 2;
-}
-
-static int cref_access(cref *c, uint64_t hash, int real_hit, int lru_hit) {
-    size_t id = arr_find(c->ids, c->nids, hash);
-    if (id == c->nids) {
-        ck_assert_uint_lt(c->nids, SLOW_KEYS);
-        c->ids[c->nids++] = hash;
-    }
-    int hit[5] = {real_hit, lru_hit, sl_access(&c->lirs, hash),
-                  mini_s3fifo_access(&c->s3, (uint32_t)id),
-                  mini_wtinylfu_access(&c->wt, (uint32_t)id, hash)};
-    for (int k = 0; k < 5; k++) {
-        c->hits[k] += hit[k];
-        c->won[k] += hit[k] && !real_hit;
-        c->lost[k] += real_hit && !hit[k];
-    }
+static int cref_vote(cref *c, const int hit[3]) {
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) c->won[a][b] += hit[a] && !hit[b];
+    for (int a = 0; a < 3; a++) c->hits[a] += hit[a];
     c->lookups += 1;
-    c->trial_real += real_hit;
-    c->trial_lru += lru_hit;
-    c->trial_lookups += 1;
-    int before = c->mode;
-    if (++c->in_period == c->period) {
-        c->in_period = 0;
-        cref_decide(c);
+    if (++c->in_period < c->period) return c->mode;
+    c->in_period = 0;
+    int best = c->mode;
+    for (int m = 0; m < 3; m++)
+        if (c->hits[m] > c->hits[best]) best = m;
+    double won = c->won[best][c->mode], lost = c->won[c->mode][best];
+    if (won - lost > 0.01 * c->lookups && won - lost > 3.0 * sqrt(won + lost)) {
+        c->mode = best;
+        c->switches++;
     }
-    c->switches += c->mode != before;
+    for (int a = 0; a < 3; a++) {
+        c->hits[a] *= 0.95;
+        for (int b = 0; b < 3; b++) c->won[a][b] *= 0.95;
+    }
+    c->lookups *= 0.95;
     return c->mode;
 }
 
-/* The chooser alone, fed a workload whose character changes, with more
- * distinct keys than its shadows track (their ids are recycled all along):
- * after every lookup its counts and its mode equal the reference's. */
+/* The decision alone, fed mode shadows' verdicts whose odds change by
+ * phase (each mode leads in one, all tie in another): after every lookup
+ * its counts and its mode equal the reference's, and it followed the
+ * leaders. */
 START_TEST(chooser_matches_reference) {
-    static cref r;
-    static chooser_t c;
-    const uint64_t entries = 400, mini = 64;
+    cref r;
+    chooser_t c;
+    const uint64_t entries = 4000, mini = 256;
     cref_init(&r, entries, mini);
-    ck_assert_int_eq(chooser_init(&c, entries, mini), 0);
+    chooser_init(&c, entries, mini);
     tu_rng rng = {77};
-    uint64_t ops = tu_scaled(400000, 60000), sampled = 0;
+    uint64_t ops = tu_scaled(2000000, 400000), sampled = 0;
     for (uint64_t op = 0; op < ops; op++) {
-        uint64_t phase = (op / 40000) % 3, k;
-        if (phase == 0)
-            k = tu_below(&rng, 1 + tu_below(&rng, 3000));
-        else if (phase == 1)
-            k = op % 700;
-        else
-            k = (op / 2) % 3000;
-        uint64_t hash = aref_hash(k);
+        uint64_t hash = tu_next(&rng);
         ck_assert_int_eq(chooser_sampled(&c, hash), cref_sampled(&r, hash));
         if (!chooser_sampled(&c, hash)) continue;
         sampled++;
-        /* the real cache and LRU: stand-ins whose verdicts vary */
-        int real_hit = (int)tu_below(&rng, 2), lru_hit = (int)tu_below(&rng, 3) == 0;
-        ck_assert_int_eq((int)chooser_access(&c, hash, real_hit, lru_hit),
-                         cref_access(&r, hash, real_hit, lru_hit));
-        for (int k2 = 0; k2 < NCAND; k2++) ck_assert(c.hits[k2] == r.hits[k2]);
+        int lead = (int)((op / 100000) % 4); /* 3: no mode leads */
+        int hit[3];
+        for (int m = 0; m < 3; m++) hit[m] = tu_below(&rng, 100) < (m == lead ? 60u : 40u);
+        ck_assert_int_eq((int)chooser_vote(&c, hit), cref_vote(&r, hit));
+        for (int m = 0; m < 3; m++) ck_assert(c.hits[m] == r.hits[m]);
     }
-    ck_assert_uint_gt(sampled, ops / 10);
-    chooser_destroy(&c);
-    cref_free(&r);
+    ck_assert_uint_gt(sampled, ops / 20);
+    ck_assert_uint_lt(sampled, ops / 10);
+    ck_assert_int_ge(r.switches, 3);
+    ck_assert_uint_eq(c.switches, (uint64_t)r.switches);
 }
 END_TEST
 
-/* The shadows of a shard with real (byte) capacity stay within 2% of it,
- * and a shard too small for useful ones has none. */
+/* The mode shadows of a shard with real (byte) capacity stay within 2% of
+ * it, filled or not; a shard too small for useful ones has none, nor does
+ * one whose chooser is turned off. */
 START_TEST(chooser_within_two_percent) {
     const uint64_t sizes[] = {UINT64_C(1) << 16, UINT64_C(1) << 20, UINT64_C(1) << 22,
                               UINT64_C(1) << 26, UINT64_C(1) << 30};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         hotcache_config_t c;
-        shard_config_default(&c, HOTCACHE_HOTSCORE, sizes[i]);
-        c.chooser = 1;
+        shard_config_default(&c, HOTCACHE_HOTSCORE, sizes[i]); /* the default: choosing */
+        ck_assert_int_eq(c.chooser, 1);
         struct shard *sh = NULL;
         ck_assert_int_eq(shard_create(&c, &sh), SCBF_OK);
-        uint64_t mini = sh->chooser.mini_entries;
+        uint64_t mini = sh->mode_shadows[0] ? sh->mode_shadows[0]->cfg.max_entries : 0;
         ck_assert_int_eq(sh->chooser.enabled, mini > 0);
-        ck_assert_uint_le(chooser_bytes(mini), sizes[i] / 50);
-        ck_assert(sizes[i] < (UINT64_C(1) << 20) ? mini == 0 : mini >= 64);
+        ck_assert(sizes[i] < (UINT64_C(2) << 20) ? mini == 0 : mini >= 64);
+        uint64_t shadows = 0;
+        for (int m = 0; m < NMODES; m++)
+            if (sh->mode_shadows[m]) shadows += sh->mode_shadows[m]->cfg.capacity_bytes;
+        ck_assert_uint_le(shadows, sizes[i] / 50);
+        /* 200,000 distinct keys: the smaller shards' shadows fill and evict */
+        char v[100] = {0};
+        uint64_t sampled = 0;
+        for (uint64_t k = 0; k < 200000 && mini; k++) {
+            uint8_t kb[8];
+            tu_key64(k, kb);
+            uint64_t hash = scbf_hash64(kb, 8, CACHE_HASH_SEED);
+            sampled += chooser_sampled(&sh->chooser, hash);
+            if (shard_get(sh, hash, kb, 8, v, sizeof v, NULL) == SCBF_E_NOT_FOUND)
+                ck_assert_int_eq(shard_put(sh, hash, kb, 8, v, sizeof v, NULL), SCBF_OK);
+        }
+        for (int m = 0; m < NMODES && mini; m++) {
+            struct shard *s = sh->mode_shadows[m];
+            ck_assert_uint_eq(s->nentries, sampled < mini ? sampled : mini);
+            ck_assert_uint_le(bytes_used(s), s->cfg.capacity_bytes);
+            ck_assert_int_eq((int)s->mode, m);
+        }
+        hotcache_stats_t st;
+        shard_stats(sh, &st);
+        ck_assert_uint_le(st.bytes_used, sizes[i]);
         shard_free(sh);
-        shard_config_default(&c, HOTCACHE_HOTSCORE, sizes[i]); /* the default: no chooser */
+        c.chooser = 0;
         ck_assert_int_eq(shard_create(&c, &sh), SCBF_OK);
-        ck_assert_uint_eq(sh->chooser.mini_entries, 0);
         ck_assert_int_eq(sh->chooser.enabled, 0);
+        for (int m = 0; m < NMODES; m++) ck_assert_ptr_null(sh->mode_shadows[m]);
         shard_free(sh);
     }
 }
@@ -735,7 +567,7 @@ END_TEST
  * the same rule against an LRU kept here as one more plain array, written
  * out again from hotcache.c's description; the mode the reference chooser
  * picks, and what each mode does to the window and the admission. */
-typedef struct {
+typedef struct aref {
     uint64_t key[3][512];
     size_t n[3];
     uint64_t lru[512]; /* LRU of the hashes of the last `total` distinct keys */
@@ -743,23 +575,44 @@ typedef struct {
     sketch_t sk;
     uint64_t cap;
     double share, adaptive_share;
-    int mode;           /* 0 adaptive, 1 frequency, 2 fifo */
-    uint8_t seen[1024]; /* by key: hit since it entered the window */
-    int choosing;       /* hotcache_config_t.chooser */
+    int mode;            /* 0 adaptive, 1 frequency, 2 fifo */
+    int fixed;           /* a mode shadow: the mode never changes */
+    uint64_t visited[3]; /* lookups made in each mode */
+    uint8_t seen[1024];  /* by key: hit since it entered the window */
+    int choosing;        /* hotcache_config_t.chooser */
     cref ch;
+    struct aref *shadows[3]; /* the mode shadows: this model again, fixed in each mode */
 } aref;
 
 static size_t aref_total(const aref *r) { return r->n[0] + r->n[1] + r->n[2]; }
 
-static void aref_enter(aref *r, int mode) {
-    if (r->mode == 0) r->adaptive_share = r->share;
+/* Back in the adaptive mode, the window's share is its shadow's. */
+static void aref_enter(aref *r, int mode, double adaptive_share) {
     r->mode = mode;
-    size_t n = aref_total(r);
-    double one = 1.0 / (double)(n ? n : 1);
-    if (mode == 0) r->share = r->adaptive_share;
+    double one = 1.0 / (double)r->cap;
+    if (mode == 0) r->share = adaptive_share;
     if (mode == 1) r->share = fmax(0.01, one);
-    if (mode == 2) r->share = fmax(0.10, one);
+    if (mode == 2) r->share = fmax(0.25, one);
 }
+
+static aref *aref_new(uint64_t cap, int fixed, int mode) {
+    aref *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(sketch_init(&r->sk, cap), 0);
+    r->cap = cap;
+    r->fixed = fixed;
+    aref_enter(r, mode, 0.875);
+    return r;
+}
+
+static void aref_free(aref *r) {
+    for (int m = 0; m < 3; m++)
+        if (r->shadows[m]) aref_free(r->shadows[m]);
+    sketch_destroy(&r->sk);
+    free(r);
+}
+
+static int aref_put(aref *r, uint64_t k);
 
 static int aref_find(const aref *r, uint64_t k, int *q, size_t *i) {
     for (*q = 0; *q < 3; (*q)++)
@@ -789,8 +642,8 @@ static uint64_t aref_protected_target(const aref *r) {
 static unsigned aref_freq(aref *r, uint64_t k) { return sketch_frequency(&r->sk, aref_hash(k)); }
 
 /* Would an LRU as large as the cache have hit? Then the window verdict (in
- * the adaptive mode). Returns LRU's verdict. */
-static int aref_tune(aref *r, uint64_t k, int hit) {
+ * the adaptive mode). */
+static void aref_tune(aref *r, uint64_t k, int hit) {
     uint64_t h = aref_hash(k);
     size_t n = aref_total(r), limit = n < 1 ? 1 : n, i;
     if (r->nlru > limit) r->nlru = limit;
@@ -804,7 +657,7 @@ static int aref_tune(aref *r, uint64_t k, int hit) {
         r->nlru++;
     }
     r->lru[0] = h;
-    if (r->mode != 0) return lru_hit;
+    if (r->mode != 0) return;
     double step = 1.0 / (double)(n < 64 ? 64 : n);
     if (lru_hit && !hit)
         r->share = fmin(1.0, r->share + step);
@@ -815,7 +668,6 @@ static int aref_tune(aref *r, uint64_t k, int hit) {
         r->share = fmax(0.0, r->share - step * weight);
     } else if (r->share >= 1.0)
         r->share = 1.0 - step;
-    return lru_hit;
 }
 
 static int aref_get(aref *r, uint64_t k) {
@@ -838,12 +690,18 @@ static int aref_get(aref *r, uint64_t k) {
             aref_push_front(r, q, k);
         }
     }
-    int lru_hit = aref_tune(r, k, hit);
+    aref_tune(r, k, hit);
     uint64_t h = aref_hash(k);
     if (r->choosing && cref_sampled(&r->ch, h)) {
-        int mode = cref_access(&r->ch, h, hit, lru_hit);
-        if (mode != r->mode) aref_enter(r, mode);
+        int votes[3];
+        for (int m = 0; m < 3; m++) {
+            votes[m] = aref_get(r->shadows[m], k);
+            if (!votes[m]) aref_put(r->shadows[m], k);
+        }
+        int mode = cref_vote(&r->ch, votes);
+        if (mode != r->mode) aref_enter(r, mode, r->shadows[0]->share);
     }
+    r->visited[r->mode]++;
     return hit;
 }
 
@@ -891,51 +749,55 @@ static int aref_put(aref *r, uint64_t k) {
     return alive;
 }
 
-/* Both ways: the adaptive window alone (the default) and with the chooser. */
+/* Both ways: with the chooser (the default) and the adaptive window alone. */
 START_TEST(adaptive_matches_reference) {
-    static aref r;
+    uint64_t visited[3] = {0};
     for (int trial = 0; trial < 6; trial++) {
         const uint64_t cap = 20 + 40 * (uint64_t)(trial / 2), nkeys = 6 * cap;
-        memset(&r, 0, sizeof r);
-        ck_assert_int_eq(sketch_init(&r.sk, cap), 0);
-        r.cap = cap;
-        r.share = 0.875;
-        r.choosing = trial % 2;
+        aref *r = aref_new(cap, 0, 0);
+        r->choosing = trial % 2 == 0;
         /* too small for shadows within 2% of 256-byte entries: the chooser
          * takes min(cap, 64) entries, all of the keys sampled below 64 */
         uint64_t mini = cap < 64 ? cap : 64;
-        cref_init(&r.ch, cap, mini);
-        hotcache_t *h = make_choosing(HOTCACHE_HOTSCORE, UINT64_MAX, cap, 0, r.choosing);
+        cref_init(&r->ch, cap, mini);
+        for (int m = 0; m < 3 && r->choosing; m++) r->shadows[m] = aref_new(mini, 1, m);
+        hotcache_t *h = make_choosing(HOTCACHE_HOTSCORE, UINT64_MAX, cap, 0, r->choosing);
         tu_rng rng = {500 + (uint64_t)trial / 2};
-        uint64_t ops = tu_scaled(60000, 20000);
+        uint64_t ops = tu_scaled(160000, 40000);
         for (uint64_t op = 0; op < ops; op++) {
-            /* Phases: skewed reuse, a loop larger than the cache, short scans. */
-            uint64_t phase = (op / 5000) % 3, k;
+            /* Phases: skewed reuse, a loop larger than the cache, short
+             * scans, a hot set that moves on every 2,000 lookups (where
+             * admission by frequency holds on to the keys that were hot) */
+            uint64_t phase = (op / 10000) % 4, k, hot = cap * 7 / 10;
             if (phase == 0)
                 k = tu_below(&rng, 1 + tu_below(&rng, nkeys));
             else if (phase == 1)
                 k = op % (cap + cap / 2);
-            else
+            else if (phase == 2)
                 k = (op / 3) % nkeys;
-            int hit = aref_get(&r, k);
+            else if (tu_below(&rng, 5))
+                k = (op / 2000 * hot + tu_below(&rng, hot)) % nkeys;
+            else
+                k = tu_below(&rng, nkeys);
+            int hit = aref_get(r, k);
             ck_assert_int_eq(get_u64(h, k) == SCBF_OK, hit);
-            if (!hit || tu_below(&rng, 20) == 0) ck_assert_int_eq(put_u64(h, k), aref_put(&r, k));
+            if (!hit || tu_below(&rng, 20) == 0) ck_assert_int_eq(put_u64(h, k), aref_put(r, k));
             if (op % 97 == 0) {
                 for (uint64_t x = 0; x < nkeys; x++) {
                     int q;
                     size_t i;
-                    ck_assert_int_eq(is_cached(h, x), aref_find(&r, x, &q, &i));
+                    ck_assert_int_eq(is_cached(h, x), aref_find(r, x, &q, &i));
                 }
-                ck_assert(stats(h).window_share == r.share);
+                ck_assert(stats(h).window_share == r->share);
             }
         }
-        /* the workload's phases favour different policies: the chooser acted */
-        if (r.choosing) ck_assert_int_gt(r.ch.switches, 0);
-        if (!r.choosing) ck_assert_int_eq(r.mode, 0);
+        for (int m = 0; m < 3 && r->choosing; m++) visited[m] += r->visited[m];
+        if (!r->choosing) ck_assert_uint_eq(r->visited[0], ops);
         hotcache_free(h);
-        sketch_destroy(&r.sk);
-        cref_free(&r.ch);
+        aref_free(r);
     }
+    /* the phases favour different modes: the cache ran in each */
+    for (int m = 0; m < 3; m++) ck_assert_uint_gt(visited[m], 0);
 }
 END_TEST
 
@@ -1096,7 +958,7 @@ START_TEST(bytes_never_exceeded_sharded) {
 }
 END_TEST
 
-/* The automatic shard count: one below 2 MiB, up to 64 of at least 1 MiB. */
+/* The automatic shard count: one below 8 MiB, up to 64 of at least 4 MiB. */
 START_TEST(shards_bad_and_automatic) {
     hotcache_config_t c;
     hotcache_t *h = NULL;
@@ -1109,20 +971,20 @@ START_TEST(shards_bad_and_automatic) {
     c.max_entries = 4; /* fewer entries than shards */
     ck_assert_int_eq(hotcache_create(&c, &h), SCBF_E_INVALID_ARG);
     ck_assert_ptr_null(h);
-    /* 64 MiB makes 64 shards of 1 MiB: each holds one 600 KB value (one
-     * 64 MiB shard would hold about a hundred), and a 1.5 MiB value fits none. */
+    /* 64 MiB makes 16 shards of 4 MiB: each holds two 1.5 MiB values (one
+     * 64 MiB shard would hold 42), and a 5 MiB value fits none. */
     h = make(HOTCACHE_LRU, UINT64_C(64) << 20, 0, 0, 0, 0);
-    static uint8_t big[1536 << 10];
+    static uint8_t big[5 << 20];
     int admitted_all = 1, admitted;
     for (uint64_t k = 0; k < 200; k++) {
         uint8_t kb[8];
         tu_key64(k, kb);
-        ck_assert_int_eq(hotcache_put(h, kb, 8, big, 600 << 10, &admitted), SCBF_OK);
+        ck_assert_int_eq(hotcache_put(h, kb, 8, big, 1536 << 10, &admitted), SCBF_OK);
         admitted_all &= admitted;
     }
     hotcache_stats_t s = stats(h);
-    ck_assert_uint_le(s.entries, 64);
-    ck_assert_uint_ge(s.entries, 32);
+    ck_assert_uint_le(s.entries, 32);
+    ck_assert_uint_ge(s.entries, 16);
     ck_assert_uint_le(s.bytes_used, s.capacity_bytes);
     ck_assert_int_eq(admitted_all, 1); /* each value fits its shard alone */
     uint8_t kb[8];

@@ -13,11 +13,12 @@ static const char USAGE[] =
     "       [--decay A] [--ghosts N] TRACE_FILE\n"
     "  TRACE_FILE: one integer key per line (other lines are skipped); '-' reads\n"
     "  stdin, so a gzipped trace replays with: zcat t.gz | scbf cache-sim ... -\n"
-    "  hotscore (the default) is the adaptive policy; hotscore-chooser the same\n"
-    "  choosing its mode from sampled shadow caches; paper is the HiBase\n"
+    "  hotscore (the default) is the adaptive policy, choosing its mode from\n"
+    "  sampled shadows of itself; hotscore-adaptive the same with one mode\n"
+    "  (hotscore-chooser: hotscore's old name); paper is the HiBase\n"
     "  formula, which --period, --decay, --ghosts tune (defaults: 8 x ENTRIES,\n"
     "  0.2, 2 x ENTRIES).\n"
-    "  POLICY: hotcache's own, hotscore (default), hotscore-chooser, paper or lru;\n"
+    "  POLICY: hotcache's own, hotscore (default), hotscore-adaptive, paper or lru;\n"
     "  Belady's opt;\n"
     "  or a reference policy: arc, lirs, s3fifo, sieve, wtinylfu (Caffeine's\n"
     "  hill climber) or wtinylfu-1pct (a fixed 1% window).";
@@ -70,15 +71,17 @@ int cmd_cache_sim(int argc, char **argv) {
     int opt = !strcmp(policy, "opt");
     int reference = cache_sim_is_reference(policy);
     hotcache_policy kind = HOTCACHE_HOTSCORE;
-    int chooser = !strcmp(policy, "hotscore-chooser");
-    if (!strcmp(policy, "hotscore") || chooser)
+    /* hotscore chooses its mode by default; hotscore-chooser, its name
+     * while that was a setting, stays accepted */
+    int alone = !strcmp(policy, "hotscore-adaptive");
+    if (!strcmp(policy, "hotscore") || !strcmp(policy, "hotscore-chooser") || alone)
         kind = HOTCACHE_HOTSCORE;
     else if (!strcmp(policy, "paper"))
         kind = HOTCACHE_PAPER;
     else if (!strcmp(policy, "lru"))
         kind = HOTCACHE_LRU;
     else if (!opt && !reference)
-        return usage_error("--policy must be hotscore, hotscore-chooser, paper, lru, opt, arc, "
+        return usage_error("--policy must be hotscore, hotscore-adaptive, paper, lru, opt, arc, "
                            "lirs, s3fifo, sieve,"
                            " wtinylfu or wtinylfu-1pct");
     if (!have_entries) return usage_error("--capacity is required");
@@ -115,7 +118,7 @@ int cmd_cache_sim(int argc, char **argv) {
     } else {
         hotcache_config_t c;
         cache_sim_config(&c, kind, entries);
-        c.chooser = chooser;
+        if (alone) c.chooser = 0;
         if (have_period) c.period = (uint32_t)period;
         if (have_decay) c.decay = decay;
         if (have_ghosts) c.ghost_entries = ghosts;

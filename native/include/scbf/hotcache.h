@@ -77,11 +77,11 @@ typedef struct {
     uint64_t ghost_entries;  /* paper: max ghost records; 0 = derived from capacity */
     uint32_t shards;         /* independent parts, each with its own lock and 1/shards of the
                                 capacity: a power of two <= 64; 0 = automatic (1 with
-                                max_entries, else up to 64 of at least 1 MiB each) */
-    int chooser;             /* hotscore: 1 = also choose the window's mode while it runs, from
-                                sampled shadow caches (LIRS, S3-FIFO, W-TinyLFU) within 2% of
-                                the bytes; 0 (default) = the adaptive window alone, which
-                                measured better over all eight sizes of the shared traces
+                                max_entries, else up to 64 of at least 4 MiB each) */
+    int chooser;             /* hotscore: 1 (default) = choose the mode (adaptive window,
+                                frequency, FIFO) while it runs, from sampled shadows of the
+                                cache in each mode within 2% of the bytes (a shard under
+                                about 1.7 MiB has none); 0 = the adaptive window alone
                                 (docs/benchmarks-cache.md) */
 } hotcache_config_t;
 

@@ -32,6 +32,7 @@
 #include "shard_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* The cache starts close to LRU (a main area of 1/8) and moves towards
  * frequency only as the main area earns hits LRU would miss: a workload on
@@ -42,10 +43,11 @@
  * first, lost up to 0.023 to LRU on those short scans. Tuned on the traces
  * in docs/benchmarks-cache.md, like the sketch's aging rate. */
 #define INITIAL_WINDOW_SHARE 0.875
-/* The windows of the chooser's modes (chooser.h): W-TinyLFU's and LIRS's
- * 1%, S3-FIFO's 10%. */
+/* The windows of the chooser's modes (chooser.h): W-TinyLFU's 1%; for the
+ * FIFO mode a quarter, where it did best over the eight sizes of the shared
+ * traces (S3-FIFO's own 10% did worst of 5%..30%: docs/benchmarks-cache.md). */
 #define FREQUENCY_WINDOW_SHARE 0.01
-#define FIFO_WINDOW_SHARE      0.10
+#define FIFO_WINDOW_SHARE      0.25
 /* The chooser's shadows may take this share of the cache's bytes. */
 #define CHOOSER_BUDGET_SHARE 0.02
 #define PROTECTED_SHARE      0.8
@@ -98,13 +100,13 @@ static int admit(struct shard *h, struct entry *cand) {
         adaptive_evict(h, cand);
         return 0;
     }
-    unsigned f = fifo ? 0 : sketch_frequency(&h->sketch, cand->hash);
+    unsigned f = fifo ? 0 : sketch_frequency(h->counts, cand->hash);
     while (over_capacity(h)) {
         struct entry *v = h->q[Q_PROBATION].lru;
         if (v == cand) v = NULL; /* cand, at the front, is all probation holds */
         if (!v) v = h->q[Q_PROTECTED].lru;
         if (!v) return 1; /* main holds nothing else: the window makes room */
-        if (fifo || f > sketch_frequency(&h->sketch, v->hash) + ADAPTIVE_ADMIT_MARGIN) {
+        if (fifo || f > sketch_frequency(h->counts, v->hash) + ADAPTIVE_ADMIT_MARGIN) {
             adaptive_evict(h, v);
         } else {
             adaptive_evict(h, cand);
@@ -173,21 +175,34 @@ static void tune_window(struct shard *h, int hit, int lru_hit) {
 
 /* The chooser's verdict: another mode sets the window at once (entries
  * move between the window and main as puts make room, none is dropped);
- * back in the adaptive mode the duel goes on from the share it had left. */
-static void enter_mode(struct shard *h, chooser_mode mode) {
-    if (h->mode == MODE_ADAPTIVE) h->adaptive_share = h->window_share;
+ * back in the adaptive mode the duel goes on from `adaptive_share`. */
+static void enter_mode(struct shard *h, chooser_mode mode, double adaptive_share) {
     h->mode = mode;
     /* at least one entry: a window of none sends every new key straight to
      * an admission contest it cannot win */
-    double one = 1.0 / (double)(h->nentries ? h->nentries : 1);
-    if (mode == MODE_ADAPTIVE) h->window_share = h->adaptive_share;
+    uint64_t n = h->cfg.max_entries ? h->cfg.max_entries : h->nentries;
+    double one = 1.0 / (double)(n ? n : 1);
+    if (mode == MODE_ADAPTIVE) h->window_share = adaptive_share;
     if (mode == MODE_FREQUENCY) h->window_share = fmax(FREQUENCY_WINDOW_SHARE, one);
     if (mode == MODE_FIFO) h->window_share = fmax(FIFO_WINDOW_SHARE, one);
 }
 
 void adaptive_reset(struct shard *h) {
-    h->window_share = INITIAL_WINDOW_SHARE;
-    h->mode = MODE_ADAPTIVE;
+    if (h->mode_fixed)
+        enter_mode(h, h->mode, INITIAL_WINDOW_SHARE);
+    else
+        enter_mode(h, MODE_ADAPTIVE, INITIAL_WINDOW_SHARE);
+}
+
+void adaptive_fix_mode(struct shard *h, chooser_mode mode) {
+    h->mode_fixed = 1;
+    enter_mode(h, mode, INITIAL_WINDOW_SHARE);
+}
+
+uint64_t adaptive_state_bytes(uint64_t keys) {
+    /* the sketch's two arrays and the shadow's five, each charged its size
+     * plus malloc's most overhead (32 bytes) */
+    return sketch_bytes(keys) + 2 * 32 + shadow_bytes((uint32_t)keys) + 5 * 32;
 }
 
 /* Keys the sketch and the shadow LRU are sized for: the entry cap, else the
@@ -204,30 +219,78 @@ uint64_t adaptive_expected_keys(const hotcache_config_t *c) {
     return keys ? keys : 1;
 }
 
-/* A lookup: counted in the sketch, a hit promoted, the window tuned. */
+static int adaptive_put(struct shard *h, struct entry *old, struct entry **nodep, uint64_t hash,
+                        int hopeless, uint64_t charge, int *admitted);
+static int mode_shadow_access(struct shard *m, uint64_t hash);
+
+/* A lookup: counted in the sketch, a hit promoted, the window tuned; if
+ * the key is in the chooser's sample, replayed into the mode shadows, and
+ * the mode they vote for taken (returning to the adaptive mode at the
+ * share its shadow has now, the duel having gone on there). */
 static void adaptive_lookup(struct shard *h, uint64_t hash, struct entry *e) {
-    sketch_increment(&h->sketch, hash);
+    if (!h->counts_borrowed) sketch_increment(h->counts, hash);
     if (e) adaptive_hit(h, e);
-    uint64_t n = h->nentries;
-    shadow_set_limit(&h->shadow, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
-    int lru_hit = shadow_access(&h->shadow, hash);
-    if (h->mode == MODE_ADAPTIVE) tune_window(h, e != NULL, lru_hit);
+    if (h->mode == MODE_ADAPTIVE || !h->mode_fixed) {
+        uint64_t n = h->nentries;
+        shadow_set_limit(&h->shadow, n > UINT32_MAX ? UINT32_MAX : (uint32_t)n);
+        int lru_hit = shadow_access(&h->shadow, hash);
+        if (h->mode == MODE_ADAPTIVE) tune_window(h, e != NULL, lru_hit);
+    }
     if (chooser_sampled(&h->chooser, hash)) {
-        chooser_mode mode = chooser_access(&h->chooser, hash, e != NULL, lru_hit);
-        if (mode != h->mode) enter_mode(h, mode);
+        int hit[NMODES];
+        for (int m = 0; m < NMODES; m++) hit[m] = mode_shadow_access(h->mode_shadows[m], hash);
+        chooser_mode mode = chooser_vote(&h->chooser, hit);
+        if (mode != h->mode) enter_mode(h, mode, h->mode_shadows[MODE_ADAPTIVE]->window_share);
     }
 }
 
+/* A sampled lookup in a mode shadow, which holds the key's hash alone:
+ * the lookup, then on a miss the put a caller of the cache would make.
+ * Out of memory, the key is simply not put (the shadow misses it again). */
+static int mode_shadow_access(struct shard *m, uint64_t hash) {
+    struct entry *e = entries_find_hash(m, hash);
+    adaptive_lookup(m, hash, e);
+    if (e) return 1;
+    struct entry *node = malloc(sizeof *node);
+    if (!node) return 0;
+    node->hash = hash;
+    node->klen = node->vlen = 0;
+    int admitted;
+    adaptive_put(m, NULL, &node, hash, 0, entry_charge(0, 0), &admitted);
+    free(node); /* NULL if the shadow took it */
+    return 0;
+}
+
+static uint64_t all_mode_shadows_bytes(uint64_t mini) {
+    return NMODES * adaptive_mode_shadow_bytes(mini);
+}
+
+uint64_t adaptive_mode_shadow_bytes(uint64_t mini) {
+    /* the table grows to hold one entry over the cap while it is evicted */
+    uint64_t buckets = 16;
+    while (buckets < mini + 1) buckets *= 2;
+    return alloc_bytes((sizeof(struct shard) + 63) & ~(size_t)63) + adaptive_state_bytes(mini) +
+           (mini + 1) * entry_charge(0, 0) + alloc_bytes(table_bytes(buckets));
+}
+
+/* The trace simulator's unit-size caches (max_entries) have nominal bytes:
+ * their shadows take what 2% of that would hold, and at least
+ * CHOOSER_MIN_MINI entries (or as many as the cache): below that the
+ * cache would not choose at all. */
 uint64_t adaptive_chooser_entries(const hotcache_config_t *c) {
     if (c->max_entries) {
         uint64_t nominal = c->max_entries < UINT64_MAX / ASSUMED_ENTRY_BYTES
                                ? c->max_entries * ASSUMED_ENTRY_BYTES
                                : UINT64_MAX;
-        return chooser_size_floor(c->max_entries,
-                                  (uint64_t)(CHOOSER_BUDGET_SHARE * (double)nominal));
+        uint64_t mini =
+            chooser_size(c->max_entries, (uint64_t)(CHOOSER_BUDGET_SHARE * (double)nominal),
+                         all_mode_shadows_bytes);
+        if (mini) return mini;
+        return c->max_entries < CHOOSER_MIN_MINI ? c->max_entries : CHOOSER_MIN_MINI;
     }
     return chooser_size(c->capacity_bytes / ASSUMED_ENTRY_BYTES,
-                        (uint64_t)(CHOOSER_BUDGET_SHARE * (double)c->capacity_bytes));
+                        (uint64_t)(CHOOSER_BUDGET_SHARE * (double)c->capacity_bytes),
+                        all_mode_shadows_bytes);
 }
 
 /* The adaptive put: a new key enters the window; a replaced value keeps the
@@ -253,6 +316,11 @@ static int adaptive_put(struct shard *h, struct entry *old, struct entry **nodep
 }
 
 static void adaptive_clear(struct shard *h) {
+    for (int m = 0; m < NMODES; m++) {
+        if (!h->mode_shadows[m]) continue;
+        entries_free_all(h->mode_shadows[m]);
+        adaptive_clear(h->mode_shadows[m]);
+    }
     memset(h->q, 0, sizeof h->q);
     sketch_clear(&h->sketch);
     shadow_clear(&h->shadow);

@@ -35,6 +35,7 @@ void shard_config_default(hotcache_config_t *c, hotcache_policy policy, uint64_t
                 : period > MAX_PERIOD ? MAX_PERIOD
                                       : (uint32_t)period;
     c->decay = DEFAULT_DECAY;
+    c->chooser = 1;
 }
 
 /* A shard's lock is held for a few hundred nanoseconds (one lookup and its
@@ -50,6 +51,21 @@ static int init_lock(pthread_mutex_t *lock) {
     int rc = pthread_mutex_init(lock, &attr);
     pthread_mutexattr_destroy(&attr);
     return rc;
+}
+
+/* One of the chooser's mode shadows (chooser.h): a small shard of the
+ * adaptive policy fixed in `mode`, fed only by its parent under the
+ * parent's lock, so it needs no reads without a lock of its own. */
+static int create_mode_shadow(uint64_t mini, chooser_mode mode, struct shard **out) {
+    hotcache_config_t c;
+    shard_config_default(&c, HOTCACHE_HOTSCORE, adaptive_mode_shadow_bytes(mini));
+    c.max_entries = mini;
+    c.chooser = 0;
+    int rc = shard_create(&c, out);
+    if (rc != SCBF_OK) return rc;
+    (*out)->lockfree_reads = 0;
+    adaptive_fix_mode(*out, mode);
+    return SCBF_OK;
 }
 
 int shard_create(const hotcache_config_t *c, struct shard **out) {
@@ -99,10 +115,8 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
                           alloc_bytes(slots * sizeof(uint32_t));
     }
     if (adaptive) {
-        /* the sketch's two arrays and the shadow's five, each charged its
-         * size plus malloc's most overhead (32 bytes) */
-        h->fixed_bytes += sketch_bytes(keys) + 2 * 32 + shadow_bytes((uint32_t)keys) + 5 * 32 +
-                          chooser_bytes(mini);
+        h->fixed_bytes +=
+            adaptive_state_bytes(keys) + (mini ? NMODES * adaptive_mode_shadow_bytes(mini) : 0);
         adaptive_reset(h);
     }
     h->tab = entries_table(INITIAL_BUCKETS);
@@ -126,11 +140,19 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
         h->gheap = malloc(ghosts * sizeof *h->gheap);
         h->gindex = calloc(h->gmask + 1, sizeof *h->gindex);
     }
-    uint64_t chooser_keys =
-        c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES;
     int sketch_failed = adaptive && (sketch_init(&h->sketch, keys) != 0 ||
-                                     shadow_init(&h->shadow, (uint32_t)keys) != 0 ||
-                                     chooser_init(&h->chooser, chooser_keys, mini) != 0);
+                                     shadow_init(&h->shadow, (uint32_t)keys) != 0);
+    h->counts = &h->sketch;
+    for (int m = 0; mini && m < NMODES && !sketch_failed; m++)
+        sketch_failed = create_mode_shadow(mini, (chooser_mode)m, &h->mode_shadows[m]) != SCBF_OK;
+    for (int m = 1; mini && m < NMODES && !sketch_failed; m++) {
+        h->mode_shadows[m]->counts = &h->mode_shadows[MODE_ADAPTIVE]->sketch;
+        h->mode_shadows[m]->counts_borrowed = 1;
+    }
+    if (mini && !sketch_failed)
+        chooser_init(&h->chooser,
+                     c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES,
+                     mini);
     if ((paper && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex)) ||
         sketch_failed) {
         shard_free(h);
@@ -152,7 +174,7 @@ void shard_free(struct shard *h) {
     free(h->gindex);
     sketch_destroy(&h->sketch);
     shadow_destroy(&h->shadow);
-    chooser_destroy(&h->chooser);
+    for (int m = 0; m < NMODES; m++) shard_free(h->mode_shadows[m]);
     pthread_mutex_destroy(&h->lock);
     free(h);
 }

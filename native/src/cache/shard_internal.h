@@ -6,15 +6,16 @@
  *               shard's policy (h->policy)
  *   adaptive.c  policies: the adaptive hotscore policy (window, sketch
  *   paper.c       admission, segmented main area, window tuned against a
- *   lru.c         shadow LRU, mode chosen by chooser.c); the paper's
- *                 formula (scores, record heaps, ghosts); LRU
+ *   lru.c         shadow LRU, mode chosen by chooser.c from small
+ *                 shadow shards of itself); the paper's formula (scores,
+ *                 record heaps, ghosts); LRU
  *   entries.c   the hash table of entries (link, unlink, fit, grow)
  *   readers.c   bottom: lookups without the lock (LRU and adaptive), the
  *               read buffers they leave their accesses in, and the epochs
  *               that keep what they read alive
  *   this header the structs, the accounting, chains and lists (inline)
- *   chooser.c   sampled shadow simulations of other policies (mini_*.c)
- *   sketch.c, shadow.c, mini_*.c, idmap.c  self-contained structures
+ *   chooser.c   the choice of the adaptive policy's mode (pure logic)
+ *   sketch.c, shadow.c  self-contained structures
  *
  * Everything here runs with the shard's lock held, except readers_get. */
 #ifndef SCBF_CACHE_SHARD_INTERNAL_H
@@ -158,11 +159,17 @@ struct shard {
     sketch_t sketch;
     shadow_t shadow;
     double window_share;
-    /* adaptive: the sampled shadows of other policies, and the mode they
-     * chose (chooser.h) */
+    /* the sketch the policy reads: its own, or for the frequency and FIFO
+     * mode shadows the adaptive one's, which alone counts (all three see
+     * the same lookups, so their counts would be equal) */
+    sketch_t *counts;
+    int counts_borrowed;
+    /* adaptive: the mode the chooser picked from the sampled shadows of the
+     * cache in each mode (chooser.h), or the one mode of such a shadow */
     chooser_t chooser;
+    struct shard *mode_shadows[NMODES]; /* NULL without the chooser */
     chooser_mode mode;
-    double adaptive_share; /* the window's share when the adaptive mode was left */
+    int mode_fixed; /* a mode shadow: its mode never changes */
 
     struct ghost *ghosts; /* arena, ghosts[0 .. nghosts) live */
     rec_t **gheap;        /* min-heap of ghosts */
@@ -319,9 +326,15 @@ double paper_score(const struct shard *h, const rec_t *r);
 
 /* Keys the sketch and the shadow LRU are sized for. */
 uint64_t adaptive_expected_keys(const hotcache_config_t *c);
-/* Entries of the chooser's shadows (0: none), within 2% of the cache's
- * bytes. */
+/* Bytes of the sketch and the shadow LRU for `keys` keys. */
+uint64_t adaptive_state_bytes(uint64_t keys);
+/* Entries of each of the chooser's mode shadows (0: none), all of them
+ * within 2% of the cache's bytes... */
 uint64_t adaptive_chooser_entries(const hotcache_config_t *c);
+/* ... and the capacity in bytes of one of `mini` entries. */
+uint64_t adaptive_mode_shadow_bytes(uint64_t mini);
+/* Make a new shard a mode shadow: fixed in `mode`, fed by its parent. */
+void adaptive_fix_mode(struct shard *h, chooser_mode mode);
 void adaptive_reset(struct shard *h);
 
 #endif
