@@ -260,8 +260,8 @@ static int cost_rows(int quick) {
     uint64_t *keys = zipf_trace(1000000, n, 0.99, 7);
     if (!keys) return 1;
     for (size_t i = 0; i < n; i++) keys[i] = keys[i] * UINT64_C(0x9E3779B97F4A7C15);
-    printf("\nget/put cost: capacity 64 MiB (16 shards, the automatic count; 'x1' rows: 1 shard;\n"
-           "'4M' row: 4 MiB, 1 shard; '-ch' row: hotscore without its chooser), 8-byte keys,\n"
+    printf("\nget/put cost: capacity 64 MiB (32 shards, the automatic count; 'x1' rows: 1 shard;\n"
+           "'4M' row: 4 MiB, 2 shards; '-ch' row: hotscore without its chooser), 8-byte keys,\n"
            "%d-byte values, Zipf 0.99 over 1M keys,\n"
            "%zu puts, then %zu gets, then %zu get-or-puts (a get, and a put on a miss) per row;\n"
            "ns per op = wall time / ops (all threads together); x = throughput over the same\n"

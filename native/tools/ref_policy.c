@@ -22,18 +22,15 @@ int ref_policy_parse(const char *name, ref_policy *out) {
 
 const char *ref_policy_name(ref_policy p) { return p >= 0 && p < REF_POLICIES ? NAMES[p] : "?"; }
 
-/* The library's step-wise policies over the trace's dense ids (no id is
- * ever reused, so none needs forgetting). */
+/* The step-wise policies (mini.h) over the trace's dense ids. */
 static int replay_mini(ref_policy p, const uint64_t *keys, const uint32_t *ids, size_t n,
                        size_t distinct, uint64_t capacity, uint64_t *hits) {
-    mini_forget_t none = {NULL, NULL};
     mini_lirs_t lirs;
     mini_s3fifo_t s3;
     mini_wtinylfu_t w;
-    int rc = p == REF_LIRS ? mini_lirs_init(&lirs, capacity, 0, distinct, none)
-             : p == REF_S3FIFO
-                 ? mini_s3fifo_init(&s3, capacity, distinct, none)
-                 : mini_wtinylfu_init(&w, capacity, p == REF_WTINYLFU, distinct, none);
+    int rc = p == REF_LIRS     ? mini_lirs_init(&lirs, capacity, distinct)
+             : p == REF_S3FIFO ? mini_s3fifo_init(&s3, capacity, distinct)
+                               : mini_wtinylfu_init(&w, capacity, p == REF_WTINYLFU, distinct);
     if (rc != SCBF_OK) return rc;
     uint64_t h = 0;
     for (size_t i = 0; i < n; i++)

@@ -1,9 +1,9 @@
 /* Internal: the reference policies of the cache simulator, beside hotcache's
  * own: published algorithms implemented from their papers (and, for
  * W-TinyLFU, Caffeine's code), so the shipped policy is compared with them on
- * the same traces. ARC and SIEVE are tools only; LIRS, S3-FIFO and W-TinyLFU
- * are the library's (native/src/cache/mini.h), whose chooser runs them as
- * sampled shadows.
+ * the same traces. ARC and SIEVE replay a whole trace in one call
+ * (ref_arc.c, ref_sieve.c); LIRS, S3-FIFO and W-TinyLFU take one access at
+ * a time (mini.h). None is linked into the library.
  *
  * Every replay takes a trace as dense key ids (0 .. distinct-1), a capacity
  * in unit-size entries, and counts hits with demand paging: a missed key is

@@ -77,7 +77,7 @@ typedef struct {
     uint64_t ghost_entries;  /* paper: max ghost records; 0 = derived from capacity */
     uint32_t shards;         /* independent parts, each with its own lock and 1/shards of the
                                 capacity: a power of two <= 64; 0 = automatic (1 with
-                                max_entries, else up to 64 of at least 4 MiB each) */
+                                max_entries, else up to 64 of at least 2 MiB each) */
     int chooser;             /* hotscore: 1 (default) = choose the mode (adaptive window,
                                 frequency, FIFO) while it runs, from sampled shadows of the
                                 cache in each mode within 2% of the bytes (a shard under

@@ -1,6 +1,6 @@
 /* Internal: doubly-linked lists threaded through arrays indexed by key ids
- * (a trace's dense ids in the simulator, a mini-cache's slots in the
- * chooser's shadows), so a policy's lists cost two uint32 per key and no
+ * (a trace's dense ids in the simulator's reference policies, the shadow
+ * LRU's slots), so a policy's lists cost two uint32 per key and no
  * allocation per access. A key is in at most
  * one list of a given ref_links_t (a policy that needs a key in two lists at
  * once, like LIRS's stack and queue, uses two). */

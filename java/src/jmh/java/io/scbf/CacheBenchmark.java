@@ -44,7 +44,7 @@ public class CacheBenchmark {
 
   /**
    * The byte budget of every cache, in MiB. The native cache splits a budget into shards of at
-   * least 1 MiB (at most 64), so 4 MiB has 4 locks and 64 MiB, the region server's default, 64.
+   * least 2 MiB (at most 64), so 4 MiB has 2 locks and 64 MiB, the region server's default, 32.
    */
   @Param({"4", "64"})
   public int budgetMiB;

@@ -17,11 +17,6 @@
 
 enum { NONE = 0, IN_S, IN_M, IN_G };
 
-static void forget(mini_s3fifo_t *c, uint32_t id) {
-    c->where[id] = NONE;
-    if (c->forget.fn) c->forget.fn(c->forget.ctx, id);
-}
-
 static void evict_m(mini_s3fifo_t *c) {
     while (c->m.size > 0) {
         uint32_t t = ref_list_pop_tail(&c->l, &c->m);
@@ -29,14 +24,14 @@ static void evict_m(mini_s3fifo_t *c) {
             c->freq[t]--;
             ref_list_push_head(&c->l, &c->m, t);
         } else {
-            forget(c, t);
+            c->where[t] = NONE;
             return;
         }
     }
 }
 
 static void ghost_add(mini_s3fifo_t *c, uint32_t id) {
-    if (c->g.size >= c->m_cap) forget(c, ref_list_pop_tail(&c->l, &c->g));
+    if (c->g.size >= c->m_cap) c->where[ref_list_pop_tail(&c->l, &c->g)] = NONE;
     ref_list_push_head(&c->l, &c->g, id);
     c->where[id] = IN_G;
 }
@@ -56,16 +51,11 @@ static void evict_s(mini_s3fifo_t *c) {
     }
 }
 
-/* S, M and G hold at most capacity + m_cap keys (G at most m_cap). */
-size_t mini_s3fifo_slots(uint64_t capacity) { return (size_t)(2 * capacity + 1); }
-
-uint64_t mini_s3fifo_bytes(size_t slots) { return (uint64_t)slots * (2 * sizeof(uint32_t) + 2); }
-
-int mini_s3fifo_init(mini_s3fifo_t *c, uint64_t capacity, size_t slots, mini_forget_t forget_fn) {
+int mini_s3fifo_init(mini_s3fifo_t *c, uint64_t capacity, size_t distinct) {
     if (!capacity) return SCBF_E_INVALID_ARG;
-    c->where = calloc(slots ? slots : 1, 1);
-    c->freq = calloc(slots ? slots : 1, 1);
-    if (ref_links_init(&c->l, slots) || !c->where || !c->freq) {
+    c->where = calloc(distinct ? distinct : 1, 1);
+    c->freq = calloc(distinct ? distinct : 1, 1);
+    if (ref_links_init(&c->l, distinct) || !c->where || !c->freq) {
         mini_s3fifo_free(c);
         return SCBF_E_NOMEM;
     }
@@ -75,7 +65,6 @@ int mini_s3fifo_init(mini_s3fifo_t *c, uint64_t capacity, size_t slots, mini_for
     c->capacity = capacity;
     c->s_cap = capacity / 10 ? capacity / 10 : 1;
     c->m_cap = capacity - c->s_cap ? capacity - c->s_cap : 1;
-    c->forget = forget_fn;
     return SCBF_OK;
 }
 

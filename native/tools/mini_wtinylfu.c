@@ -114,7 +114,6 @@ static void evict(mini_wtinylfu_t *c) {
             out = cand;
         ref_list_remove(&c->l, c->where[out] == PROTECTED ? &c->protect : &c->probation, out);
         c->where[out] = NONE;
-        if (c->forget.fn) c->forget.fn(c->forget.ctx, out);
     }
 }
 
@@ -148,27 +147,13 @@ static void climb(mini_wtinylfu_t *c) {
     }
 }
 
-size_t mini_wtinylfu_slots(uint64_t capacity) { return (size_t)(capacity + 1); }
-
-static uint64_t sketch_words(uint64_t capacity) {
-    uint64_t len = 1;
-    while (len < capacity) len <<= 1;
-    return len;
-}
-
-uint64_t mini_wtinylfu_bytes(size_t slots, uint64_t capacity) {
-    return (uint64_t)slots * (2 * sizeof(uint32_t) + 1 + sizeof(uint64_t)) +
-           sketch_words(capacity) * sizeof(uint64_t);
-}
-
-int mini_wtinylfu_init(mini_wtinylfu_t *c, uint64_t capacity, int climbing, size_t slots,
-                       mini_forget_t forget_fn) {
+int mini_wtinylfu_init(mini_wtinylfu_t *c, uint64_t capacity, int climbing, size_t distinct) {
     if (!capacity) return SCBF_E_INVALID_ARG;
     memset(c, 0, sizeof *c);
-    size_t d = slots ? slots : 1;
+    size_t d = distinct ? distinct : 1;
     c->where = calloc(d, 1);
     c->key_of = malloc(d * sizeof *c->key_of);
-    int bad = ref_links_init(&c->l, slots) || sketch_init(&c->sketch, capacity);
+    int bad = ref_links_init(&c->l, distinct) || sketch_init(&c->sketch, capacity);
     if (bad || !c->where || !c->key_of) {
         mini_wtinylfu_free(c);
         return SCBF_E_NOMEM;
@@ -181,7 +166,6 @@ int mini_wtinylfu_init(mini_wtinylfu_t *c, uint64_t capacity, int climbing, size
     c->window_max = (uint64_t)fmax(1.0, floor(0.01 * (double)capacity));
     c->protected_max = (uint64_t)(0.8 * (double)(capacity - c->window_max));
     c->step = -0.0625 * (double)capacity;
-    c->forget = forget_fn;
     return SCBF_OK;
 }
 

@@ -9,9 +9,9 @@
  * a LIR key ("stack pruning"). A HIR key referenced again while in S has a
  * reuse distance shorter than the oldest LIR key's: they swap status.
  *
- * The non-resident keys S holds are unbounded in the paper; a shadow bounds
- * them (max_gone) by dropping the oldest, kept in `gone` on the queue links
- * (a non-resident key is never in Q).
+ * The non-resident keys S holds are unbounded, as in the paper: they leave
+ * S only through pruning. Bounding them would save no memory, since the
+ * arrays are sized for every distinct id of the trace.
  */
 #include <stdlib.h>
 
@@ -19,11 +19,6 @@
 #include "scbf/scbf_error.h"
 
 enum { UNKNOWN = 0, LIR, HIR_RESIDENT, HIR_GONE };
-
-static void forget(mini_lirs_t *c, uint32_t id) {
-    c->status[id] = UNKNOWN;
-    if (c->forget.fn) c->forget.fn(c->forget.ctx, id);
-}
 
 static void push_s(mini_lirs_t *c, uint32_t id) {
     if (c->in_s[id]) ref_list_remove(&c->ls, &c->s, id);
@@ -36,10 +31,7 @@ static void prune(mini_lirs_t *c) {
     while (c->s.tail != REF_NIL && c->status[c->s.tail] != LIR) {
         uint32_t b = ref_list_pop_tail(&c->ls, &c->s);
         c->in_s[b] = 0;
-        if (c->status[b] == HIR_GONE) {
-            ref_list_remove(&c->lq, &c->gone, b);
-            forget(c, b);
-        }
+        if (c->status[b] == HIR_GONE) c->status[b] = UNKNOWN; /* no recency left: untracked */
     }
 }
 
@@ -53,34 +45,24 @@ static void demote_bottom(mini_lirs_t *c) {
     prune(c);
 }
 
-size_t mini_lirs_slots(uint64_t capacity, uint64_t max_gone) {
-    return (size_t)(capacity + max_gone + 1);
-}
-
-uint64_t mini_lirs_bytes(size_t slots) { return (uint64_t)slots * (4 * sizeof(uint32_t) + 2); }
-
-int mini_lirs_init(mini_lirs_t *c, uint64_t capacity, uint64_t max_gone, size_t slots,
-                   mini_forget_t forget_fn) {
+int mini_lirs_init(mini_lirs_t *c, uint64_t capacity, size_t distinct) {
     /* One LIR and one resident HIR entry at least: a single entry cannot hold both sets. */
     if (capacity < 2) return SCBF_E_INVALID_ARG;
-    size_t d = slots ? slots : 1;
+    size_t d = distinct ? distinct : 1;
     c->status = calloc(d, 1);
     c->in_s = calloc(d, 1);
-    int bad = ref_links_init(&c->ls, slots);
-    bad |= ref_links_init(&c->lq, slots);
+    int bad = ref_links_init(&c->ls, distinct);
+    bad |= ref_links_init(&c->lq, distinct);
     if (bad || !c->status || !c->in_s) {
         mini_lirs_free(c);
         return SCBF_E_NOMEM;
     }
     ref_list_init(&c->s);
     ref_list_init(&c->q);
-    ref_list_init(&c->gone);
     c->lir_count = 0;
     c->capacity = capacity;
     uint64_t hir_cap = capacity / 100 ? capacity / 100 : 1;
     c->lir_cap = capacity - hir_cap;
-    c->max_gone = max_gone;
-    c->forget = forget_fn;
     return SCBF_OK;
 }
 
@@ -115,17 +97,10 @@ int mini_lirs_access(mini_lirs_t *c, uint32_t id) {
     default: break;
     }
     /* A miss: make room by evicting the oldest resident HIR key. */
-    if (c->status[id] == HIR_GONE) ref_list_remove(&c->lq, &c->gone, id);
     if (c->lir_count + c->q.size >= c->capacity) {
         uint32_t v = ref_list_pop_tail(&c->lq, &c->q);
-        if (v != REF_NIL) {
-            if (c->in_s[v]) {
-                c->status[v] = HIR_GONE;
-                ref_list_push_head(&c->lq, &c->gone, v);
-            } else {
-                forget(c, v);
-            }
-        }
+        /* Still in S, it keeps its recency as a non-resident key. */
+        if (v != REF_NIL) c->status[v] = c->in_s[v] ? HIR_GONE : UNKNOWN;
     }
     if (c->lir_count < c->lir_cap && c->status[id] == UNKNOWN) {
         c->status[id] = LIR; /* warming up: the first keys fill the LIR set */
@@ -140,14 +115,6 @@ int mini_lirs_access(mini_lirs_t *c, uint32_t id) {
         c->status[id] = HIR_RESIDENT;
         push_s(c, id);
         ref_list_push_head(&c->lq, &c->q, id);
-    }
-    /* The oldest non-resident key is never S's bottom (a LIR key is), so
-     * taking it out leaves S pruned. */
-    while (c->max_gone && c->gone.size > c->max_gone) {
-        uint32_t g = ref_list_pop_tail(&c->lq, &c->gone);
-        ref_list_remove(&c->ls, &c->s, g);
-        c->in_s[g] = 0;
-        forget(c, g);
     }
     return 0;
 }
