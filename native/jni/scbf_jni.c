@@ -557,6 +557,7 @@ JNIEXPORT jlong JNICALL Java_io_scbf_NativeBridge_cacheCreate(JNIEnv *env, jclas
                         : policy == NB(POLICY_PAPER) ? HOTCACHE_PAPER
                                                      : HOTCACHE_HOTSCORE;
     hotcache_config_default(&c, p, (uint64_t)capacity_bytes);
+    if (policy == NB(POLICY_ADAPTIVE)) c.chooser = 0;
     if (max_entries > 0) c.max_entries = (uint64_t)max_entries;
     if (period > 0) c.period = (uint32_t)period;
     if (decay > 0) c.decay = decay;

@@ -32,7 +32,11 @@ import java.util.Objects;
 public final class HotscoreCache implements AutoCloseable {
   /** Replacement policy. */
   public enum Policy {
-    /** Adaptive hotscore (the default): recency window, hotscore admission, self-tuning. */
+    /**
+     * Adaptive hotscore (the default): recency window, hotscore admission, self-tuning; it also
+     * chooses its mode (this window, a frequency mode or a FIFO mode) from sampled shadows of
+     * itself in each mode, within 2% of the capacity.
+     */
     HOTSCORE(NativeBridge.POLICY_HOTSCORE),
     /** Least recently used is evicted first. */
     LRU(NativeBridge.POLICY_LRU),
@@ -41,7 +45,12 @@ public final class HotscoreCache implements AutoCloseable {
      * set) each key's score becomes {@code decay * visits / period + (1 - decay) * score}; a key
      * must outscore the entries it would displace; uncached keys keep a ghost record.
      */
-    PAPER(NativeBridge.POLICY_PAPER);
+    PAPER(NativeBridge.POLICY_PAPER),
+    /**
+     * Adaptive hotscore without its mode chooser: the adaptive window alone, the default before
+     * 0.4.0 (an operator's way back if the chooser does worse on a workload).
+     */
+    ADAPTIVE(NativeBridge.POLICY_ADAPTIVE);
 
     final int nativeCode;
 

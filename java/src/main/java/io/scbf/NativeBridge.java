@@ -40,6 +40,8 @@ final class NativeBridge {
 
   static final int POLICY_PAPER = 2;
 
+  static final int POLICY_ADAPTIVE = 3;
+
   /** Keys per {@link KeySource} chunk; the glue sizes its offset buffer with it. */
   static final int SOURCE_CHUNK_KEYS = 1024;
 

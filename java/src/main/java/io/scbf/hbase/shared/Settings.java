@@ -98,7 +98,7 @@ public final class Settings {
   public static final double DEFAULT_PLANNER_LOCAL_ROW_US = 2.0;
 
   /** The cache policies {@link #CACHE_POLICY} names, in the order of their values. */
-  public static final List<String> CACHE_POLICIES = List.of("hotscore", "paper", "lru");
+  public static final List<String> CACHE_POLICIES = List.of("hotscore", "paper", "lru", "adaptive");
 
   /** The words of {@link #CLIENT_LOCAL_READ_AFTER_ACK}. */
   public static final List<String> READ_AFTER_ACK_MODES = List.of("true", "false");
@@ -184,8 +184,10 @@ public final class Settings {
               true,
               "region server",
               null,
-              "Replacement policy of the hot cache: hotscore (adaptive, the default), paper (the"
-                  + " HiBase formula, tuned by the next two keys) or lru.",
+              "Replacement policy of the hot cache: hotscore (adaptive, choosing its mode while it"
+                  + " runs: the default), paper (the HiBase formula, tuned by the next two keys),"
+                  + " lru, or adaptive (hotscore without its mode chooser, the default before"
+                  + " 0.4.0).",
               CACHE_POLICIES),
           new Definition(
               CACHE_PERIOD,
