@@ -3,7 +3,8 @@
  * a lower file reaches a policy only through `struct policy`:
  *
  *   shard.c     top: the lock and shard.h's functions, each handed to the
- *               shard's policy (h->policy)
+ *               shard's policy (h->policy); it creates an adaptive shard's
+ *               mode shadows, which are shards themselves
  *   adaptive.c  policies: the adaptive hotscore policy (window, sketch
  *   paper.c       admission, segmented main area, window tuned against a
  *   lru.c         shadow LRU, mode chosen by chooser.c from small
@@ -15,7 +16,7 @@
  *               that keep what they read alive
  *   this header the structs, the accounting, chains and lists (inline)
  *   chooser.c   the choice of the adaptive policy's mode (pure logic)
- *   sketch.c, shadow.c  self-contained structures
+ *   sketch.c, shadow.c, idmap.c  self-contained structures
  *
  * Everything here runs with the shard's lock held, except readers_get. */
 #ifndef SCBF_CACHE_SHARD_INTERNAL_H
