@@ -212,7 +212,7 @@ uint64_t adaptive_state_bytes(uint64_t keys) {
  * most recent part of the cache, which biases the window towards frequency
  * but never breaks the cache. */
 uint64_t adaptive_expected_keys(const hotcache_config_t *c) {
-    uint64_t keys = c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES;
+    uint64_t keys = nominal_entries(c);
     if (keys > UINT32_MAX / 2) keys = UINT32_MAX / 2;
     while (keys > 32 && sketch_bytes(keys) + shadow_bytes((uint32_t)keys) > c->capacity_bytes / 4)
         keys /= 2;

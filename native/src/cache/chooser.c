@@ -4,9 +4,8 @@
  *
  * Every `period` sampled lookups the decayed counts are compared (scaled by
  * CHOOSER_KEEP at each decision, so the last twenty periods or so count).
- * The mode whose shadow
- * hit most takes the cache when it out-hit the current mode's shadow
- * significantly: by more than CHOOSER_SWITCH_MARGIN of the lookups and by
+ * The mode whose shadow hit most takes the cache when it out-hit the
+ * current mode's shadow significantly: by more than CHOOSER_SWITCH_MARGIN of the lookups and by
  * more than chance would. Both shadows saw the same lookups, so only those
  * where they differ count: the lead is won - lost, whose standard deviation,
  * were the two equal, is about sqrt(won + lost). The margin keeps a cache
@@ -34,7 +33,7 @@ void chooser_init(chooser_t *c, uint64_t entries, uint64_t mini) {
 }
 
 void chooser_clear(chooser_t *c) {
-    c->in_period = c->decisions = c->switches = 0;
+    c->in_period = c->switches = 0;
     memset(c->hits, 0, sizeof c->hits);
     memset(c->won, 0, sizeof c->won);
     c->lookups = 0;
@@ -51,7 +50,6 @@ static int significant(const chooser_t *c, int a, int b) {
 }
 
 static void decide(chooser_t *c) {
-    c->decisions++;
     int best = c->mode;
     for (int m = 0; m < NMODES; m++)
         if (c->hits[m] > c->hits[best]) best = m;

@@ -51,7 +51,7 @@ typedef enum {
 typedef struct {
     uint64_t threshold; /* a hash is sampled if its bits 24..55 are below this */
     uint64_t period;    /* sampled lookups between decisions */
-    uint64_t in_period, decisions, switches;
+    uint64_t in_period, switches;
     double hits[NMODES];        /* decayed: halved at every decision */
     double won[NMODES][NMODES]; /* won[a][b]: lookups a's shadow hit and b's missed, decayed */
     double lookups;             /* decayed the same way */

@@ -149,10 +149,7 @@ int shard_create(const hotcache_config_t *c, struct shard **out) {
         h->mode_shadows[m]->counts = &h->mode_shadows[MODE_ADAPTIVE]->sketch;
         h->mode_shadows[m]->counts_borrowed = 1;
     }
-    if (mini && !sketch_failed)
-        chooser_init(&h->chooser,
-                     c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES,
-                     mini);
+    if (mini && !sketch_failed) chooser_init(&h->chooser, nominal_entries(c), mini);
     if ((paper && !h->heap) || (ghosts && (!h->ghosts || !h->gheap || !h->gindex)) ||
         sketch_failed) {
         shard_free(h);

@@ -36,6 +36,12 @@
  * byte of capacity when no entry cap is set (see shard_config_default). */
 #define ASSUMED_ENTRY_BYTES 256
 
+/* The entries a shard is sized for: its cap, else its capacity at the
+ * assumed entry size. */
+static inline uint64_t nominal_entries(const hotcache_config_t *c) {
+    return c->max_entries ? c->max_entries : c->capacity_bytes / ASSUMED_ENTRY_BYTES;
+}
+
 /* Scoring state of one tracked key (cached entry or ghost). The closed
  * history is one number, S = the score when period p closed (p = the last
  * closed period with visits); every later score is S * (1 - a)^k. Visits of
