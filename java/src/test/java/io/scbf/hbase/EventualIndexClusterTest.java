@@ -409,6 +409,55 @@ class EventualIndexClusterTest {
   }
 
   /**
+   * Issue 49: the record of an index row deleted at a timestamp (switch to STRONG, drop, the
+   * applier's own deletes) and written again at the same timestamp (switch back and seed,
+   * re-create, a value written back with a repeated client timestamp) is kept, so the applier
+   * deletes that index row once the value moves on: no stale entry is left behind.
+   */
+  @Test
+  void aRecordWrittenAgainAtItsDeletedTimestampIsKept() throws Exception {
+    TableName table = TableName.valueOf("ev_record_fence");
+    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    indexAdmin.createIndex(table, eventualCity().build());
+    byte[] r1 = Bytes.toBytes("r01"), r2 = Bytes.toBytes("r02");
+    long t0 = System.currentTimeMillis() - 60_000;
+    try (Table t = connection.getTable(table)) {
+      t.put(new Put(r1).addColumn(D, CITY, Bytes.toBytes("Oslo")));
+      assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+      indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.STRONG);
+      indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.EVENTUAL);
+      t.put(new Put(r1).addColumn(D, CITY, Bytes.toBytes("Bergen")));
+      assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+      assertStaleFree(table, "after a switch to STRONG and back");
+
+      t.put(new Put(r1).addColumn(D, CITY, Bytes.toBytes("Oslo")));
+      assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+      indexAdmin.dropIndex(table, "city");
+      indexAdmin.createIndex(table, eventualCity().build());
+      t.put(new Put(r1).addColumn(D, CITY, Bytes.toBytes("Bergen")));
+      assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+      assertStaleFree(table, "after a drop and re-create");
+
+      for (String city : List.of("Oslo", "Bergen", "Oslo")) {
+        t.put(new Put(r2).addColumn(D, CITY, t0, Bytes.toBytes(city)));
+        assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+      }
+      t.put(new Put(r2).addColumn(D, CITY, Bytes.toBytes("Bergen")));
+      assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
+      assertStaleFree(table, "after a value written back at a repeated client timestamp");
+    }
+  }
+
+  /** Every row of the test is Bergen now: the index holds no Oslo entry and verify agrees. */
+  private void assertStaleFree(TableName table, String when) throws IOException {
+    try (IndexedTable it = new IndexedTable(connection, table)) {
+      assertEquals(List.of(), it.findRowKeys(D, CITY, Bytes.toBytes("Oslo")), when);
+      assertEquals(List.of(), it.findEntries(D, CITY, Bytes.toBytes("Oslo")), when);
+    }
+    assertTrue(indexAdmin.verify(table, "city").isConsistent(), when);
+  }
+
+  /**
    * A writer that awaits finds its own writes through the index, each time (the await returns only
    * once they are applied); find re-checks the data rows, so it never returns a row whose value has
    * moved on, even before the index has caught up.

@@ -1,6 +1,7 @@
 package io.scbf.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.shared.IndexCatalog;
@@ -14,12 +15,14 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Table;
@@ -49,6 +52,9 @@ import org.junit.jupiter.api.TestInstance;
  *
  * <p>Expiry: index entries (global and local) expire with the data family's TTL, and index
  * compactions drop them.
+ *
+ * <p>Issue 49: index answers follow what HBase shows where delete markers and MIN_VERSIONS decide
+ * it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class IndexFenceClusterTest {
@@ -323,6 +329,141 @@ class IndexFenceClusterTest {
         assertEquals(next, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
       }
     }
+  }
+
+  /**
+   * Issue 49: a family with a TTL and MIN_VERSIONS 1 keeps each column's newest cell past the TTL
+   * (HBase still shows the row), so its index rows must not expire either.
+   */
+  @Test
+  void indexRowsOfAFamilyWithMinVersionsOutliveItsTtl() throws Exception {
+    TableName table = TableName.valueOf("fence_min_versions");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(D)
+                      .setTimeToLive(4)
+                      .setMinVersions(1)
+                      .build())
+              .build());
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(
+        table, IndexSpec.builder(D, CITY).alias("city").covered(D, NAME).build());
+    indexAdmin.createIndex(
+        table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
+    indexAdmin.createIndex(table, IndexSpec.builder(D, NAME).alias("name").local().build());
+    try (Table t = connection.getTable(table)) {
+      t.put(
+          new Put(Bytes.toBytes("r1"))
+              .addColumn(D, CITY, Bytes.toBytes("Oslo"))
+              .addColumn(D, NAME, Bytes.toBytes("Ann"))
+              .addColumn(D, ZIP, Bytes.toBytes("0150")));
+    }
+    Thread.sleep(6_000);
+    try (Table t = connection.getTable(table);
+        IndexedTable it = new IndexedTable(connection, table)) {
+      assertFalse(t.get(new Get(Bytes.toBytes("r1"))).isEmpty(), "HBase keeps the newest cells");
+      assertEquals(List.of("r1"), strings(it.findRowKeys(D, CITY, Bytes.toBytes("Oslo"))));
+      assertEquals(1, it.findEntries(D, CITY, Bytes.toBytes("Oslo")).size());
+      assertEquals(List.of("r1"), strings(it.findRowKeys(D, ZIP, Bytes.toBytes("0150"))));
+      assertEquals(List.of("r1"), strings(it.findRowKeys(D, NAME, Bytes.toBytes("Ann"))));
+    }
+  }
+
+  /**
+   * Issue 49: a Put that an existing delete marker masks (stamped at or below a row delete, or
+   * below a delete stamped in the future) is invisible in HBase, so no index may answer it; on a
+   * family with NEW_VERSION_BEHAVIOR the marker masks only earlier writes, and the Put is indexed.
+   */
+  @Test
+  void aPutMaskedByADeleteMarkerIsNotIndexed() throws Exception {
+    for (boolean newVersionBehavior : new boolean[] {false, true}) {
+      TableName table = TableName.valueOf("fence_masked_" + newVersionBehavior);
+      try (Admin admin = connection.getAdmin()) {
+        admin.createTable(
+            TableDescriptorBuilder.newBuilder(table)
+                .setColumnFamily(
+                    ColumnFamilyDescriptorBuilder.newBuilder(D)
+                        .setNewVersionBehavior(newVersionBehavior)
+                        .build())
+                .build());
+      }
+      IndexAdmin indexAdmin = new IndexAdmin(connection);
+      indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").build());
+      indexAdmin.createIndex(
+          table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
+      indexAdmin.createIndex(table, IndexSpec.builder(D, NAME).alias("name").local().build());
+      long now = System.currentTimeMillis();
+      try (Table t = connection.getTable(table)) {
+        t.put(cityZipName("r1", "Oslo", "0150", "Ann", HConstants.LATEST_TIMESTAMP));
+        t.delete(new Delete(Bytes.toBytes("r1")));
+        t.put(cityZipName("r1", "Bergen", "5003", "Bo", now - 1_000));
+        // A marker from the future masks even a server-stamped Put, until a Put stamped above it.
+        t.delete(new Delete(Bytes.toBytes("r2"), now + 60_000));
+        t.put(cityZipName("r2", "Bergen", "5003", "Bo", HConstants.LATEST_TIMESTAMP));
+        t.put(cityZipName("r3", "Bergen", "5003", "Bo", HConstants.LATEST_TIMESTAMP));
+        t.delete(new Delete(Bytes.toBytes("r3")).addFamily(D, now + 60_000));
+        t.put(cityZipName("r3", "Molde", "6400", "Cy", now + 60_000));
+        t.put(cityZipName("r4", "Molde", "6400", "Cy", HConstants.LATEST_TIMESTAMP));
+        t.delete(new Delete(Bytes.toBytes("r4")).addColumns(D, CITY, now + 60_000));
+        t.put(new Put(Bytes.toBytes("r4")).addColumn(D, CITY, now + 30_000, Bytes.toBytes("Oslo")));
+        List<String> visible = new ArrayList<>();
+        for (String row : List.of("r1", "r2", "r3", "r4")) {
+          if (!t.get(new Get(Bytes.toBytes(row)).addColumn(D, CITY)).isEmpty()) visible.add(row);
+        }
+        assertEquals(newVersionBehavior ? List.of("r1", "r2", "r3", "r4") : List.of(), visible);
+      }
+      try (IndexedTable it = new IndexedTable(connection, table)) {
+        for (byte[][] q :
+            new byte[][][] {
+              {CITY, Bytes.toBytes("Bergen")},
+              {ZIP, Bytes.toBytes("5003")},
+              {NAME, Bytes.toBytes("Bo")},
+              {CITY, Bytes.toBytes("Molde")},
+              {CITY, Bytes.toBytes("Oslo")}
+            }) {
+          List<String> expected = new ArrayList<>();
+          try (Table t = connection.getTable(table)) {
+            for (String row : List.of("r1", "r2", "r3", "r4")) {
+              byte[] v = t.get(new Get(Bytes.toBytes(row))).getValue(D, q[0]);
+              if (Arrays.equals(v, q[1])) expected.add(row);
+            }
+          }
+          String what = table + " " + Bytes.toString(q[0]) + "=" + Bytes.toString(q[1]);
+          assertEquals(expected, strings(it.findRowKeys(D, q[0], q[1])), what);
+          assertEquals(expected, strings(it.find(D, q[0], q[1])), what);
+          if (!Arrays.equals(q[0], NAME)) {
+            assertEquals(
+                expected,
+                it.findEntries(D, q[0], q[1]).stream()
+                    .map(e -> Bytes.toString(e.row()))
+                    .sorted()
+                    .toList(),
+                what);
+          }
+        }
+      }
+    }
+  }
+
+  private static Put cityZipName(String row, String city, String zip, String name, long ts) {
+    return new Put(Bytes.toBytes(row), ts)
+        .addColumn(D, CITY, Bytes.toBytes(city))
+        .addColumn(D, ZIP, Bytes.toBytes(zip))
+        .addColumn(D, NAME, Bytes.toBytes(name));
+  }
+
+  private static List<String> strings(List<?> rowsOrResults) {
+    List<String> out = new ArrayList<>();
+    for (Object o : rowsOrResults) {
+      out.add(
+          Bytes.toString(
+              o instanceof org.apache.hadoop.hbase.client.Result r ? r.getRow() : (byte[]) o));
+    }
+    out.sort(null);
+    return out;
   }
 
   private static int ttl(Admin admin, TableName table, byte[] family) throws IOException {

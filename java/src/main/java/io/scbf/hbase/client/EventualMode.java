@@ -34,6 +34,7 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.exceptions.UnknownProtocolException;
 import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
@@ -66,6 +67,7 @@ public final class EventualMode {
         // created by a concurrent call
       }
     }
+    fenceRecords(admin);
     ReplicationPeerConfig config = EventualPeer.config(admin);
     if (config == null) {
       Map<TableName, List<String>> tables = new HashMap<>();
@@ -84,6 +86,20 @@ public final class EventualMode {
           EventualRecords.PEER_ID,
           ReplicationPeerConfig.newBuilder(config).setTableCFsMap(tables).build());
     }
+  }
+
+  /**
+   * Gives a record table created before 0.4 its fence (see {@link
+   * EventualRecords#tableDescriptor}), before the seed that follows writes records at the
+   * timestamps of earlier deletes. Online: the regions reopen with the family's new setting;
+   * records already masked stay masked, as before.
+   */
+  private static void fenceRecords(Admin admin) throws IOException {
+    TableDescriptor records = admin.getDescriptor(EventualRecords.TABLE);
+    if (!EventualRecords.needsFence(records)) return;
+    admin.modifyColumnFamily(
+        EventualRecords.TABLE,
+        EventualRecords.familyDescriptor(records.getColumnFamily(EventualRecords.FAMILY)));
   }
 
   /**

@@ -10,6 +10,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
@@ -51,10 +52,33 @@ public final class EventualRecords {
 
   private EventualRecords() {}
 
+  /**
+   * The record table. Its family's deletes mask only earlier writes (NEW_VERSION_BEHAVIOR): a
+   * record cell is deleted at its index row's timestamp (a switch to STRONG, a drop, the applier's
+   * own deletes) and may be written again at that same timestamp (the seed of a switch back or a
+   * re-create, a value written back with a repeated client timestamp or within the millisecond). A
+   * masked record would hide the index row from the applier, which then never deletes it.
+   */
   public static TableDescriptor tableDescriptor() {
-    return TableDescriptorBuilder.newBuilder(TABLE)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1).build())
-        .build();
+    return TableDescriptorBuilder.newBuilder(TABLE).setColumnFamily(familyDescriptor(null)).build();
+  }
+
+  /** {@code current} (or a new family) with the record family's settings. */
+  public static ColumnFamilyDescriptor familyDescriptor(ColumnFamilyDescriptor current) {
+    ColumnFamilyDescriptorBuilder b =
+        current == null
+            ? ColumnFamilyDescriptorBuilder.newBuilder(FAMILY).setMaxVersions(1)
+            : ColumnFamilyDescriptorBuilder.newBuilder(current);
+    return b.setNewVersionBehavior(true).build();
+  }
+
+  /**
+   * True if the record table, as created by releases before 0.4, lets a delete mask a later write
+   * at the same timestamp ({@link #tableDescriptor}).
+   */
+  public static boolean needsFence(TableDescriptor records) {
+    ColumnFamilyDescriptor cf = records.getColumnFamily(FAMILY);
+    return cf != null && !cf.isNewVersionBehavior();
   }
 
   public static byte[] rowKey(TableName dataTable, byte[] dataRow) {

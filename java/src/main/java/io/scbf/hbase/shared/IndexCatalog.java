@@ -173,13 +173,15 @@ public final class IndexCatalog {
   /**
    * The TTL (seconds) an index's rows get: that of its indexed columns' family (the shortest, if
    * they span families with different TTLs), {@link HConstants#FOREVER} if none has one. Index rows
-   * carry their indexed cell's timestamp, so they expire with it.
+   * carry their indexed cell's timestamp, so they expire with it. A family with MIN_VERSIONS keeps
+   * each column's newest cells past its TTL (HBase still shows them), so it does not expire index
+   * rows.
    */
   public static int indexTtl(TableDescriptor data, IndexSpec spec) {
     int ttl = HConstants.FOREVER;
     for (IndexSpec.Column c : spec.columns()) {
       ColumnFamilyDescriptor cf = data.getColumnFamily(c.family());
-      if (cf != null) ttl = Math.min(ttl, cf.getTimeToLive());
+      if (cf != null && cf.getMinVersions() == 0) ttl = Math.min(ttl, cf.getTimeToLive());
     }
     return ttl;
   }

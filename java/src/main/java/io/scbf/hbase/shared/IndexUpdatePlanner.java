@@ -5,6 +5,8 @@ import io.scbf.hbase.IndexSpec.Column;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -248,9 +250,9 @@ public final class IndexUpdatePlanner {
           case Put -> {
             Column col = watchedColumn(family, c);
             // Same timestamp: the later write wins, as in the region; a delete marker at or after
-            // the put's timestamp masks it.
+            // the put's timestamp (of the batch, or already in the region) masks it.
             if (col != null
-                && c.getTimestamp() > next.deleteMark(col)
+                && !next.masked(col, c.getTimestamp())
                 && (next.get(col) == null || c.getTimestamp() >= next.get(col).timestamp())) {
               next.put(col, CellUtil.cloneValue(c), c.getTimestamp());
             }
@@ -398,7 +400,37 @@ public final class IndexUpdatePlanner {
     return null;
   }
 
-  private boolean watchesFamily(byte[] family) {
+  /**
+   * The watched columns' share of delete markers read from the region for one row (cells of other
+   * types are ignored): what {@link RowState#masked} needs to tell a put the markers hide.
+   */
+  public RowState.StoredMarkers markers(List<Cell> cells) {
+    Map<Column, Long> upTo = new HashMap<>();
+    Map<Column, Set<Long>> exact = new HashMap<>();
+    for (Cell c : cells) {
+      byte[] family = CellUtil.cloneFamily(c);
+      switch (c.getType()) {
+        case DeleteColumn, Delete -> {
+          Column col = watchedColumn(family, c);
+          if (col == null) continue;
+          if (c.getType() == Cell.Type.DeleteColumn) upTo.merge(col, c.getTimestamp(), Math::max);
+          else exact.computeIfAbsent(col, k -> new HashSet<>()).add(c.getTimestamp());
+        }
+        case DeleteFamily, DeleteFamilyVersion -> {
+          for (Column col : watched) {
+            if (!col.inFamily(family)) continue;
+            if (c.getType() == Cell.Type.DeleteFamily) upTo.merge(col, c.getTimestamp(), Math::max);
+            else exact.computeIfAbsent(col, k -> new HashSet<>()).add(c.getTimestamp());
+          }
+        }
+        default -> {}
+      }
+    }
+    return new RowState.StoredMarkers(Map.copyOf(upTo), Map.copyOf(exact));
+  }
+
+  /** True if {@code family} holds a watched column. */
+  public boolean watchesFamily(byte[] family) {
     for (Column col : watched) {
       if (col.inFamily(family)) return true;
     }

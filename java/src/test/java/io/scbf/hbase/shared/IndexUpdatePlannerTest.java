@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexSpec;
 import java.util.List;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
@@ -114,6 +116,33 @@ class IndexUpdatePlannerTest {
     assertEquals(
         27,
         rewrite.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp());
+  }
+
+  /** Issue 49: markers the region already holds hide a put stamped at or below them. */
+  @Test
+  void aPutThatAStoredMarkerMasksChangesNoIndexRow() {
+    List<Cell> markers =
+        List.of(
+            new KeyValue(ROW, D, null, 50, KeyValue.Type.DeleteFamily),
+            new KeyValue(ROW, D, NAME, 70, KeyValue.Type.DeleteColumn),
+            new KeyValue(ROW, D, CITY, 90, KeyValue.Type.Delete),
+            new KeyValue(ROW, X, CITY, 99, KeyValue.Type.DeleteFamily)); // another family
+    RowState before = RowState.of(List.of(), planner.markers(markers));
+    for (long masked : new long[] {40, 50, 90}) {
+      Put put = new Put(ROW).addColumn(D, CITY, masked, b("Oslo"));
+      assertEquals(List.of(), planner.diff(ROW, before, planner.apply(before, put)), "" + masked);
+    }
+    for (long visible : new long[] {51, 89, 91}) {
+      Put put = new Put(ROW).addColumn(D, CITY, visible, b("Oslo"));
+      assertEquals(1, planner.diff(ROW, before, planner.apply(before, put)).size(), "" + visible);
+    }
+    // The covered column's own marker hides its put; the row is indexed without it.
+    RowState after =
+        planner.apply(
+            before, new Put(ROW).addColumn(D, CITY, 60, b("Oslo")).addColumn(D, NAME, 60, b("Li")));
+    assertArrayEquals(b("Oslo"), after.value(CITY_COL));
+    assertNull(after.value(NAME_COL));
+    assertEquals(60, IndexUpdatePlanner.indexTimestamp(SPEC, after), "stored marks stamp nothing");
   }
 
   @Test

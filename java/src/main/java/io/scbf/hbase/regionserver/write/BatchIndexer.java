@@ -16,11 +16,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
@@ -212,8 +214,9 @@ public final class BatchIndexer {
     if (toRead.size() < indexed.size())
       metrics.addOldRowReadsSkipped(indexed.size() - toRead.size());
     Map<byte[], RowState> current = toRead.isEmpty() ? Map.of() : read(toRead);
-    // Before the data is written, under the rows' locks: the next writer of a row must read it.
-    watchedRows.add(indexed.stream().filter(m -> m instanceof Put).map(Mutation::getRow).toList());
+    // Before the data is written, under the rows' locks: the next writer of a row must read it
+    // (a Delete's too: the markers it leaves may mask that writer's puts).
+    watchedRows.add(indexed.stream().map(Mutation::getRow).toList());
     Map<Bytes, RowStates> rows = new LinkedHashMap<>();
     for (Mutation m : indexed) {
       RowStates states =
@@ -369,9 +372,54 @@ public final class BatchIndexer {
       scan.addColumn(col.family(), col.qualifier());
     Map<byte[], List<Cell>> cells =
         RowBatchReader.read(region, mutations.stream().map(Mutation::getRow).toList(), scan);
+    Map<byte[], RowState.StoredMarkers> markers = storedMarkers(mutations);
     Map<byte[], RowState> states = new TreeMap<>(Bytes.BYTES_COMPARATOR);
-    cells.forEach((row, rowCells) -> states.put(row, RowState.of(rowCells)));
+    cells.forEach(
+        (row, rowCells) ->
+            states.put(
+                row,
+                RowState.of(rowCells, markers.getOrDefault(row, RowState.StoredMarkers.NONE))));
+    markers.forEach((row, m) -> states.putIfAbsent(row, RowState.of(List.of(), m)));
     return states;
+  }
+
+  /**
+   * The delete markers the region holds that could mask a put of the mutations: those at or above
+   * the lowest timestamp at which they put a watched column, in families whose markers mask later
+   * writes (without NEW_VERSION_BEHAVIOR). A raw scan of that time range only: with timestamps from
+   * the server's clock it is empty, and HBase skips the store files that end below it.
+   */
+  private Map<byte[], RowState.StoredMarkers> storedMarkers(List<Mutation> mutations)
+      throws IOException {
+    long lowest = Long.MAX_VALUE;
+    Set<byte[]> families = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+    List<byte[]> rows = new ArrayList<>();
+    for (Mutation m : mutations) {
+      boolean puts = false;
+      for (Map.Entry<byte[], List<Cell>> e : m.getFamilyCellMap().entrySet()) {
+        if (!planner.watchesFamily(e.getKey()) || newVersionBehavior(e.getKey())) continue;
+        for (Cell c : e.getValue()) {
+          if (c.getType() == Cell.Type.Put) {
+            lowest = Math.min(lowest, c.getTimestamp());
+            families.add(e.getKey());
+            puts = true;
+          }
+        }
+      }
+      if (puts) rows.add(m.getRow());
+    }
+    if (rows.isEmpty()) return Map.of();
+    Scan scan = new Scan().setRaw(true).readAllVersions().setTimeRange(lowest, Long.MAX_VALUE);
+    for (byte[] f : families) scan.addFamily(f);
+    Map<byte[], RowState.StoredMarkers> out = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+    RowBatchReader.read(region, rows, scan)
+        .forEach((row, cells) -> out.put(row, planner.markers(cells)));
+    return out;
+  }
+
+  private boolean newVersionBehavior(byte[] family) {
+    ColumnFamilyDescriptor cf = region.getTableDescriptor().getColumnFamily(family);
+    return cf != null && cf.isNewVersionBehavior();
   }
 
   /** A row's state before the mini-batch and after the batch's mutations so far. */

@@ -23,13 +23,14 @@ import org.apache.yetus.audience.InterfaceAudience;
  * column, so that an indexed write of a row it proves absent skips reading the row's old values (a
  * load of new rows then reads nothing, as an insert-only table does).
  *
- * <p>Every indexed write adds its rows before the data is written (under the row's lock), and a
- * scan of the region's watched columns adds the rows already there; only when that scan is done
- * does the filter answer "absent". A wrong "absent" could only cost a stale index entry and an
- * over-counted filter (the write would not delete the old value's entry), never a missed row; bulk
- * loads into watched families, which no write hook sees, are refused. Rows are never removed (a
- * deleted row is a false positive: one read). Past {@code maxRows} rows the filter turns itself
- * off, which bounds its native memory (about 4 bytes per row).
+ * <p>Every indexed write (puts and deletes) adds its rows before the data is written (under the
+ * row's lock), and a raw scan of the watched families adds the rows already there (with cells or
+ * only delete markers); only when that scan is done does the filter answer "absent". A wrong
+ * "absent" could only cost a stale index entry and an over-counted filter (the write would not
+ * delete the old value's entry), never a missed row; bulk loads into watched families, which no
+ * write hook sees, are refused. Rows are never removed (a deleted row is a false positive: one
+ * read). Past {@code maxRows} rows the filter turns itself off, which bounds its native memory
+ * (about 4 bytes per row).
  */
 @InterfaceAudience.Private
 public final class WatchedRows implements AutoCloseable {
@@ -76,12 +77,15 @@ public final class WatchedRows implements AutoCloseable {
   public void build(Region region, Collection<IndexSpec.Column> watched, BooleanSupplier closing)
       throws IOException {
     if (off) return;
+    // Raw, and the watched columns' whole families: a row holding only delete markers is not
+    // absent, since its markers may mask a later put (family markers carry no qualifier).
     Scan scan =
         new Scan()
+            .setRaw(true)
             .readVersions(1)
             .setCacheBlocks(false)
             .setFilter(new FilterList(new FirstKeyOnlyFilter(), new KeyOnlyFilter()));
-    for (IndexSpec.Column c : watched) scan.addColumn(c.family(), c.qualifier());
+    for (IndexSpec.Column c : watched) scan.addFamily(c.family());
     try (RegionScanner scanner = region.getScanner(scan)) {
       List<Cell> cells = new ArrayList<>();
       boolean more;
