@@ -14,6 +14,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -53,17 +54,27 @@ public final class WalShipping extends EventualServerService {
       RpcController controller, WalMarksRequest request, RpcCallback<WalMarksResponse> done) {
     try {
       WalMarksResponse.Builder out = WalMarksResponse.newBuilder();
+      Set<String> marked = new HashSet<>();
       for (WAL wal : started().getWALs()) {
         // Another WAL implementation (a disabled provider) writes nothing a source ships.
         if (!(wal instanceof AbstractFSWAL<?> fs)) continue;
         Path current = fs.getCurrentFileName();
         if (current == null) continue;
+        marked.add(current.getName());
         // Empty once rolled: the file is closed, and shipped whole once it leaves the queue.
         long length = fs.getLogFileSizeIfBeingWritten(current).orElse(Long.MAX_VALUE);
         // A WAL without an entry has nothing to ship, and its source records no position in it.
         FileSystem files = current.getFileSystem(started().getConfiguration());
         if (length <= headerEnd(files, current)) continue;
         out.addMarks(WalMark.newBuilder().setWal(current.getName()).setLength(length));
+      }
+      // The rolled WALs still queued, whole: the source ships them before the current one, but a
+      // current WAL holding only its header is not marked, and then nothing else would wait for
+      // them (edits of regions that moved away before the roll).
+      for (String rolled : queuedWals()) {
+        if (marked.add(rolled)) {
+          out.addMarks(WalMark.newBuilder().setWal(rolled).setLength(Long.MAX_VALUE));
+        }
       }
       done.run(out.build());
     } catch (IOException e) {
@@ -83,12 +94,28 @@ public final class WalShipping extends EventualServerService {
     }
   }
 
-  private boolean shipped(WalsShippedRequest request) throws IOException {
+  /** This server's own WALs queued for the EVENTUAL peer now (none without the peer). */
+  private List<String> queuedWals() throws IOException {
+    ReplicationSourceInterface source = source();
+    if (source == null) return List.of();
+    try {
+      return source
+          .getReplicationQueueStorage()
+          .getWALsInQueue(source.getServerWALsBelongTo(), source.getQueueId());
+    } catch (ReplicationException e) {
+      throw new IOException("scbf: reading the replication queue failed", e);
+    }
+  }
+
+  private ReplicationSourceInterface source() throws IOException {
     ReplicationSourceService replication = started().getReplicationSourceService();
-    ReplicationSourceInterface source =
-        replication == null
-            ? null
-            : replication.getReplicationManager().getSource(EventualRecords.PEER_ID);
+    return replication == null
+        ? null
+        : replication.getReplicationManager().getSource(EventualRecords.PEER_ID);
+  }
+
+  private boolean shipped(WalsShippedRequest request) throws IOException {
+    ReplicationSourceInterface source = source();
     if (source == null) return true; // no peer: nothing of this server's is to be applied
     ReplicationQueueStorage storage = source.getReplicationQueueStorage();
     ServerName owner = source.getServerWALsBelongTo();
