@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
+import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
@@ -40,6 +41,7 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.security.access.AccessControlClient;
 import org.apache.hadoop.hbase.security.access.AccessController;
@@ -257,6 +259,42 @@ class IndexAuthorizationClusterTest {
     try (Table t = admin.getTable(index)) {
       assertTrue(t.exists(new Get(key)), "the index row is still there");
     }
+  }
+
+  /**
+   * Issue 49: a writer with the grants the README names for EVENTUAL indexes (READ and WRITE on the
+   * data table and on the record table) awaits its writes and finds them, without global ADMIN.
+   */
+  @Test
+  void aWriterWithReadAndWriteAwaitsAnEventualIndex() throws Throwable {
+    TableName table = TableName.valueOf("secret_eventual");
+    try (Admin a = admin.getAdmin()) {
+      a.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+    }
+    new IndexAdmin(admin)
+        .createIndex(
+            table,
+            IndexSpec.builder(D, CITY)
+                .alias("city")
+                .consistency(IndexSpec.Consistency.EVENTUAL)
+                .build());
+    for (TableName t : List.of(table, EventualRecords.TABLE)) {
+      AccessControlClient.grant(
+          admin, t, "dave", null, null, Permission.Action.READ, Permission.Action.WRITE);
+    }
+    try (Connection dave = connect(util.getConfiguration(), "dave");
+        Table t = dave.getTable(table);
+        IndexedTable it = new IndexedTable(dave, table)) {
+      t.put(new Put(Bytes.toBytes("r1")).addColumn(D, CITY, NANJING));
+      assertTrue(it.awaitIndexed(60_000));
+      assertEquals(1, it.findRowKeys(D, CITY, NANJING).size());
+    }
+    // The relay answers readers of the table only.
+    assertThrows(
+        AccessDeniedException.class, () -> new IndexAdmin(bob).awaitIndexed(table, 10_000));
   }
 
   @Test

@@ -2,18 +2,15 @@ package io.scbf.hbase.client;
 
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.shared.DirectEventualCalls;
+import io.scbf.hbase.shared.EventualCalls;
 import io.scbf.hbase.shared.EventualPeer;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
-import io.scbf.hbase.shared.proto.IndexProtos.EventualMasterService;
 import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeRequest;
-import io.scbf.hbase.shared.proto.IndexProtos.EventualServerService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
-import io.scbf.hbase.shared.proto.IndexProtos.PendingQueuesRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.WalMark;
-import io.scbf.hbase.shared.proto.IndexProtos.WalMarksRequest;
-import io.scbf.hbase.shared.proto.IndexProtos.WalsShippedRequest;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -35,9 +32,9 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
-import org.apache.hadoop.hbase.exceptions.UnknownProtocolException;
 import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -186,14 +183,21 @@ public final class EventualMode {
 
   /**
    * {@link #await} if the peer ships {@code dataTable} (it has EVENTUAL indexes, or is switching);
-   * true at once otherwise.
+   * true at once otherwise. A caller that HBase refuses the cluster-wide calls (no global ADMIN)
+   * has a data region of the table relay them ({@link EventualCalls}): READ and WRITE on the table
+   * and on the record table suffice.
    */
   public static boolean awaitIfShipped(Connection connection, TableName dataTable, long timeoutMs)
       throws IOException {
-    try (Admin admin = connection.getAdmin()) {
-      if (!EventualPeer.ships(admin, dataTable)) return true;
+    EventualCalls calls = new DirectEventualCalls(connection);
+    boolean ships;
+    try {
+      ships = calls.ships(dataTable);
+    } catch (AccessDeniedException denied) {
+      calls = new RelayedEventualCalls(connection, dataTable);
+      ships = calls.ships(dataTable);
     }
-    return await(connection, dataTable, timeoutMs);
+    return !ships || await(connection, calls, dataTable, timeoutMs);
   }
 
   /**
@@ -207,8 +211,14 @@ public final class EventualMode {
    */
   public static boolean await(Connection connection, TableName dataTable, long timeoutMs)
       throws IOException {
+    return await(connection, new DirectEventualCalls(connection), dataTable, timeoutMs);
+  }
+
+  private static boolean await(
+      Connection connection, EventualCalls calls, TableName dataTable, long timeoutMs)
+      throws IOException {
     long deadline = System.currentTimeMillis() + timeoutMs;
-    Map<ServerName, List<WalMark>> marks = markWals(connection);
+    Map<ServerName, List<WalMark>> marks = markWals(calls);
     List<Long> probes = new ArrayList<>();
     try (Table data = connection.getTable(dataTable);
         RegionLocator locator = connection.getRegionLocator(dataTable)) {
@@ -243,51 +253,27 @@ public final class EventualMode {
         pause = pause(pause, dataTable);
       }
     }
-    if (!awaitShipped(connection, marks, deadline, dataTable)) return false;
+    if (!awaitShipped(calls, marks, deadline, dataTable)) return false;
     // The probes followed each region's current server; what a crashed server acknowledged is
     // shipped from the queue it left, claimed after its regions reopened elsewhere.
-    try (Admin admin = connection.getAdmin()) {
-      EventualMasterService.BlockingInterface master =
-          EventualMasterService.newBlockingStub(admin.coprocessorService());
-      long pause = 5;
-      while (!master
-          .pendingQueues(null, PendingQueuesRequest.getDefaultInstance())
-          .getQueuesList()
-          .isEmpty()) {
-        if (System.currentTimeMillis() >= deadline) return false;
-        pause = pause(pause, dataTable);
-      }
-      return true;
-    } catch (ServiceException e) {
-      throw new IOException("scbf: asking the master for the EVENTUAL queues failed", e);
+    long pause = 5;
+    while (!calls.pendingQueues().isEmpty()) {
+      if (System.currentTimeMillis() >= deadline) return false;
+      pause = pause(pause, dataTable);
     }
+    return true;
   }
 
-  /** Sleeps {@code ms}; returns the next pause (doubling up to 100 ms). */
   /**
    * Every live region server's WALs and their synced lengths now ({@link
    * io.scbf.hbase.regionserver.eventual.WalShipping}): the edits of regions that have moved since
    * are in their old server's WAL, which no probe follows. A server that does not answer (stopping,
    * aborting) maps to null: {@link #awaitShipped} asks it again, or sees it leave.
    */
-  private static Map<ServerName, List<WalMark>> markWals(Connection connection) throws IOException {
+  private static Map<ServerName, List<WalMark>> markWals(EventualCalls calls) throws IOException {
     Map<ServerName, List<WalMark>> marks = new HashMap<>();
-    try (Admin admin = connection.getAdmin()) {
-      for (ServerName server : admin.getRegionServers()) marks.put(server, marksOf(admin, server));
-    }
+    for (ServerName server : calls.servers()) marks.put(server, calls.marks(server));
     return marks;
-  }
-
-  /** The server's marks; empty for a release without the service; null if it did not answer. */
-  private static List<WalMark> marksOf(Admin admin, ServerName server) {
-    try {
-      return EventualServerService.newBlockingStub(admin.coprocessorService(server))
-          .marks(null, WalMarksRequest.getDefaultInstance())
-          .getMarksList();
-    } catch (ServiceException e) {
-      // A server of 0.3.0: its moved regions' edits are applied within the lag, not awaited.
-      return unknownService(e) ? List.of() : null;
-    }
   }
 
   /**
@@ -297,48 +283,21 @@ public final class EventualMode {
    * cover at least as much.
    */
   private static boolean awaitShipped(
-      Connection connection,
-      Map<ServerName, List<WalMark>> marks,
-      long deadline,
-      TableName dataTable)
+      EventualCalls calls, Map<ServerName, List<WalMark>> marks, long deadline, TableName dataTable)
       throws IOException {
-    try (Admin admin = connection.getAdmin()) {
-      for (Map.Entry<ServerName, List<WalMark>> m : marks.entrySet()) {
-        ServerName server = m.getKey();
-        List<WalMark> serverMarks = m.getValue();
-        long pause = 5;
-        while (true) {
-          if (serverMarks == null) serverMarks = marksOf(admin, server);
-          if (serverMarks != null && shipped(admin, server, serverMarks)) break;
-          if (!admin.getRegionServers().contains(server)) break;
-          if (System.currentTimeMillis() >= deadline) return false;
-          pause = pause(pause, dataTable);
-        }
+    for (Map.Entry<ServerName, List<WalMark>> m : marks.entrySet()) {
+      ServerName server = m.getKey();
+      List<WalMark> serverMarks = m.getValue();
+      long pause = 5;
+      while (true) {
+        if (serverMarks == null) serverMarks = calls.marks(server);
+        if (serverMarks != null && calls.shipped(server, serverMarks)) break;
+        if (!calls.servers().contains(server)) break;
+        if (System.currentTimeMillis() >= deadline) return false;
+        pause = pause(pause, dataTable);
       }
     }
     return true;
-  }
-
-  private static boolean shipped(Admin admin, ServerName server, List<WalMark> marks) {
-    if (marks.isEmpty()) return true;
-    try {
-      return EventualServerService.newBlockingStub(admin.coprocessorService(server))
-          .shipped(null, WalsShippedRequest.newBuilder().addAllMarks(marks).build())
-          .getShipped();
-    } catch (ServiceException e) {
-      return false; // asked again until it answers or leaves
-    }
-  }
-
-  private static boolean unknownService(ServiceException e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      // Unwrapped to its class, or still named in a remote exception's text.
-      if (t instanceof UnknownProtocolException
-          || String.valueOf(t.getMessage()).contains(UnknownProtocolException.class.getName())) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static long pause(long ms, TableName dataTable) throws InterruptedIOException {

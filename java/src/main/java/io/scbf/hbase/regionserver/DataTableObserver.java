@@ -24,11 +24,17 @@ import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualServersRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualServersResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualShipsRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.EventualShipsResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalQueryResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.PendingQueuesRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.PendingQueuesResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStatusResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsRequest;
@@ -37,6 +43,10 @@ import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerWalMarksRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerWalMarksResponse;
+import io.scbf.hbase.shared.proto.IndexProtos.ServerWalsShippedRequest;
+import io.scbf.hbase.shared.proto.IndexProtos.WalsShippedResponse;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -632,6 +642,61 @@ public class DataTableObserver extends LocalIndexService
     }
   }
 
+  @Override
+  public void eventualShips(
+      RpcController controller,
+      EventualShipsRequest request,
+      RpcCallback<EventualShipsResponse> done) {
+    relayEventual(controller, done, EventualRelay::ships);
+  }
+
+  @Override
+  public void eventualServers(
+      RpcController controller,
+      EventualServersRequest request,
+      RpcCallback<EventualServersResponse> done) {
+    relayEventual(controller, done, EventualRelay::servers);
+  }
+
+  @Override
+  public void eventualMarks(
+      RpcController controller,
+      ServerWalMarksRequest request,
+      RpcCallback<ServerWalMarksResponse> done) {
+    relayEventual(controller, done, r -> r.marks(request));
+  }
+
+  @Override
+  public void eventualShipped(
+      RpcController controller,
+      ServerWalsShippedRequest request,
+      RpcCallback<WalsShippedResponse> done) {
+    relayEventual(controller, done, r -> r.shipped(request));
+  }
+
+  @Override
+  public void eventualPendingQueues(
+      RpcController controller,
+      PendingQueuesRequest request,
+      RpcCallback<PendingQueuesResponse> done) {
+    relayEventual(controller, done, EventualRelay::pendingQueues);
+  }
+
+  @FunctionalInterface
+  private interface RelayCall<T> {
+    T on(EventualRelay relay) throws IOException;
+  }
+
+  /** awaitIndexed's cluster-wide calls for readers of this table (see {@link EventualRelay}). */
+  private <T> void relayEventual(RpcController controller, RpcCallback<T> done, RelayCall<T> call) {
+    try {
+      done.run(call.on(new EventualRelay(region, relayServices())));
+    } catch (IOException e) {
+      CoprocessorRpcUtils.setControllerException(controller, e);
+      done.run(null);
+    }
+  }
+
   private List<IndexSpec> relaySpecs() {
     return planner == null ? List.of() : planner.specs();
   }
@@ -639,7 +704,7 @@ public class DataTableObserver extends LocalIndexService
   private IndexServices relayServices() throws DoNotRetryIOException {
     if (services == null) {
       throw new DoNotRetryIOException(
-          "scbf: region " + encodedName() + " cannot relay routing on this server");
+          "scbf: region " + encodedName() + " cannot relay cluster calls on this server");
     }
     return services;
   }
