@@ -662,15 +662,7 @@ final class GlobalLookups {
           LookupResponse r = cursor.next();
           if (r == null) return null;
           if (r.getIndexBuilding()) {
-            if (!first) {
-              throw new IOException(
-                  "index "
-                      + spec.alias()
-                      + " of "
-                      + context.dataTable
-                      + " started a rebuild while this stream read it; run the query again"
-                      + " (it scans the table while the index is building)");
-            }
+            if (!first) throw rebuiltWhileStreaming(spec);
             scan = whileBuilding.open();
             return scan.next();
           }
@@ -691,6 +683,21 @@ final class GlobalLookups {
         }
       }
     };
+  }
+
+  /**
+   * What a stream throws when its index answers "building" after its first page: its regions hold
+   * nothing it can go on with, and the rows it sent cannot be taken back for a scan's, so ending
+   * there would leave the rest of the answer out without a word.
+   */
+  IOException rebuiltWhileStreaming(IndexSpec spec) {
+    return new IOException(
+        "index "
+            + spec.alias()
+            + " of "
+            + context.dataTable
+            + " started a rebuild while this stream read it; run the query again"
+            + " (it scans the table while the index is building)");
   }
 
   /**
