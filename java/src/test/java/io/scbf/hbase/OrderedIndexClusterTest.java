@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexSpec.ValueType;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexTables;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.testing.MiniCluster;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -536,6 +538,12 @@ class OrderedIndexClusterTest {
     return String.format("q%04d", i);
   }
 
+  List<RegionInfo> quoteRegions() throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      return admin.getRegions(IndexCatalog.indexTableName(QUOTES, "by_q"));
+    }
+  }
+
   void setBuilding(TableName index, boolean building) throws Exception {
     try (Admin admin = connection.getAdmin()) {
       IndexTables.setBuilding(admin, index, building);
@@ -576,5 +584,46 @@ class OrderedIndexClusterTest {
             order + ": " + failed);
       }
     }
+  }
+
+  /**
+   * A descending page resumes below the last entry it sent, an index row key; when the index region
+   * splits exactly there, the next call lands on the lower daughter, which ends at that key: its
+   * answer must be taken (it ends where reading resumes), and the resume key accepted.
+   */
+  @Test
+  @Order(11)
+  void aDescendingStreamGoesOnWhenTheIndexSplitsAtItsResumeKey() throws Exception {
+    IndexSpec spec = quotes();
+    TableName index = IndexCatalog.indexTableName(QUOTES, "by_q");
+    List<String> expected = new ArrayList<>();
+    for (int i = QUOTE_ROWS - 1; i >= 0; i--) expected.add(quote(i));
+    // After handing out its first page of rows, the stream has fetched the index page after it
+    // (the merge reads each stream's next entry ahead): the next call resumes below that page's
+    // last entry, the 2 * PAGE-th.
+    int last = QUOTE_ROWS - 2 * PAGE;
+    byte[] resume =
+        IndexKeyCodec.rowKey(
+            0,
+            Bytes.toBytes("by_q"),
+            spec.indexForm(Bytes.toBytes((long) last)),
+            Bytes.toBytes(quote(last)));
+    assertEquals(1, quoteRegions().size(), "one index region before the split");
+    List<String> got = new ArrayList<>();
+    try (IndexedTable t = new IndexedTable(paged, QUOTES);
+        ResultScanner s = t.streamRange("by_q", null, null, ValueOrder.DESCENDING)) {
+      for (int i = 0; i < PAGE; i++) got.add(Bytes.toString(s.next().getRow()));
+      try (Admin admin = connection.getAdmin()) {
+        admin.split(index, resume);
+      }
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (quoteRegions().stream().noneMatch(r -> Arrays.equals(r.getStartKey(), resume))) {
+        assertTrue(System.currentTimeMillis() < deadline, "the index split at the resume key");
+        Thread.sleep(100);
+      }
+      util.waitUntilNoRegionsInTransition(60_000);
+      for (Result r = s.next(); r != null; r = s.next()) got.add(Bytes.toString(r.getRow()));
+    }
+    assertEquals(expected, got);
   }
 }
