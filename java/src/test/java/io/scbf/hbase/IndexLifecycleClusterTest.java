@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexPlacement;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
@@ -322,5 +324,49 @@ class IndexLifecycleClusterTest {
       assertQueriesMatchTheScan(restored, "a", "b", "c", "d");
       assertEquals("point", lastQueryKind(restored, "a"), restored + " routed again");
     }
+  }
+
+  /**
+   * A repaired index row must be removable by the data's next change, as a row the write path put
+   * is: that change's delete of the old index row is stamped at the change's data timestamp, which
+   * a client may set before the time of the repair.
+   */
+  @Test
+  @Order(7)
+  void aRepairedIndexRowGoesWhenALaterWriteWithAnOlderClientTimestampReplacesIt() throws Exception {
+    TableName t = createTable("lc_repair_ts");
+    indexes.createIndex(t, citySpec());
+    long then = System.currentTimeMillis() - 3_600_000;
+    byte[] r = row(5);
+    try (Table table = connection.getTable(t)) {
+      table.put(new Put(r, then).addColumn(D, CITY, city("a")));
+    }
+    byte[] alias = Bytes.toBytes("city");
+    byte[] key =
+        IndexKeyCodec.rowKey(
+            IndexPlacement.salt(citySpec(), alias, city("a"), r), alias, city("a"), r);
+    // Damaged by a superuser: index tables refuse every other client's writes.
+    try (Connection hbase = MiniCluster.superuser(util);
+        Table index = hbase.getTable(IndexCatalog.indexTableName(t, "city"))) {
+      assertTrue(index.exists(new Get(key)), "the index row of row-0005");
+      index.delete(new Delete(key));
+    }
+    assertEquals(1, indexes.verify(t, "city").missing());
+    assertEquals(1, indexes.repair(t, "city").written());
+    VerifyReport repaired = indexes.verify(t, "city");
+    assertTrue(repaired.isConsistent(), "after the repair: " + repaired);
+    try (Table table = connection.getTable(t)) {
+      table.put(new Put(r, then + 1).addColumn(D, CITY, city("b")));
+    }
+    // The old index row's delete goes out after the write returns.
+    VerifyReport report = indexes.verify(t, "city");
+    for (long deadline = System.currentTimeMillis() + 10_000;
+        !report.isConsistent() && System.currentTimeMillis() < deadline; ) {
+      Thread.sleep(200);
+      report = indexes.verify(t, "city");
+    }
+    assertTrue(report.isConsistent(), report.toString());
+    Thread.sleep(PUBLISH_WAIT_MS);
+    assertQueriesMatchTheScan(t, "a", "b");
   }
 }

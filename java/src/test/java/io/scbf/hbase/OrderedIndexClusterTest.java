@@ -7,15 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexSpec.ValueType;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.IndexTables;
+import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.testing.MiniCluster;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Predicate;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
@@ -23,6 +28,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
@@ -68,6 +74,7 @@ class OrderedIndexClusterTest {
 
   HBaseTestingUtility util;
   Connection connection;
+  Connection paged; // pages of PAGE rows: see quotes()
   IndexedTable table;
   final Random random = new Random(38);
 
@@ -123,6 +130,7 @@ class OrderedIndexClusterTest {
   @AfterAll
   void stopCluster() throws Exception {
     if (table != null) table.close();
+    if (paged != null) paged.close();
     if (util != null) util.shutdownMiniCluster();
   }
 
@@ -479,5 +487,143 @@ class OrderedIndexClusterTest {
       byColumn.sort(null);
       assertEquals(expected, byColumn, "by column, the typed index answers once the old is gone");
     }
+  }
+
+  static final TableName QUOTES = TableName.valueOf("quotes");
+  static final byte[] Q = Bytes.toBytes("q");
+  static final int QUOTE_ROWS = 200;
+  static final int PAGE = 10;
+
+  /**
+   * A small table of its own whose unsalted {@code ORDERED} LONG index "by_q" holds row {@code
+   * quote(i)} at value i, in one index region: index keys the tests can name. Created on first use,
+   * with {@link #paged} reading it in pages of {@link #PAGE} rows.
+   */
+  IndexSpec quotes() throws Exception {
+    IndexAdmin admin = new IndexAdmin(connection);
+    try (Admin hbase = connection.getAdmin()) {
+      if (!hbase.tableExists(QUOTES)) {
+        hbase.createTable(
+            TableDescriptorBuilder.newBuilder(QUOTES)
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+                .build());
+        admin.createIndex(
+            QUOTES,
+            IndexSpec.builder(D, Q)
+                .alias("by_q")
+                .type(ValueType.LONG)
+                .layout(IndexSpec.Layout.ORDERED)
+                .build());
+        try (Table t = connection.getTable(QUOTES)) {
+          List<Put> puts = new ArrayList<>();
+          for (int i = 0; i < QUOTE_ROWS; i++) {
+            puts.add(new Put(Bytes.toBytes(quote(i))).addColumn(D, Q, Bytes.toBytes((long) i)));
+          }
+          t.put(puts);
+        }
+      }
+    }
+    if (paged == null) {
+      Configuration conf = new Configuration(util.getConfiguration());
+      conf.setInt(Settings.CLIENT_PAGE_ROWS, PAGE);
+      paged = ConnectionFactory.createConnection(conf);
+    }
+    return admin.listIndexes(QUOTES).stream()
+        .filter(s -> s.alias().equals("by_q"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  static String quote(int i) {
+    return String.format("q%04d", i);
+  }
+
+  List<RegionInfo> quoteRegions() throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      return admin.getRegions(IndexCatalog.indexTableName(QUOTES, "by_q"));
+    }
+  }
+
+  void setBuilding(TableName index, boolean building) throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      IndexTables.setBuilding(admin, index, building);
+    }
+    util.waitUntilNoRegionsInTransition(60_000);
+  }
+
+  /**
+   * An index that starts building while a value-order stream reads it answers the stream's next
+   * pages with "building" and no entries: the stream must not take that for its end (rows of the
+   * range would be missing without a word), but fail as an unordered stream does.
+   */
+  @Test
+  @Order(10)
+  void aValueOrderStreamMeetingARebuildFailsInsteadOfEndingEarly() throws Exception {
+    quotes();
+    TableName index = IndexCatalog.indexTableName(QUOTES, "by_q");
+    for (ValueOrder order : ValueOrder.values()) {
+      List<String> got = new ArrayList<>();
+      IOException failed = null;
+      try (IndexedTable t = new IndexedTable(paged, QUOTES);
+          ResultScanner s = t.streamRange("by_q", null, null, order)) {
+        for (int i = 0; i < PAGE; i++) got.add(Bytes.toString(s.next().getRow()));
+        setBuilding(index, true);
+        try {
+          for (Result r = s.next(); r != null; r = s.next()) got.add(Bytes.toString(r.getRow()));
+        } catch (IOException e) {
+          failed = e;
+        }
+      } finally {
+        setBuilding(index, false);
+      }
+      if (failed == null) {
+        assertEquals(QUOTE_ROWS, got.size(), order + ": the stream ended early without an error");
+      } else {
+        assertTrue(
+            String.valueOf(failed.getMessage()).contains("started a rebuild"),
+            order + ": " + failed);
+      }
+    }
+  }
+
+  /**
+   * A descending page resumes below the last entry it sent, an index row key; when the index region
+   * splits exactly there, the next call lands on the lower daughter, which ends at that key: its
+   * answer must be taken (it ends where reading resumes), and the resume key accepted.
+   */
+  @Test
+  @Order(11)
+  void aDescendingStreamGoesOnWhenTheIndexSplitsAtItsResumeKey() throws Exception {
+    IndexSpec spec = quotes();
+    TableName index = IndexCatalog.indexTableName(QUOTES, "by_q");
+    List<String> expected = new ArrayList<>();
+    for (int i = QUOTE_ROWS - 1; i >= 0; i--) expected.add(quote(i));
+    // After handing out its first page of rows, the stream has fetched the index page after it
+    // (the merge reads each stream's next entry ahead): the next call resumes below that page's
+    // last entry, the 2 * PAGE-th.
+    int last = QUOTE_ROWS - 2 * PAGE;
+    byte[] resume =
+        IndexKeyCodec.rowKey(
+            0,
+            Bytes.toBytes("by_q"),
+            spec.indexForm(Bytes.toBytes((long) last)),
+            Bytes.toBytes(quote(last)));
+    assertEquals(1, quoteRegions().size(), "one index region before the split");
+    List<String> got = new ArrayList<>();
+    try (IndexedTable t = new IndexedTable(paged, QUOTES);
+        ResultScanner s = t.streamRange("by_q", null, null, ValueOrder.DESCENDING)) {
+      for (int i = 0; i < PAGE; i++) got.add(Bytes.toString(s.next().getRow()));
+      try (Admin admin = connection.getAdmin()) {
+        admin.split(index, resume);
+      }
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (quoteRegions().stream().noneMatch(r -> Arrays.equals(r.getStartKey(), resume))) {
+        assertTrue(System.currentTimeMillis() < deadline, "the index split at the resume key");
+        Thread.sleep(100);
+      }
+      util.waitUntilNoRegionsInTransition(60_000);
+      for (Result r = s.next(); r != null; r = s.next()) got.add(Bytes.toString(r.getRow()));
+    }
+    assertEquals(expected, got);
   }
 }

@@ -572,7 +572,9 @@ final class GlobalLookups {
   /** A global index's rows with {@code lo <= value < hi}, in pages of every bucket or region. */
   QueryStream.Pages rangePages(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     QueryContext.checkBounds(spec, lo, hi);
-    RangeLookupRequest request = rangeRequest(spec, lo, hi).setLimit(context.pageRows).build();
+    // With their values, so that each entry is re-checked against its own value (see pages).
+    RangeLookupRequest request =
+        rangeRequest(spec, lo, hi).setLimit(context.pageRows).setWithValues(true).build();
     return pages(
         spec,
         index ->
@@ -638,7 +640,10 @@ final class GlobalLookups {
 
   /**
    * A global index's rows in pages: each page of the cursor re-checked by one multi-get against
-   * {@code matches}.
+   * {@code matches}, and an entry that carries its value (a range's) kept only if its row holds
+   * that value now ({@link Rechecks#rowsAt}). A range holds many values, so an entry left behind
+   * under a value the row no longer holds may lie in the range with the row's current one:
+   * re-checked against the range alone, both would send the row.
    */
   private QueryStream.Pages pages(
       IndexSpec spec, CursorOpener opener, Predicate<byte[]> matches, ScanPages whileBuilding)
@@ -662,21 +667,22 @@ final class GlobalLookups {
           LookupResponse r = cursor.next();
           if (r == null) return null;
           if (r.getIndexBuilding()) {
-            if (!first) {
-              throw new IOException(
-                  "index "
-                      + spec.alias()
-                      + " of "
-                      + context.dataTable
-                      + " started a rebuild while this stream read it; run the query again"
-                      + " (it scans the table while the index is building)");
-            }
+            if (!first) throw rebuiltWhileStreaming(spec);
             scan = whileBuilding.open();
             return scan.next();
           }
           List<byte[]> keys = new ArrayList<>(PackedHits.count(r));
-          for (PackedHits.Hit h : PackedHits.of(r)) keys.add(h.row());
-          List<Result> rows = context.rechecks.rows(keys, spec, matches);
+          List<byte[]> values = new ArrayList<>(PackedHits.count(r));
+          boolean valued = true; // a server of an earlier release may send no values
+          for (PackedHits.Hit h : PackedHits.of(r)) {
+            keys.add(h.row());
+            values.add(h.value());
+            valued &= h.value() != null;
+          }
+          List<Result> rows =
+              valued
+                  ? context.rechecks.rowsAt(keys, values, spec)
+                  : context.rechecks.rows(keys, spec, matches);
           if (!rows.isEmpty()) return rows;
         }
       }
@@ -691,6 +697,21 @@ final class GlobalLookups {
         }
       }
     };
+  }
+
+  /**
+   * What a stream throws when its index answers "building" after its first page: its regions hold
+   * nothing it can go on with, and the rows it sent cannot be taken back for a scan's, so ending
+   * there would leave the rest of the answer out without a word.
+   */
+  IOException rebuiltWhileStreaming(IndexSpec spec) {
+    return new IOException(
+        "index "
+            + spec.alias()
+            + " of "
+            + context.dataTable
+            + " started a rebuild while this stream read it; run the query again"
+            + " (it scans the table while the index is building)");
   }
 
   /**

@@ -217,6 +217,8 @@ public final class OrderedQueries {
             values.add(next.value());
             next = entries.next();
           }
+          // A stream whose region turned to building answers no more entries: not the range's end.
+          if (entries.building()) throw context.global.rebuiltWhileStreaming(spec);
           List<Result> rows = context.rechecks.rowsAt(keys, values, spec);
           this.rows += rows.size();
           if (!rows.isEmpty()) return rows;

@@ -327,7 +327,7 @@ public final class IndexLookups {
       boolean packed,
       boolean regionReady)
       throws IOException {
-    if (resumeBefore != null) checkResume(resumeBefore, ranges);
+    if (resumeBefore != null) checkResumeBefore(resumeBefore, ranges);
     Collected hits = new Collected(packed, true);
     int wanted = limit <= 0 || limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : limit + 1;
     for (int i = ranges.size() - 1; i >= 0 && hits.count() < wanted; i--) {
@@ -385,6 +385,19 @@ public final class IndexLookups {
       throws DoNotRetryIOException {
     for (byte[][] r : ranges) {
       if (within(resume, r[0], r[1])) return;
+    }
+    throw new DoNotRetryIOException("resume_after is not an index row key of this range");
+  }
+
+  /**
+   * {@link #checkResume} for a descending page, which resumes below its key: the key may also be a
+   * range's end here. A region split exactly at the key a descending read resumes at is asked next
+   * with the key as its end; the keys below it are the region's to answer.
+   */
+  private static void checkResumeBefore(byte[] resume, List<byte[][]> ranges)
+      throws DoNotRetryIOException {
+    for (byte[][] r : ranges) {
+      if (within(resume, r[0], r[1]) || Arrays.equals(resume, r[1])) return;
     }
     throw new DoNotRetryIOException("resume_after is not an index row key of this range");
   }

@@ -23,9 +23,11 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
@@ -104,15 +106,12 @@ public final class IndexRowRepair {
           deletes.add(new Delete(key).addFamily(IndexCatalog.INDEX_FAMILY, fence));
         }
       }
-      List<Mutation> puts = new ArrayList<>();
+      List<Put> produce = new ArrayList<>();
       for (byte[] row : dataRows) {
         List<Cell> cells = current.get(row); // none: the row holds no indexed or covered column
-        if (cells != null) {
-          // At the fence at least: newer than the damaged version it replaces (a row written with
-          // the index server's clock); a later replacement's delete is newer still.
-          for (Put p : indexRows.of(Result.create(cells))) puts.add(atLeast(p, fence));
-        }
+        if (cells != null) produce.addAll(indexRows.of(Result.create(cells)));
       }
+      List<Mutation> puts = new ArrayList<>(overNewerVersions(produce, writer, indexTable));
       String dataTable = region.getRegionInfo().getTable().getNameAsString();
       if (!puts.isEmpty()) {
         writer.write(dataTable, Map.of(indexTable, puts), IndexWriter.Phase.BEFORE_DATA);
@@ -128,6 +127,34 @@ public final class IndexRowRepair {
     } finally {
       locks.unlock(held);
     }
+  }
+
+  /**
+   * The repair's index puts at their data timestamps, as the write path stamps them ({@code
+   * IndexUpdatePlanner.indexTimestamp}): the row's next change deletes the old index row at that
+   * change's data timestamp, which a client may set before the time of the repair, so a row stamped
+   * at the repair's clock would outlive that delete as a stale entry. A missing row's delete marker
+   * does not hide the put, however new: index families keep deletes from masking later writes
+   * (NEW_VERSION_BEHAVIOR). A version there that is newer than the data (a damaged row stamped by
+   * the index server's clock) would hide it, though: such a put is raised to that version's
+   * timestamp, where the later write wins; that version was as new already.
+   */
+  private static List<Put> overNewerVersions(List<Put> puts, IndexWriter writer, TableName table)
+      throws IOException {
+    if (puts.isEmpty()) return puts;
+    List<Get> gets = new ArrayList<>(puts.size());
+    for (Put p : puts) gets.add(new Get(p.getRow()).addFamily(IndexCatalog.INDEX_FAMILY));
+    Result[] there;
+    try (Table index = writer.connection().getTable(table)) {
+      there = index.get(gets);
+    }
+    List<Put> out = new ArrayList<>(puts.size());
+    for (int i = 0; i < puts.size(); i++) {
+      Cell newest =
+          there[i].getColumnLatestCell(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER);
+      out.add(newest == null ? puts.get(i) : atLeast(puts.get(i), newest.getTimestamp()));
+    }
+    return out;
   }
 
   private static Put atLeast(Put indexPut, long ts) {

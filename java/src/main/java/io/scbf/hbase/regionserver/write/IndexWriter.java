@@ -124,6 +124,11 @@ public final class IndexWriter {
     }
   }
 
+  /** The connection index rows are written through, for reads that decide what to write. */
+  public Connection connection() throws IOException {
+    return connections.get();
+  }
+
   /** Writes every mutation or throws {@link IndexWriteException}; returns when all are durable. */
   public void write(String dataTable, Map<TableName, List<Mutation>> byIndexTable, Phase phase)
       throws IndexWriteException {
