@@ -139,15 +139,34 @@ public record Condition(
   }
 
   /**
-   * True if every value this allows, {@code other} allows too, on the same column: so a row
-   * satisfying this satisfies {@code other}. Exact for IN within IN or within a range and for
-   * "present"; a range within a range of the same type is compared in the type's order (sound, but
-   * blind to gaps between ints); a range never implies an IN (a one-value range would, but is not
-   * worth its special case), nor does a range of another type.
+   * True if every value this allows ({@link #test}: an IN's byte for byte), {@code other} allows
+   * too, on the same column: so a row satisfying this satisfies {@code other}. Exact for IN within
+   * IN or within a range and for "present"; a range within a range of the same type is compared in
+   * the type's order (sound, but blind to gaps between ints); a range never implies an IN (a
+   * one-value range would, but is not worth its special case), nor does a range of another type.
    */
   boolean implies(Condition other) {
+    return implies(other, ValueType.BYTES);
+  }
+
+  /**
+   * {@link #implies(Condition)} for a query that tests this condition's IN values against a row's
+   * as {@code comparedIn} values (its column's typed index answers it): a row's value then
+   * satisfies it when equal to one of them in that type, in bytes or not (a {@code BIG_DECIMAL}
+   * 1.00 is 1.0). Only a type in which equal values are equal bytes keeps the byte-wise answer;
+   * otherwise an IN implies "present" and a range of that very type (which tests the same typed
+   * form), and no IN: {@code other}'s test is byte-wise.
+   */
+  boolean implies(Condition other, ValueType comparedIn) {
     if (!Arrays.equals(family, other.family) || !Arrays.equals(qualifier, other.qualifier)) {
       return false;
+    }
+    if (kind == Kind.IN && !equalMeansSameBytes(comparedIn)) {
+      return switch (other.kind) {
+        case PRESENT -> true;
+        case IN -> false;
+        case RANGE -> other.range.type == comparedIn && values.stream().allMatch(other::test);
+      };
     }
     return switch (other.kind) {
       case PRESENT -> true;
@@ -158,6 +177,17 @@ public record Condition(
             case RANGE -> range.within(other.range);
             case PRESENT -> false;
           };
+    };
+  }
+
+  /**
+   * False for the types whose {@link ValueType#indexForm} is one form of values with different
+   * bytes: every NaN's encoding, a number at every scale.
+   */
+  private static boolean equalMeansSameBytes(ValueType type) {
+    return switch (type) {
+      case BYTES, STRING, INT, LONG -> true;
+      case FLOAT, DOUBLE, BIG_DECIMAL -> false;
     };
   }
 

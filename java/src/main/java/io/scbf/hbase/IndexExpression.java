@@ -133,6 +133,9 @@ public final class IndexExpression {
 
   /**
    * A {@code Bytes.toBytes(long)} rounded down (towards negative infinity) to a multiple of unit.
+   * The lowest bucket, whose multiple is below {@code Long.MIN_VALUE} unless unit divides 2^63, is
+   * cut short there as the highest is at {@code Long.MAX_VALUE}: its values truncate to {@code
+   * Long.MIN_VALUE}.
    */
   public static IndexExpression truncate(long unit) {
     if (unit < 1) throw new IllegalArgumentException("truncate needs a unit >= 1, got " + unit);
@@ -160,10 +163,12 @@ public final class IndexExpression {
     if (raw == null) return null;
     if (producesLong()) {
       if (raw.length != Long.BYTES) return null;
-      long unit = steps.get(0).n();
-      return ByteBuffer.allocate(Long.BYTES)
-          .putLong(Math.floorDiv(ByteBuffer.wrap(raw).getLong(), unit) * unit)
-          .array();
+      long v = ByteBuffer.wrap(raw).getLong();
+      long below = Math.floorMod(v, steps.get(0).n());
+      // The lowest bucket's multiple may lie below Long.MIN_VALUE: subtracting would wrap it to the
+      // top of the range, out of numeric order.
+      long truncated = v < Long.MIN_VALUE + below ? Long.MIN_VALUE : v - below;
+      return ByteBuffer.allocate(Long.BYTES).putLong(truncated).array();
     }
     String s = utf8(raw);
     for (Step step : steps) {

@@ -9,6 +9,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.client.Result;
@@ -558,8 +559,21 @@ public final class IndexSpec {
    * allows. Always true for an index without a WHERE.
    */
   public boolean isImpliedBy(List<Condition> conditions) {
+    return isImpliedBy(conditions, c -> Set.of(ValueType.BYTES));
+  }
+
+  /**
+   * {@link #isImpliedBy(List)} for a query that may compare an IN condition's values with a row's
+   * in any of {@code comparedIn(condition)} ({@link ValueType#BYTES}: byte for byte), as it does
+   * when a typed index answers the condition: the implication must hold in each.
+   */
+  public boolean isImpliedBy(
+      List<Condition> conditions, Function<Condition, Set<ValueType>> comparedIn) {
     for (Condition w : where) {
-      if (conditions.stream().noneMatch(c -> c.implies(w))) return false;
+      if (conditions.stream()
+          .noneMatch(c -> comparedIn.apply(c).stream().allMatch(t -> c.implies(w, t)))) {
+        return false;
+      }
     }
     return true;
   }

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
@@ -68,6 +69,37 @@ class IndexExpressionTest {
     assertArrayEquals(Bytes.toBytes(7 * hour), truncate(hour).apply(Bytes.toBytes(7 * hour + 59)));
     assertArrayEquals(Bytes.toBytes(-hour), truncate(hour).apply(Bytes.toBytes(-1L)));
     assertNull(truncate(hour).apply(Bytes.toBytes(5))); // an int, not a long
+  }
+
+  /**
+   * Near the ends of the long range, against floor(v / unit) * unit computed without overflow: the
+   * lowest bucket's multiple is below Long.MIN_VALUE, so its values truncate to Long.MIN_VALUE (it
+   * is cut short there, as the highest bucket is at Long.MAX_VALUE), never wrapping to the top.
+   */
+  @Test
+  void truncateNearTheEndsOfTheLongRangeNeitherOverflowsNorWraps() {
+    long[] units = {1, 2, 3, 7, 1000, 3_600_000L, 86_400_000L, 1L << 62, Long.MAX_VALUE};
+    BigInteger min = BigInteger.valueOf(Long.MIN_VALUE);
+    for (long unit : units) {
+      BigInteger u = BigInteger.valueOf(unit);
+      for (long base : new long[] {Long.MIN_VALUE, Long.MAX_VALUE, 0}) {
+        for (long k = -3; k <= 3; k++) {
+          for (long e = -2; e <= 2; e++) {
+            long v = base + k * unit + e; // wraps past an end to the other: both get covered
+            BigInteger[] qr = BigInteger.valueOf(v).divideAndRemainder(u);
+            BigInteger floor = qr[1].signum() < 0 ? qr[0].subtract(BigInteger.ONE) : qr[0];
+            long expected = floor.multiply(u).max(min).longValueExact();
+            assertEquals(
+                expected,
+                Bytes.toLong(truncate(unit).apply(Bytes.toBytes(v))),
+                "truncate(" + unit + ") of " + v);
+          }
+        }
+      }
+    }
+    assertEquals(Long.MIN_VALUE, Bytes.toLong(truncate(3).apply(Bytes.toBytes(Long.MIN_VALUE))));
+    assertEquals(
+        Long.MAX_VALUE - 1, Bytes.toLong(truncate(3).apply(Bytes.toBytes(Long.MAX_VALUE))));
   }
 
   @Test

@@ -358,6 +358,39 @@ class IndexSpecTest {
     assertNull(partial.valueOf(c -> c.equals(status) ? null : Bytes.toBytes("v")));
   }
 
+  /**
+   * A query's IN on a column with a typed index compares as that type, so its 1.0 matches rows
+   * written 1.00, which a WHERE of 1.0 (bytes) leaves out: the WHERE is implied only if it holds in
+   * every type the query may compare the column in.
+   */
+  @Test
+  void aWhereIsImpliedInEveryTypeTheQueryMayCompareIn() {
+    byte[] price = Bytes.toBytes("price");
+    byte[] one = Bytes.toBytes(new java.math.BigDecimal("1.0"));
+    IndexSpec atOne = IndexSpec.builder(F, Q).alias("w").where(Condition.eq(F, price, one)).build();
+    List<Condition> query = List.of(Condition.eq(F, price, one));
+    assertTrue(atOne.isImpliedBy(query));
+    assertTrue(atOne.isImpliedBy(query, c -> java.util.Set.of(ValueType.BYTES)));
+    assertFalse(atOne.isImpliedBy(query, c -> java.util.Set.of(ValueType.BIG_DECIMAL)));
+    assertFalse(
+        atOne.isImpliedBy(query, c -> java.util.Set.of(ValueType.BYTES, ValueType.BIG_DECIMAL)));
+    IndexSpec inRange =
+        IndexSpec.builder(F, Q)
+            .alias("r")
+            .where(
+                Condition.range(
+                    F,
+                    price,
+                    Bytes.toBytes(new java.math.BigDecimal("0.5")),
+                    true,
+                    null,
+                    false,
+                    ValueType.BIG_DECIMAL))
+            .build();
+    assertTrue(
+        inRange.isImpliedBy(query, c -> java.util.Set.of(ValueType.BYTES, ValueType.BIG_DECIMAL)));
+  }
+
   @Test
   void aQueryImpliesAWhereIfItAllowsOnlyValuesTheWhereAllows() {
     byte[] city = Bytes.toBytes("city");

@@ -8,7 +8,9 @@ import io.scbf.hbase.QueryTrace;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -206,7 +208,7 @@ public final class MultiColumnQueries {
       if (s.expression() != null) {
         choices.add(
             "expression index '" + s.alias() + "' not used: it is asked by alias with its value");
-      } else if (!s.isImpliedBy(all)) {
+      } else if (!s.isImpliedBy(all, this::comparedIn)) {
         choices.add(
             "partial index '"
                 + s.alias()
@@ -219,6 +221,22 @@ public final class MultiColumnQueries {
     }
     if (chosen == null) choices.add(column + " has no usable index: re-checked only");
     return chosen;
+  }
+
+  /**
+   * The types in which {@link #matchesAll} may compare {@code c}'s values with a row's: its
+   * column's own index's; without one, bytes or the type of any partial index on the column (which
+   * of them answers it is chosen by implications that depend on this, so all are assumed).
+   */
+  private Set<IndexSpec.ValueType> comparedIn(Condition c) {
+    if (c.kind() != Condition.Kind.IN) return Set.of(IndexSpec.ValueType.BYTES);
+    IndexSpec own = context.indexes.byColumn(c.family(), c.qualifier());
+    if (own != null) return Set.of(own.type());
+    Set<IndexSpec.ValueType> types = EnumSet.of(IndexSpec.ValueType.BYTES);
+    for (IndexSpec s : context.indexes.derivedOn(new IndexSpec.Column(c.family(), c.qualifier()))) {
+      if (s.expression() == null) types.add(s.type());
+    }
+    return types;
   }
 
   /**
