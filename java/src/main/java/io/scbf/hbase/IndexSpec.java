@@ -452,9 +452,17 @@ public final class IndexSpec {
         case LONG -> Long.toString(Bytes.toLong(raw));
         case FLOAT -> Float.toString(Bytes.toFloat(raw));
         case DOUBLE -> Double.toString(Bytes.toDouble(raw));
-        case BIG_DECIMAL -> Bytes.toBigDecimal(raw).toPlainString();
+        case BIG_DECIMAL -> plain(Bytes.toBigDecimal(raw));
         case BYTES -> Bytes.toStringBinary(raw);
       };
+    }
+
+    /**
+     * Plain digits for people, but an exponent where plain digits would run long: a scale up to
+     * 2^31 is four bytes of a value anyone may write, and its plain form two billion characters.
+     */
+    private static String plain(java.math.BigDecimal value) {
+      return Math.abs((long) value.scale()) <= 64 ? value.toPlainString() : value.toString();
     }
 
     /** The name in specs and on the command line: {@code long}, {@code big_decimal}. */

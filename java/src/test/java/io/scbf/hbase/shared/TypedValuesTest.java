@@ -158,4 +158,20 @@ class TypedValuesTest {
     // An invalid row value is not indexed (null), a valid one is in index form.
     assertEquals(null, spec.valueOf(c -> new byte[3]));
   }
+
+  /**
+   * Issue 49: a scale of 2^31 - 1 (four bytes anyone may write) is shown in a few characters (its
+   * plain form failed, and a scale of 10^9 would have filled a heap).
+   */
+  @Test
+  void anExtremeBigDecimalScaleFormatsShort() {
+    for (int scale : new int[] {Integer.MAX_VALUE, Integer.MIN_VALUE, 65, -65}) {
+      byte[] raw = Bytes.toBytes(new BigDecimal(BigInteger.TEN, scale));
+      String shown = IndexSpec.ValueType.BIG_DECIMAL.format(raw);
+      assertTrue(shown.length() < 40, shown);
+      assertTrue(shown.startsWith("1.0E") || shown.startsWith("10E"), shown);
+    }
+    assertEquals(
+        "0.15", IndexSpec.ValueType.BIG_DECIMAL.format(Bytes.toBytes(new BigDecimal("0.15"))));
+  }
 }
