@@ -157,11 +157,13 @@ sealed interface Op {
     }
   }
 
-  /** Moves every region of the data table and its index tables to the other server. */
-  record Move() implements Op {
+  /**
+   * Moves the data table's regions, and those of a global index (null: none), to the other server.
+   */
+  record Move(String alias) implements Op {
     @Override
     public String toString() {
-      return "move()";
+      return "move(" + q(alias) + ")";
     }
   }
 
@@ -282,8 +284,8 @@ sealed interface Op {
     return new SplitIndex(alias);
   }
 
-  static Move move() {
-    return new Move();
+  static Move move(String alias) {
+    return new Move(alias);
   }
 
   static SetConsistency setConsistency(String alias, boolean eventual) {

@@ -43,6 +43,7 @@ final class Runner {
     TableName name = TableName.valueOf("diff_" + seq.seed() + "_" + TABLES.incrementAndGet());
     Schema schema = seq.schema();
     Map<String, Boolean> eventual = new HashMap<>();
+    long setup = System.currentTimeMillis();
     try (Admin admin = writer.getAdmin()) {
       admin.createTable(schema.descriptor(name));
       IndexAdmin indexAdmin = new IndexAdmin(writer);
@@ -51,6 +52,7 @@ final class Runner {
         eventual.put(i.alias(), i.eventual());
       }
     }
+    if (target == null) stats.setupMillis += System.currentTimeMillis() - setup;
     Applier applier = new Applier(util, writer, name, schema, System.currentTimeMillis(), eventual);
     Checker checker = new Checker(target == null ? stats : new Stats());
     try (IndexedTable routed = new IndexedTable(reader, name);
@@ -60,24 +62,39 @@ final class Runner {
       for (int step = 0; step < ops.size(); step++) {
         Op op = ops.get(step);
         if (target == null) stats.op(op);
+        long started = System.currentTimeMillis();
         Failure f = apply(step, op, applier, writer, name, schema, target == null);
         if (f != null) return f;
         if (eventual.containsValue(true) && !routed.awaitIndexed(AWAIT_MS)) {
           return Failure.ofOp(step, op, "awaitIndexed timed out after", null);
         }
+        if (target == null) stats.took(op.kind(), started);
+        started = System.currentTimeMillis();
         List<Query> queries =
             target == null
                 ? Checker.choose(schema, new Random(seq.seed() * 1_000_003L + step))
                 : target.query() == null ? List.of() : List.of(target.query());
         Snapshot data = Snapshot.read(writer, name);
+        Snapshot byGets = Snapshot.readByGets(writer, name, schema.rows());
+        // Expiry between the two reads is no disagreement: a second scan must match the first.
+        if (!data.equals(byGets) && data.equals(Snapshot.read(writer, name))) {
+          return Failure.ofOp(
+              step,
+              op,
+              "HBase's Scan and Get disagree after",
+              "scan " + data + "\n  gets " + byGets);
+        }
         for (Query q : queries) {
           f = checker.check(step, op, q, probe, data, () -> reread(writer, name));
           if (f != null) return f;
         }
+        if (target == null) stats.checkMillis += System.currentTimeMillis() - started;
       }
       return null;
     } finally {
+      long dropping = System.currentTimeMillis();
       drop(writer, name);
+      if (target == null) stats.setupMillis += System.currentTimeMillis() - dropping;
     }
   }
 

@@ -286,7 +286,7 @@ final class SequenceGenerator {
         case 2 -> new Op.MajorCompact();
         case 3 -> new Op.SplitData(row());
         case 4 -> new Op.SplitIndex(g.alias());
-        case 5 -> new Op.Move();
+        case 5 -> new Op.Move(r.nextBoolean() ? g.alias() : null);
         case 6 -> switchConsistency(g.alias());
         case 7 -> new Op.RecreateIndex(any.alias());
         case 8 -> eventualNow.get(any.alias()) ? null : new Op.Rebuild(any.alias());

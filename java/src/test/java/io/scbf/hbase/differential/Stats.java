@@ -15,6 +15,13 @@ final class Stats {
   long failures;
   final Map<String, Long> perKind = new TreeMap<>();
   final Map<String, Long> queriesPerKind = new TreeMap<>();
+  final Map<String, Long> millisPerKind = new TreeMap<>();
+  long setupMillis;
+  long checkMillis;
+
+  void took(String what, long sinceMillis) {
+    millisPerKind.merge(what, System.currentTimeMillis() - sinceMillis, Long::sum);
+  }
 
   void op(Op op) {
     operations++;
@@ -34,7 +41,8 @@ final class Stats {
     return String.format(
         "differential: %d sequences, %d operations, %d events (%d skipped by HBase), %d checks,"
             + " %d refusals checked, %d stale index answers waited out, %d failures;"
-            + " operations per kind %s; queries per kind %s",
+            + " operations per kind %s; queries per kind %s; ms in table setup and drop %d,"
+            + " in checks %d, per op kind %s",
         sequences,
         operations,
         events,
@@ -44,6 +52,9 @@ final class Stats {
         staleWaits,
         failures,
         perKind,
-        queriesPerKind);
+        queriesPerKind,
+        setupMillis,
+        checkMillis,
+        millisPerKind);
   }
 }
