@@ -104,7 +104,8 @@ final class Checker {
             q.indexOnly() && new HashSet<>(actual).containsAll(expected)
                 ? "stale extra entries did not go away within the wait"
                 : null;
-        return Failure.ofQuery(step, op, q, expected, actual, why);
+        return Failure.ofQuery(
+            step, op, q, expected, actual, (why == null ? "" : why + "; ") + "HBase shows " + data);
       }
       waited = true;
       Thread.sleep(200);

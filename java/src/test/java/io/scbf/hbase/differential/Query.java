@@ -189,7 +189,8 @@ sealed interface Query {
             default -> PointKind.FIND;
           };
       for (Map.Entry<String, byte[]> e : hits) {
-        if (limit > 0 && out.size() == limit) break;
+        boolean limited = kind == RangeKind.RANGE_LIMIT || kind == RangeKind.RANGE_ENTRIES;
+        if (limited && out.size() == limit) break;
         byte[] value = kind == RangeKind.RANGE_ENTRIES ? e.getValue() : null;
         out.add(answer(as, e.getKey(), data.rows().get(e.getKey()), value, index, data, c));
       }
