@@ -1,0 +1,163 @@
+package io.scbf.hbase.differential;
+
+import io.scbf.hbase.IndexAdmin;
+import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.differential.Schema.Index;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+
+/**
+ * Runs one sequence on a fresh table of the shared cluster: creates it and its indexes, applies the
+ * ops, checks after each, and drops it. A run with a target query asks only that query after each
+ * step (the shrinker's runs: cheap, and the same question whatever ops were removed).
+ */
+final class Runner {
+  static final long AWAIT_MS = 30_000;
+  private static final AtomicInteger TABLES = new AtomicInteger();
+
+  private final HBaseTestingUtility util;
+  private final Connection reader;
+  private final Stats stats;
+
+  Runner(HBaseTestingUtility util, Connection reader, Stats stats) {
+    this.util = util;
+    this.reader = reader;
+    this.stats = stats;
+  }
+
+  /** The first failure, or null. {@code target}: a signature to look for alone (shrinking). */
+  Failure run(Sequence seq, Failure target) throws Exception {
+    Connection writer = util.getConnection();
+    TableName name = TableName.valueOf("diff_" + seq.seed() + "_" + TABLES.incrementAndGet());
+    Schema schema = seq.schema();
+    Map<String, Boolean> eventual = new HashMap<>();
+    long setup = System.currentTimeMillis();
+    try (Admin admin = writer.getAdmin()) {
+      admin.createTable(schema.descriptor(name));
+      IndexAdmin indexAdmin = new IndexAdmin(writer);
+      for (Index i : schema.indexes()) {
+        indexAdmin.createIndex(name, schema.spec(i, i.eventual()));
+        eventual.put(i.alias(), i.eventual());
+      }
+    }
+    if (target == null) stats.setupMillis += System.currentTimeMillis() - setup;
+    Applier applier = new Applier(util, writer, name, schema, System.currentTimeMillis(), eventual);
+    Checker checker = new Checker(target == null ? stats : new Stats());
+    try (IndexedTable routed = new IndexedTable(reader, name);
+        IndexedTable strict = new IndexedTable(reader, name).setStrict(true)) {
+      Query.Probe probe = new Query.Probe(schema, routed, strict);
+      List<Op> ops = seq.ops();
+      for (int step = 0; step < ops.size(); step++) {
+        Op op = ops.get(step);
+        if (target == null) stats.op(op);
+        long started = System.currentTimeMillis();
+        Failure f = apply(step, op, applier, writer, name, schema, target == null);
+        if (f != null) return f;
+        if (eventual.containsValue(true) && !routed.awaitIndexed(AWAIT_MS)) {
+          return Failure.ofOp(step, op, "awaitIndexed timed out after", null);
+        }
+        if (target == null) stats.took(op.kind(), started);
+        started = System.currentTimeMillis();
+        List<Query> queries =
+            target == null
+                ? Checker.choose(schema, new Random(seq.seed() * 1_000_003L + step))
+                : target.query() == null ? List.of() : List.of(target.query());
+        Snapshot data = Snapshot.read(writer, name);
+        Snapshot byGets = Snapshot.readByGets(writer, name, schema.rows());
+        // Expiry between the two reads is no disagreement: a second scan must match the first.
+        if (!data.equals(byGets) && data.equals(Snapshot.read(writer, name))) {
+          return Failure.ofOp(
+              step,
+              op,
+              "HBase's Scan and Get disagree after",
+              "scan " + data + "\n  gets " + byGets);
+        }
+        for (Query q : queries) {
+          f = checker.check(step, op, q, probe, data, () -> reread(writer, name));
+          if (f != null) return f;
+        }
+        if (target == null) stats.checkMillis += System.currentTimeMillis() - started;
+      }
+      return null;
+    } finally {
+      long dropping = System.currentTimeMillis();
+      drop(writer, name);
+      if (target == null) stats.setupMillis += System.currentTimeMillis() - dropping;
+    }
+  }
+
+  private Failure apply(
+      int step,
+      Op op,
+      Applier applier,
+      Connection writer,
+      TableName name,
+      Schema schema,
+      boolean count)
+      throws Exception {
+    if (op instanceof Op.Refusable r) {
+      String before = row(writer, name, r.row());
+      try {
+        applier.write(r);
+        return Failure.ofOp(step, op, "not refused:", "the docs say the product refuses it");
+      } catch (IOException e) {
+        if (!causes(e).contains("scbf")) {
+          return Failure.ofOp(step, op, "refused for another reason:", causes(e));
+        }
+      }
+      if (count) stats.refusalsChecked++;
+      String after = row(writer, name, r.row());
+      if (!before.equals(after)) {
+        return Failure.ofOp(step, op, "refused but changed the row:", before + " -> " + after);
+      }
+      return null;
+    }
+    try {
+      if (op instanceof Op.Write w) applier.write(w);
+      else if (!applier.event(op) && count) stats.eventsSkipped++;
+      return null;
+    } catch (Exception e) {
+      return Failure.ofOp(step, op, "failed:", causes(e));
+    }
+  }
+
+  private static String causes(Throwable e) {
+    StringBuilder b = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) b.append(t).append(" / ");
+    return b.toString();
+  }
+
+  private static String row(Connection c, TableName name, String row) throws IOException {
+    try (Table t = c.getTable(name)) {
+      return Snapshot.describe(row, Snapshot.cells(t.get(new Get(Bytes.toBytes(row)))));
+    }
+  }
+
+  private static Snapshot reread(Connection c, TableName name) {
+    try {
+      return Snapshot.read(c, name);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void drop(Connection c, TableName name) throws IOException {
+    try (Admin admin = c.getAdmin()) {
+      if (!admin.tableExists(name)) return;
+      if (admin.isTableEnabled(name)) admin.disableTable(name);
+      admin.deleteTable(name);
+    }
+  }
+}

@@ -1,0 +1,312 @@
+package io.scbf.hbase.differential;
+
+import io.scbf.hbase.IndexSpec.ValueType;
+import io.scbf.hbase.differential.Schema.Column;
+import io.scbf.hbase.differential.Schema.Family;
+import io.scbf.hbase.differential.Schema.Index;
+import io.scbf.hbase.differential.Schema.Kind;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Random sequences from a seed ({@code new Random(seed)}: the same seed gives the same schema and
+ * ops). Timestamps collide on purpose: client stamps reuse earlier ones, sit in the past (below
+ * every server stamp) or in the future (above every one).
+ */
+final class SequenceGenerator {
+  private final Avoid avoid;
+
+  SequenceGenerator(Avoid avoid) {
+    this.avoid = avoid;
+  }
+
+  Sequence generate(long seed, int opCount) {
+    Random random = new Random(seed);
+    Schema schema = schema(random);
+    return new Sequence(seed, schema, new Ops(random, schema).generate(opCount));
+  }
+
+  Schema schema(Random r) {
+    boolean twoFamilies = r.nextBoolean();
+    boolean ttl = r.nextInt(5) == 0;
+    List<Family> families = new ArrayList<>();
+    families.add(family(r, "d", ttl));
+    if (twoFamilies) families.add(family(r, "e", false));
+    String x = (twoFamilies ? "e" : "d") + ":x";
+    ValueType xType =
+        List.of(ValueType.DOUBLE, ValueType.BIG_DECIMAL, ValueType.STRING).get(r.nextInt(3));
+    List<Column> columns =
+        List.of(
+            new Column("d:a", ValueType.BYTES, List.of("B:a0", "B:a1", "B:a2")),
+            new Column("d:b", ValueType.BYTES, List.of("B:b0", "B:b1", "B:b2")),
+            new Column("d:c", ValueType.BYTES, List.of("B:c0", "B:c1", "B:c2")),
+            new Column("d:u", ValueType.BYTES, List.of("B:u0", "B:u1")),
+            new Column("d:n", ValueType.LONG, pick(r, 4, longs())),
+            new Column(x, xType, pick(r, 4, domain(xType))));
+    // At most one EVENTUAL index per sequence: each costs an await after every write.
+    int eventual = r.nextInt(5) == 0 ? 1 + r.nextInt(2) : 0;
+    List<Index> indexes =
+        List.of(
+            new Index(
+                "ia",
+                "d:a",
+                r.nextInt(3) == 0 ? Kind.BY_ROW : Kind.BY_VALUE,
+                1 + r.nextInt(3),
+                r.nextBoolean() ? List.of("d:c") : List.of(),
+                eventual == 1),
+            new Index("ib", "d:b", Kind.LOCAL, 1, List.of("d:c"), false),
+            new Index(
+                "in", "d:n", Kind.ORDERED, r.nextBoolean() ? 1 : 3, List.of("d:c"), eventual == 2),
+            new Index("ix", x, Kind.ORDERED, 1, List.of(), false));
+    List<String> rows = new ArrayList<>();
+    int rowCount = 4 + r.nextInt(5);
+    for (int i = 0; i < rowCount; i++) rows.add("r" + i);
+    return new Schema(families, columns, indexes, rows);
+  }
+
+  private Family family(Random r, String name, boolean ttl) {
+    int minVersions = r.nextInt(3) == 0 ? 1 : 0;
+    if (ttl && avoid.ttlMinVersions()) minVersions = 0;
+    return new Family(
+        name,
+        r.nextBoolean() ? 1 : 3,
+        ttl ? 3 + r.nextInt(3) : 0,
+        minVersions,
+        r.nextInt(5) == 0,
+        r.nextInt(5) == 0);
+  }
+
+  private static List<String> longs() {
+    return List.of("L:" + Long.MIN_VALUE, "L:-1", "L:0", "L:7", "L:" + Long.MAX_VALUE);
+  }
+
+  private static List<String> domain(ValueType t) {
+    return switch (t) {
+      case DOUBLE -> List.of("D:-0.0", "D:0.0", "D:NaN", "D:NaN2", "D:1.5", "D:-Infinity");
+      case BIG_DECIMAL -> List.of("BD:1.0", "BD:1.00", "BD:-2", "BD:0.5", "BD:1");
+      default -> List.of("S:a", "S:ab", "S:ä", "S:z");
+    };
+  }
+
+  private static List<String> pick(Random r, int n, List<String> from) {
+    List<String> copy = new ArrayList<>(from);
+    java.util.Collections.shuffle(copy, r);
+    return List.copyOf(copy.subList(0, Math.min(n, copy.size())));
+  }
+
+  /** The generator's view of one sequence while it draws its ops. */
+  private final class Ops {
+    final Random r;
+    final Schema schema;
+    final List<Long> stamps = new ArrayList<>();
+    // Per row and column, the highest delete marker's stamp (server stamp = 0): for avoidance.
+    final Map<String, Long> deleted = new HashMap<>();
+    final Map<String, Boolean> eventualNow = new HashMap<>();
+    final Set<String> everEventual = new HashSet<>();
+
+    Ops(Random r, Schema schema) {
+      this.r = r;
+      this.schema = schema;
+      for (Index i : schema.indexes()) {
+        eventualNow.put(i.alias(), i.eventual());
+        if (i.eventual()) everEventual.add(i.alias());
+      }
+    }
+
+    List<Op> generate(int count) {
+      List<Op> ops = new ArrayList<>();
+      while (ops.size() < count) {
+        Op op = next();
+        if (op != null) ops.add(op);
+      }
+      return ops;
+    }
+
+    Op next() {
+      int p = r.nextInt(100);
+      if (p < 34) return put(row(), false);
+      if (p < 40) return deleteRow(row());
+      if (p < 45) return deleteFamily();
+      if (p < 52) return deleteColumns(row());
+      if (p < 59) return refused();
+      if (p < 64) return batch();
+      if (p < 68) return mutations();
+      if (p < 73) return checkAndPut();
+      if (p < 77 && schema.expires()) return new Op.Sleep(1000 + 500L * r.nextInt(5));
+      return event();
+    }
+
+    String row() {
+      return schema.rows().get(r.nextInt(schema.rows().size()));
+    }
+
+    Column column() {
+      return schema.columns().get(r.nextInt(schema.columns().size()));
+    }
+
+    String value(Column c) {
+      return c.domain().get(r.nextInt(c.domain().size()));
+    }
+
+    /** A client stamp: past, one used before, or future; null for the server's. */
+    Long stamp(int serverPercent) {
+      int p = r.nextInt(100);
+      if (p < serverPercent) return null;
+      if (p < serverPercent + (100 - serverPercent) / 3 && !stamps.isEmpty()) {
+        return stamps.get(r.nextInt(stamps.size()));
+      }
+      long ts = r.nextInt(4) == 0 ? Op.FUTURE + 1000L * r.nextInt(4) : -1000L * (1 + r.nextInt(5));
+      stamps.add(ts);
+      return ts;
+    }
+
+    Op.Put put(String row, boolean inBatchWithDelete) {
+      Long ts = stamp(50);
+      int n = 1 + r.nextInt(3);
+      List<String> cells = new ArrayList<>();
+      Set<String> used = new HashSet<>();
+      for (int i = 0; i < n; i++) {
+        Column c = column();
+        if (!used.add(c.name())) continue;
+        cells.add(c.name());
+        cells.add(value(c));
+      }
+      if (avoid.deleteMaskedPut()) ts = unmasked(row, used, ts, inBatchWithDelete);
+      return new Op.Put(row, ts, List.copyOf(cells));
+    }
+
+    /** A stamp above every delete marker of the put's columns (issue: delete-masked-put). */
+    Long unmasked(String row, Set<String> columns, Long ts, boolean sameBatchAsDelete) {
+      long highest = Long.MIN_VALUE;
+      for (String c : columns)
+        highest = Math.max(highest, deleted.getOrDefault(row + "/" + c, Long.MIN_VALUE));
+      long rank = ts == null ? 0 : ts;
+      boolean masked =
+          ts == null ? highest > 0 || (sameBatchAsDelete && highest >= 0) : highest >= rank;
+      if (!masked) return ts;
+      long above = Math.max(highest, Op.FUTURE) + 1000;
+      if (highest < 0 && !sameBatchAsDelete) return null;
+      stamps.add(above);
+      return above;
+    }
+
+    void markDeleted(String row, List<String> columns, Long ts) {
+      long rank = ts == null ? 0 : ts;
+      for (String c : columns) deleted.merge(row + "/" + c, rank, Math::max);
+    }
+
+    List<String> columnsOfFamily(String family) {
+      return schema.columns().stream()
+          .filter(c -> c.familyName().equals(family))
+          .map(Column::name)
+          .toList();
+    }
+
+    Op.Write deleteRow(String row) {
+      Long ts = stamp(70);
+      markDeleted(row, schema.columns().stream().map(Column::name).toList(), ts);
+      return new Op.DeleteRow(row, ts);
+    }
+
+    Op deleteFamily() {
+      String row = row();
+      String family = schema.families().get(r.nextInt(schema.families().size())).name();
+      Long ts = stamp(70);
+      markDeleted(row, columnsOfFamily(family), ts);
+      return new Op.DeleteFamily(row, family, ts);
+    }
+
+    Op.Write deleteColumns(String row) {
+      String column = column().name();
+      Long ts = stamp(70);
+      markDeleted(row, List.of(column), ts);
+      return new Op.DeleteColumns(row, column, ts);
+    }
+
+    Op refused() {
+      List<Column> watched =
+          schema.columns().stream().filter(c -> schema.watched(c.name())).toList();
+      Column c = watched.get(r.nextInt(watched.size()));
+      String row = row();
+      return switch (r.nextInt(6)) {
+        case 0 -> new Op.DeleteVersion(row, c.name(), r.nextBoolean() ? null : stamp(0));
+        case 1 -> new Op.DeleteFamilyVersion(row, c.name(), -1000L * (1 + r.nextInt(5)));
+        case 2 -> new Op.Increment(row, c.name());
+        case 3 -> new Op.Append(row, c.name(), value(c));
+        case 4 -> new Op.PutWithTtl(row, c.name(), value(c));
+        default -> new Op.PutWithVisibility(row, c.name(), value(c));
+      };
+    }
+
+    /** Puts and deletes; on one row half of the time, so that they meet in one mini-batch. */
+    List<Op.Write> mixed(String row, int n) {
+      List<Op.Write> writes = new ArrayList<>();
+      List<String> rows = new ArrayList<>();
+      for (int i = 0; i < n; i++) rows.add(row != null ? row : row());
+      // Deletes first: the puts of one batch share the server's stamp with them (avoidance).
+      List<Integer> kinds = new ArrayList<>();
+      for (int i = 0; i < n; i++) kinds.add(r.nextInt(4));
+      Op.Write[] out = new Op.Write[n];
+      for (int i = 0; i < n; i++) {
+        if (kinds.get(i) == 0) out[i] = deleteColumns(rows.get(i));
+        if (kinds.get(i) == 1) out[i] = deleteRow(rows.get(i));
+      }
+      for (int i = 0; i < n; i++) if (out[i] == null) out[i] = put(rows.get(i), true);
+      writes.addAll(List.of(out));
+      return writes;
+    }
+
+    Op batch() {
+      return new Op.Batch(mixed(r.nextBoolean() ? row() : null, 2 + r.nextInt(3)));
+    }
+
+    Op mutations() {
+      String row = row();
+      return new Op.Mutations(row, mixed(row, 2 + r.nextInt(2)));
+    }
+
+    Op checkAndPut() {
+      String row = row();
+      Column c = column();
+      String expected = r.nextInt(3) == 0 ? null : value(c);
+      return new Op.CheckAndPut(row, c.name(), expected, put(row, false));
+    }
+
+    Op event() {
+      List<Index> global = schema.indexes().stream().filter(Index::global).toList();
+      Index any = schema.indexes().get(r.nextInt(schema.indexes().size()));
+      Index g = global.get(r.nextInt(global.size()));
+      return switch (r.nextInt(12)) {
+        case 0, 1 -> new Op.Flush();
+        case 2 -> new Op.MajorCompact();
+        case 3 -> new Op.SplitData(row());
+        case 4 -> new Op.SplitIndex(g.alias());
+        case 5 -> new Op.Move(r.nextBoolean() ? g.alias() : null);
+        case 6 -> switchConsistency(g.alias());
+        case 7 -> new Op.RecreateIndex(any.alias());
+        case 8 -> eventualNow.get(any.alias()) ? null : new Op.Rebuild(any.alias());
+        case 9 -> eventualNow.get(g.alias()) ? null : new Op.Repair(g.alias());
+        case 10 -> new Op.DisableEnable();
+        default -> truncate();
+      };
+    }
+
+    Op switchConsistency(String alias) {
+      boolean toEventual = !eventualNow.get(alias);
+      if (toEventual && avoid.consistencySwitch() && everEventual.contains(alias)) return null;
+      eventualNow.put(alias, toEventual);
+      if (toEventual) everEventual.add(alias);
+      return new Op.SetConsistency(alias, toEventual);
+    }
+
+    Op truncate() {
+      deleted.clear();
+      return new Op.Truncate();
+    }
+  }
+}

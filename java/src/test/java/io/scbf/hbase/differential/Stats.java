@@ -1,0 +1,60 @@
+package io.scbf.hbase.differential;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Counts for the summary line: what ran, and how often the oracle was asked. */
+final class Stats {
+  long sequences;
+  long operations;
+  long events;
+  long eventsSkipped;
+  long checks;
+  long refusalsChecked;
+  long staleWaits;
+  long failures;
+  final Map<String, Long> perKind = new TreeMap<>();
+  final Map<String, Long> queriesPerKind = new TreeMap<>();
+  final Map<String, Long> millisPerKind = new TreeMap<>();
+  long setupMillis;
+  long checkMillis;
+
+  void took(String what, long sinceMillis) {
+    millisPerKind.merge(what, System.currentTimeMillis() - sinceMillis, Long::sum);
+  }
+
+  void op(Op op) {
+    operations++;
+    perKind.merge(op.kind(), 1L, Long::sum);
+    if (op instanceof Op.Batch b)
+      b.writes().forEach(w -> perKind.merge("Batch." + w.kind(), 1L, Long::sum));
+    if (!(op instanceof Op.Write)) events++;
+  }
+
+  void query(Query q) {
+    checks++;
+    String name = q.toString();
+    queriesPerKind.merge(name.substring(0, name.indexOf('(')), 1L, Long::sum);
+  }
+
+  String summary() {
+    return String.format(
+        "differential: %d sequences, %d operations, %d events (%d skipped by HBase), %d checks,"
+            + " %d refusals checked, %d stale index answers waited out, %d failures;"
+            + " operations per kind %s; queries per kind %s; ms in table setup and drop %d,"
+            + " in checks %d, per op kind %s",
+        sequences,
+        operations,
+        events,
+        eventsSkipped,
+        checks,
+        refusalsChecked,
+        staleWaits,
+        failures,
+        perKind,
+        queriesPerKind,
+        setupMillis,
+        checkMillis,
+        millisPerKind);
+  }
+}
