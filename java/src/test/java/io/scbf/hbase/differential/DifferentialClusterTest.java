@@ -23,16 +23,13 @@ import org.junit.jupiter.api.TestInstance;
  *
  * <p>{@code -Dscbf.differential.sequences=N} (default 5: the short form, about 4 minutes on 2
  * cores), {@code -Dscbf.differential.ops=N} (default 40), {@code -Dscbf.differential.seed=S}
- * (sequence i uses seed S+i; default 1), {@code -Dscbf.differential.avoid=...} (known defects the
- * generator steers around; default all, empty for none). Long form: {@code
- * scripts/differential-test.sh}.
+ * (sequence i uses seed S+i; default 1). Long form: {@code scripts/differential-test.sh}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DifferentialClusterTest {
   static final int SEQUENCES = Integer.getInteger("scbf.differential.sequences", 5);
   static final int OPS = Integer.getInteger("scbf.differential.ops", 40);
   static final long SEED = Long.getLong("scbf.differential.seed", 1);
-  static final Avoid AVOID = Avoid.parse(System.getProperty("scbf.differential.avoid", Avoid.ALL));
   static final boolean STOP_AT_FIRST =
       Boolean.parseBoolean(System.getProperty("scbf.differential.stop-at-first", "true"));
   static final long SHRINK_MS = Long.getLong("scbf.differential.shrink-ms", 300_000);
@@ -65,7 +62,7 @@ class DifferentialClusterTest {
   void indexAnswersEqualWhatHBaseShows() throws Exception {
     Stats stats = new Stats();
     Runner runner = new Runner(util, reader, stats);
-    SequenceGenerator generator = new SequenceGenerator(AVOID);
+    SequenceGenerator generator = new SequenceGenerator();
     List<String> reports = new ArrayList<>();
     long start = System.currentTimeMillis();
     for (int i = 0; i < SEQUENCES; i++) {
@@ -82,9 +79,7 @@ class DifferentialClusterTest {
       if (STOP_AT_FIRST) break;
     }
     System.out.println(
-        stats.summary()
-            + String.format(
-                "; avoiding %s; %.0f s", AVOID, (System.currentTimeMillis() - start) / 1000.0));
+        stats.summary() + String.format("; %.0f s", (System.currentTimeMillis() - start) / 1000.0));
     if (!reports.isEmpty()) fail(String.join("\n\n", reports));
   }
 
@@ -92,7 +87,7 @@ class DifferentialClusterTest {
       int index, Sequence seq, Failure original, Shrinker.Result shrunk, int attempts) {
     Failure f = shrunk.failure();
     return String.format(
-        "differential failure: seed %d (sequence %d of base seed %d, %d ops, avoiding %s)%n"
+        "differential failure: seed %d (sequence %d of base seed %d, %d ops)%n"
             + "schema: %s%n"
             + "first seen %s%n"
             + "minimal sequence (%d ops, %s after %d shrink runs):%n%s%n"
@@ -101,7 +96,6 @@ class DifferentialClusterTest {
         index,
         SEED,
         seq.ops().size(),
-        AVOID,
         seq.schema(),
         original.describe(),
         shrunk.ops().size(),

@@ -19,12 +19,6 @@ import java.util.Set;
  * every server stamp) or in the future (above every one).
  */
 final class SequenceGenerator {
-  private final Avoid avoid;
-
-  SequenceGenerator(Avoid avoid) {
-    this.avoid = avoid;
-  }
-
   Sequence generate(long seed, int opCount) {
     Random random = new Random(seed);
     Schema schema = schema(random);
@@ -71,7 +65,6 @@ final class SequenceGenerator {
 
   private Family family(Random r, String name, boolean ttl) {
     int minVersions = r.nextInt(3) == 0 ? 1 : 0;
-    if (ttl && avoid.ttlMinVersions()) minVersions = 0;
     return new Family(
         name,
         r.nextBoolean() ? 1 : 3,
@@ -104,17 +97,13 @@ final class SequenceGenerator {
     final Random r;
     final Schema schema;
     final List<Long> stamps = new ArrayList<>();
-    // Per row and column, the highest delete marker's stamp (server stamp = 0): for avoidance.
-    final Map<String, Long> deleted = new HashMap<>();
     final Map<String, Boolean> eventualNow = new HashMap<>();
-    final Set<String> everEventual = new HashSet<>();
 
     Ops(Random r, Schema schema) {
       this.r = r;
       this.schema = schema;
       for (Index i : schema.indexes()) {
         eventualNow.put(i.alias(), i.eventual());
-        if (i.eventual()) everEventual.add(i.alias());
       }
     }
 
@@ -129,7 +118,7 @@ final class SequenceGenerator {
 
     Op next() {
       int p = r.nextInt(100);
-      if (p < 34) return put(row(), false);
+      if (p < 34) return put(row());
       if (p < 40) return deleteRow(row());
       if (p < 45) return deleteFamily();
       if (p < 52) return deleteColumns(row());
@@ -165,7 +154,7 @@ final class SequenceGenerator {
       return ts;
     }
 
-    Op.Put put(String row, boolean inBatchWithDelete) {
+    Op.Put put(String row) {
       Long ts = stamp(50);
       int n = 1 + r.nextInt(3);
       List<String> cells = new ArrayList<>();
@@ -176,40 +165,11 @@ final class SequenceGenerator {
         cells.add(c.name());
         cells.add(value(c));
       }
-      if (avoid.deleteMaskedPut()) ts = unmasked(row, used, ts, inBatchWithDelete);
       return new Op.Put(row, ts, List.copyOf(cells));
-    }
-
-    /** A stamp above every delete marker of the put's columns (issue: delete-masked-put). */
-    Long unmasked(String row, Set<String> columns, Long ts, boolean sameBatchAsDelete) {
-      long highest = Long.MIN_VALUE;
-      for (String c : columns)
-        highest = Math.max(highest, deleted.getOrDefault(row + "/" + c, Long.MIN_VALUE));
-      long rank = ts == null ? 0 : ts;
-      boolean masked =
-          ts == null ? highest > 0 || (sameBatchAsDelete && highest >= 0) : highest >= rank;
-      if (!masked) return ts;
-      long above = Math.max(highest, Op.FUTURE) + 1000;
-      if (highest < 0 && !sameBatchAsDelete) return null;
-      stamps.add(above);
-      return above;
-    }
-
-    void markDeleted(String row, List<String> columns, Long ts) {
-      long rank = ts == null ? 0 : ts;
-      for (String c : columns) deleted.merge(row + "/" + c, rank, Math::max);
-    }
-
-    List<String> columnsOfFamily(String family) {
-      return schema.columns().stream()
-          .filter(c -> c.familyName().equals(family))
-          .map(Column::name)
-          .toList();
     }
 
     Op.Write deleteRow(String row) {
       Long ts = stamp(70);
-      markDeleted(row, schema.columns().stream().map(Column::name).toList(), ts);
       return new Op.DeleteRow(row, ts);
     }
 
@@ -217,14 +177,12 @@ final class SequenceGenerator {
       String row = row();
       String family = schema.families().get(r.nextInt(schema.families().size())).name();
       Long ts = stamp(70);
-      markDeleted(row, columnsOfFamily(family), ts);
       return new Op.DeleteFamily(row, family, ts);
     }
 
     Op.Write deleteColumns(String row) {
       String column = column().name();
       Long ts = stamp(70);
-      markDeleted(row, List.of(column), ts);
       return new Op.DeleteColumns(row, column, ts);
     }
 
@@ -248,7 +206,7 @@ final class SequenceGenerator {
       List<Op.Write> writes = new ArrayList<>();
       List<String> rows = new ArrayList<>();
       for (int i = 0; i < n; i++) rows.add(row != null ? row : row());
-      // Deletes first: the puts of one batch share the server's stamp with them (avoidance).
+      // Deletes first: the puts of one batch share the server's stamp with them.
       List<Integer> kinds = new ArrayList<>();
       for (int i = 0; i < n; i++) kinds.add(r.nextInt(4));
       Op.Write[] out = new Op.Write[n];
@@ -256,7 +214,7 @@ final class SequenceGenerator {
         if (kinds.get(i) == 0) out[i] = deleteColumns(rows.get(i));
         if (kinds.get(i) == 1) out[i] = deleteRow(rows.get(i));
       }
-      for (int i = 0; i < n; i++) if (out[i] == null) out[i] = put(rows.get(i), true);
+      for (int i = 0; i < n; i++) if (out[i] == null) out[i] = put(rows.get(i));
       writes.addAll(List.of(out));
       return writes;
     }
@@ -274,7 +232,7 @@ final class SequenceGenerator {
       String row = row();
       Column c = column();
       String expected = r.nextInt(3) == 0 ? null : value(c);
-      return new Op.CheckAndPut(row, c.name(), expected, put(row, false));
+      return new Op.CheckAndPut(row, c.name(), expected, put(row));
     }
 
     Op event() {
@@ -289,7 +247,7 @@ final class SequenceGenerator {
         case 5 -> new Op.Move(r.nextBoolean() ? g.alias() : null);
         case 6 -> switchConsistency(g.alias());
         case 7 -> new Op.RecreateIndex(any.alias());
-        case 8 -> eventualNow.get(any.alias()) ? null : new Op.Rebuild(any.alias());
+        case 8 -> new Op.Rebuild(g.alias());
         case 9 -> eventualNow.get(g.alias()) ? null : new Op.Repair(g.alias());
         case 10 -> new Op.DisableEnable();
         default -> truncate();
@@ -298,14 +256,11 @@ final class SequenceGenerator {
 
     Op switchConsistency(String alias) {
       boolean toEventual = !eventualNow.get(alias);
-      if (toEventual && avoid.consistencySwitch() && everEventual.contains(alias)) return null;
       eventualNow.put(alias, toEventual);
-      if (toEventual) everEventual.add(alias);
       return new Op.SetConsistency(alias, toEventual);
     }
 
     Op truncate() {
-      deleted.clear();
       return new Op.Truncate();
     }
   }
