@@ -3,6 +3,7 @@ package io.scbf.hbase.testing;
 import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
@@ -33,6 +34,9 @@ public final class MiniCluster {
     conf.setInt("hbase.regionserver.handler.count", 10);
     conf.setInt("hbase.regionserver.metahandler.count", 5);
     conf.setLong(Coprocessors.CACHE_CAPACITY_BYTES, 8L << 20);
+    // A region server a test aborts may never finish aborting in-process; HBase then halts the
+    // JVM 20 minutes later, with every test class that runs after it in the same fork.
+    conf.setLong("hbase.regionserver.abort.timeout", TimeUnit.DAYS.toMillis(7));
     overrides.accept(conf);
     util.startMiniCluster(
         StartMiniClusterOption.builder().numRegionServers(regionServers).numDataNodes(1).build());
