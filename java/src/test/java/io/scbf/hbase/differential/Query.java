@@ -52,6 +52,16 @@ sealed interface Query {
     Column column(String alias) {
       return schema.column(schema.index(alias).column());
     }
+
+    /** Strict if an index on any of the columns routes (BY_ROW): the planner may read it. */
+    IndexedTable tableFor(String... columns) {
+      for (String c : columns) {
+        if (schema.indexOn(c).map(i -> i.kind() == Schema.Kind.BY_ROW).orElse(false)) {
+          return strict;
+        }
+      }
+      return routed;
+    }
   }
 
   enum PointKind {
@@ -236,7 +246,7 @@ sealed interface Query {
       Column b = p.schema().column(eqColumn);
       byte[][] values = in.stream().map(Values::bytes).toArray(byte[][]::new);
       return rows(
-          p.routed()
+          p.tableFor(inColumn, eqColumn)
               .find(
                   Condition.in(a.family(), a.qualifier(), values),
                   Condition.eq(b.family(), b.qualifier(), Values.bytes(eq))));
