@@ -46,14 +46,7 @@ class EventualHotRowClusterTest {
 
   @BeforeAll
   void startCluster() throws Exception {
-    util =
-        MiniCluster.start(
-            1,
-            conf -> {
-              // EventualIndexClusterTest's settings: the README's for EVENTUAL indexes.
-              conf.setLong("replication.source.sleepforretries", 20);
-              conf.setInt("replication.source.maxretriesmultiplier", 5);
-            });
+    util = MiniCluster.start(1, MiniCluster::eventualReplication);
     connection = util.getConnection();
     indexAdmin = new IndexAdmin(connection);
     for (TableName t : List.of(HOT, CALM)) {

@@ -122,10 +122,7 @@ class EventualIndexClusterTest {
         MiniCluster.start(
             2,
             conf -> {
-              // The README's setting for EVENTUAL indexes: a caught-up WAL reader polls every 20 ms
-              // (HBase's default backs off from 1 s to minutes while a WAL is idle).
-              conf.setLong("replication.source.sleepforretries", 20);
-              conf.setInt("replication.source.maxretriesmultiplier", 5);
+              MiniCluster.eventualReplication(conf);
               // A crashed server's queue is claimed after 3-6 s, not HBase's 30-60 s: still well
               // after its regions reopen, so a wait that overlooks the queue is caught.
               conf.setLong("replication.sleep.before.failover", 3000);

@@ -39,14 +39,7 @@ class DifferentialClusterTest {
 
   @BeforeAll
   void startCluster() throws Exception {
-    util =
-        MiniCluster.start(
-            2,
-            conf -> {
-              // EVENTUAL indexes as the README sets them up (EventualIndexClusterTest does too).
-              conf.setLong("replication.source.sleepforretries", 20);
-              conf.setInt("replication.source.maxretriesmultiplier", 5);
-            });
+    util = MiniCluster.start(2, MiniCluster::eventualReplication);
     Configuration conf = new Configuration(util.getConfiguration());
     conf.setInt(Settings.CLIENT_PAGE_ROWS, 2); // streams and limits cross pages
     reader = ConnectionFactory.createConnection(conf);
