@@ -5,7 +5,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.testing.MiniCluster;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.client.Connection;
@@ -21,9 +28,10 @@ import org.junit.jupiter.api.TestInstance;
  * global, local and ordered indexes; after each step the index's answers must equal what a plain
  * scan of the data table gives for the same question.
  *
- * <p>{@code -Dscbf.differential.sequences=N} (default 5: the short form, about 4 minutes on 2
+ * <p>{@code -Dscbf.differential.sequences=N} (default 5: the short form, about 2 minutes on 2
  * cores), {@code -Dscbf.differential.ops=N} (default 40), {@code -Dscbf.differential.seed=S}
- * (sequence i uses seed S+i; default 1). Long form: {@code scripts/differential-test.sh}.
+ * (sequence i uses seed S+i; default 1), {@code -Dscbf.differential.parallel=N} (default 4). Long
+ * form: {@code scripts/differential-test.sh}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DifferentialClusterTest {
@@ -32,6 +40,13 @@ class DifferentialClusterTest {
   static final long SEED = Long.getLong("scbf.differential.seed", 1);
   static final boolean STOP_AT_FIRST =
       Boolean.parseBoolean(System.getProperty("scbf.differential.stop-at-first", "true"));
+
+  /**
+   * Sequences run at once, each on its own table: most of a sequence's time is HBase waiting on
+   * table and region procedures, not CPU.
+   */
+  static final int PARALLEL = Integer.getInteger("scbf.differential.parallel", 4);
+
   static final long SHRINK_MS = Long.getLong("scbf.differential.shrink-ms", 300_000);
 
   HBaseTestingUtility util;
@@ -53,27 +68,49 @@ class DifferentialClusterTest {
 
   @Test
   void indexAnswersEqualWhatHBaseShows() throws Exception {
-    Stats stats = new Stats();
+    List<Stats> perWorker = new ArrayList<>();
+    String[] reports = new String[SEQUENCES];
+    AtomicInteger next = new AtomicInteger();
+    AtomicBoolean stop = new AtomicBoolean();
+    long start = System.currentTimeMillis();
+    ExecutorService workers = Executors.newFixedThreadPool(PARALLEL);
+    List<Future<?>> running = new ArrayList<>();
+    for (int w = 0; w < PARALLEL; w++) {
+      Stats stats = new Stats();
+      perWorker.add(stats);
+      running.add(workers.submit(() -> work(stats, next, stop, reports)));
+    }
+    workers.shutdown();
+    for (Future<?> f : running) f.get();
+    Stats total = new Stats();
+    perWorker.forEach(total::add);
+    System.out.println(
+        total.summary()
+            + String.format(
+                "; %d in parallel; %.0f s",
+                PARALLEL, (System.currentTimeMillis() - start) / 1000.0));
+    List<String> failures = Arrays.stream(reports).filter(Objects::nonNull).toList();
+    if (!failures.isEmpty()) fail(String.join("\n\n", failures));
+  }
+
+  /** One worker: takes the next sequence index until none is left (or a failure stops all). */
+  private Void work(Stats stats, AtomicInteger next, AtomicBoolean stop, String[] reports)
+      throws Exception {
     Runner runner = new Runner(util, reader, stats);
     SequenceGenerator generator = new SequenceGenerator();
-    List<String> reports = new ArrayList<>();
-    long start = System.currentTimeMillis();
-    for (int i = 0; i < SEQUENCES; i++) {
+    for (int i = next.getAndIncrement(); i < SEQUENCES && !stop.get(); i = next.getAndIncrement()) {
       Sequence seq = generator.generate(SEED + i, OPS);
       stats.sequences++;
       Failure failure = runner.run(seq, null);
       if (failure == null) continue;
       stats.failures++;
+      if (STOP_AT_FIRST) stop.set(true);
       Shrinker shrinker = new Shrinker(runner, SHRINK_MS);
       Shrinker.Result shrunk = shrinker.shrink(seq, failure);
-      String report = report(i, seq, failure, shrunk, shrinker.attempts);
-      System.out.println(report);
-      reports.add(report);
-      if (STOP_AT_FIRST) break;
+      reports[i] = report(i, seq, failure, shrunk, shrinker.attempts);
+      System.out.println(reports[i]);
     }
-    System.out.println(
-        stats.summary() + String.format("; %.0f s", (System.currentTimeMillis() - start) / 1000.0));
-    if (!reports.isEmpty()) fail(String.join("\n\n", reports));
+    return null;
   }
 
   static String report(

@@ -19,6 +19,23 @@ final class Stats {
   long setupMillis;
   long checkMillis;
 
+  /** Adds another worker's counts (parallel sequences keep one Stats each). */
+  void add(Stats o) {
+    sequences += o.sequences;
+    operations += o.operations;
+    events += o.events;
+    eventsSkipped += o.eventsSkipped;
+    checks += o.checks;
+    refusalsChecked += o.refusalsChecked;
+    staleWaits += o.staleWaits;
+    failures += o.failures;
+    o.perKind.forEach((k, v) -> perKind.merge(k, v, Long::sum));
+    o.queriesPerKind.forEach((k, v) -> queriesPerKind.merge(k, v, Long::sum));
+    o.millisPerKind.forEach((k, v) -> millisPerKind.merge(k, v, Long::sum));
+    setupMillis += o.setupMillis;
+    checkMillis += o.checkMillis;
+  }
+
   void took(String what, long sinceMillis) {
     millisPerKind.merge(what, System.currentTimeMillis() - sinceMillis, Long::sum);
   }
