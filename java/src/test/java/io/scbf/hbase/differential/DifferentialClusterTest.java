@@ -47,6 +47,9 @@ class DifferentialClusterTest {
    */
   static final int PARALLEL = Integer.getInteger("scbf.differential.parallel", 4);
 
+  /** Starts no sequence after this many minutes (0: no limit); the summary counts what ran. */
+  static final long MINUTES = Long.getLong("scbf.differential.minutes", 0);
+
   static final long SHRINK_MS = Long.getLong("scbf.differential.shrink-ms", 300_000);
 
   HBaseTestingUtility util;
@@ -78,7 +81,7 @@ class DifferentialClusterTest {
     for (int w = 0; w < PARALLEL; w++) {
       Stats stats = new Stats();
       perWorker.add(stats);
-      running.add(workers.submit(() -> work(stats, next, stop, reports)));
+      running.add(workers.submit(() -> work(stats, next, stop, reports, start)));
     }
     workers.shutdown();
     for (Future<?> f : running) f.get();
@@ -94,14 +97,25 @@ class DifferentialClusterTest {
   }
 
   /** One worker: takes the next sequence index until none is left (or a failure stops all). */
-  private Void work(Stats stats, AtomicInteger next, AtomicBoolean stop, String[] reports)
+  private Void work(
+      Stats stats, AtomicInteger next, AtomicBoolean stop, String[] reports, long start)
       throws Exception {
     Runner runner = new Runner(util, reader, stats);
     SequenceGenerator generator = new SequenceGenerator();
-    for (int i = next.getAndIncrement(); i < SEQUENCES && !stop.get(); i = next.getAndIncrement()) {
+    long deadline = MINUTES == 0 ? Long.MAX_VALUE : start + MINUTES * 60_000;
+    for (int i = next.getAndIncrement();
+        i < SEQUENCES && !stop.get() && System.currentTimeMillis() < deadline;
+        i = next.getAndIncrement()) {
       Sequence seq = generator.generate(SEED + i, OPS);
       stats.sequences++;
+      long began = System.currentTimeMillis();
       Failure failure = runner.run(seq, null);
+      System.out.printf(
+          "differential sequence %d (seed %d): %s in %.0f s%n",
+          i,
+          seq.seed(),
+          failure == null ? "ok" : "FAILED",
+          (System.currentTimeMillis() - began) / 1e3);
       if (failure == null) continue;
       stats.failures++;
       if (STOP_AT_FIRST) stop.set(true);
