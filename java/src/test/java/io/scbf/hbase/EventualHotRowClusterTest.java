@@ -46,7 +46,7 @@ class EventualHotRowClusterTest {
 
   @BeforeAll
   void startCluster() throws Exception {
-    util = MiniCluster.start(1, MiniCluster::eventualReplication);
+    util = MiniCluster.start(1);
     connection = util.getConnection();
     indexAdmin = new IndexAdmin(connection);
     for (TableName t : List.of(HOT, CALM)) {

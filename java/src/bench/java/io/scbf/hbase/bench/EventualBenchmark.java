@@ -9,6 +9,7 @@ import static io.scbf.hbase.bench.HBaseBenchmark.say;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.shared.Settings;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -30,7 +31,11 @@ import org.apache.hadoop.hbase.util.Bytes;
  * EVENTUAL table's catch-up after each, and the lag from a write's acknowledgement until another
  * client's query finds it (a probe row written, then queried until found, every 20 ms), during
  * update passes of the EVENTUAL table alone at full speed ({@code bench.lagPasses}, 4) and during
- * 10 s of updates at a fixed rate ({@code bench.lagRate} rows/s, 2000). Run with {@code mvn -B
+ * 10 s of updates at a fixed rate ({@code bench.lagRate} rows/s, 2000); first, the lag of one
+ * writer alone (a row every ~25 ms for 10 s). {@code bench.polling}: {@code product} (default: the
+ * product's own polling of its peer's WAL, no replication setting changed), {@code readme} (0.3's
+ * recommended region-server-wide {@code replication.source.*} settings) or {@code hbase} ({@code
+ * scbf.eventual.poll.ms=0}: HBase's defaults for the peer too). Run with {@code mvn -B
  * -Pbench-hbase verify -Dbench.main=io.scbf.hbase.bench.EventualBenchmark -Dbench.rows=100000}.
  */
 public final class EventualBenchmark {
@@ -46,7 +51,19 @@ public final class EventualBenchmark {
     int writers = Integer.getInteger("bench.writers", 2);
     int indexes = Integer.getInteger("bench.indexes", 1);
     if (indexes < 1 || indexes > 3) throw new IllegalArgumentException("bench.indexes: 1 to 3");
-    HBaseTestingUtility util = BenchCluster.start(1, BenchCluster::eventualSettings);
+    String polling = System.getProperty("bench.polling", "product");
+    HBaseTestingUtility util =
+        BenchCluster.start(
+            1,
+            conf -> {
+              switch (polling) {
+                case "product" -> {}
+                case "readme" -> BenchCluster.eventualSettings(conf);
+                case "hbase" -> conf.setLong(Settings.EVENTUAL_POLL_MS, 0);
+                default -> throw new IllegalArgumentException("bench.polling: " + polling);
+              }
+            });
+    say("WAL polling of the EVENTUAL peer: %s", polling);
     say(
         "HBase (mini cluster, 1 region server): %,d rows, batches of %d puts, %d writer threads,"
             + " %d global index(es) per indexed table",
@@ -85,6 +102,8 @@ public final class EventualBenchmark {
       HBaseBenchmark.writes(
           connection, data, batch, writers, tables, Durability.USE_DEFAULT, false, 0);
       catchUp(admin);
+      say("%nlag, one writer alone (a row every ~25 ms, 10 s)");
+      lag(util, connection, () -> Thread.sleep(10_000));
       int passes = Integer.getInteger("bench.lagPasses", 4);
       say(
           "%nlag, acknowledgement to another client's find, during %d update passes of %s at full"

@@ -3,6 +3,7 @@ package io.scbf.hbase.regionserver;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.eventual.EventualApplier;
 import io.scbf.hbase.regionserver.eventual.EventualLag;
+import io.scbf.hbase.regionserver.eventual.EventualPolling;
 import io.scbf.hbase.regionserver.eventual.WatchedCells;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.shared.EventualRecords;
@@ -67,6 +68,17 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
   private ExecutorService chunks;
 
   private static final int CHUNK_THREADS = 4;
+
+  /**
+   * Sets this peer's WAL polling ({@link EventualPolling}) on the configuration HBase hands the
+   * endpoint: the replication source's own copy, which its WAL readers and shippers, created after
+   * this call, read their back-off from.
+   */
+  @Override
+  public void init(Context context) throws IOException {
+    super.init(context);
+    EventualPolling.apply(context.getLocalConfiguration(), ctx.getPeerId());
+  }
 
   @Override
   public boolean canReplicateToSameCluster() {

@@ -48,6 +48,8 @@ public final class Settings {
   public static final String CLIENT_ROUTING_WAIT_MS = "scbf.client.routing.wait.ms";
   public static final String CLIENT_PAGE_ROWS = "scbf.client.page.rows";
   public static final String CLIENT_BUILD_THREADS = "scbf.client.build.threads";
+  public static final String EVENTUAL_POLL_MS = "scbf.eventual.poll.ms";
+  public static final String EVENTUAL_POLL_MAX_MS = "scbf.eventual.poll.max.ms";
   public static final String PLANNER = "scbf.planner";
   public static final String PLANNER_SCAN_ROW_US = "scbf.planner.scan.row.us";
   public static final String PLANNER_INDEX_ENTRY_US = "scbf.planner.index.entry.us";
@@ -92,6 +94,8 @@ public final class Settings {
   public static final long DEFAULT_CLIENT_ROUTING_WAIT_MS = 2000;
   public static final int DEFAULT_CLIENT_PAGE_ROWS = 1000;
   public static final int DEFAULT_CLIENT_BUILD_THREADS = 8;
+  public static final long DEFAULT_EVENTUAL_POLL_MS = 20;
+  public static final long DEFAULT_EVENTUAL_POLL_MAX_MS = 100;
   public static final double DEFAULT_PLANNER_SCAN_ROW_US = 0.7;
   public static final double DEFAULT_PLANNER_INDEX_ENTRY_US = 2.0;
   public static final double DEFAULT_PLANNER_FETCH_ROW_US = 20.0;
@@ -355,6 +359,29 @@ public final class Settings {
               "Data regions a backfill (IndexAdmin.createIndex, rebuildIndex) reads and indexes"
                   + " at once, one thread each."),
           new Definition(
+              EVENTUAL_POLL_MS,
+              DEFAULT_EVENTUAL_POLL_MS,
+              0,
+              60_000,
+              true,
+              "region server",
+              null,
+              "EVENTUAL indexes: how soon the replication source of the peer scbf_eventual reads"
+                  + " its WAL again once caught up (and retries a failed batch), backing off to"
+                  + " scbf.eventual.poll.max.ms; set on that peer's source only, so other peers"
+                  + " keep HBase's replication.source.sleepforretries. 0: HBase's settings for"
+                  + " this peer too, ms."),
+          new Definition(
+              EVENTUAL_POLL_MAX_MS,
+              DEFAULT_EVENTUAL_POLL_MAX_MS,
+              1,
+              3_600_000,
+              true,
+              "region server",
+              null,
+              "EVENTUAL indexes: the longest wait between two reads of an idle WAL (see"
+                  + " scbf.eventual.poll.ms), ms."),
+          new Definition(
               PLANNER,
               0,
               0,
@@ -547,6 +574,14 @@ public final class Settings {
 
   public int clientPageRows() {
     return (int) get(CLIENT_PAGE_ROWS, DEFAULT_CLIENT_PAGE_ROWS);
+  }
+
+  public long eventualPollMs() {
+    return (long) get(EVENTUAL_POLL_MS, DEFAULT_EVENTUAL_POLL_MS);
+  }
+
+  public long eventualPollMaxMs() {
+    return (long) get(EVENTUAL_POLL_MAX_MS, DEFAULT_EVENTUAL_POLL_MAX_MS);
   }
 
   /** One of {@link #PLANNER_MODES}. */

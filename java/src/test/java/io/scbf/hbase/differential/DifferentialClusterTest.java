@@ -57,7 +57,7 @@ class DifferentialClusterTest {
 
   @BeforeAll
   void startCluster() throws Exception {
-    util = MiniCluster.start(2, MiniCluster::eventualReplication);
+    util = MiniCluster.start(2);
     Configuration conf = new Configuration(util.getConfiguration());
     conf.setInt(Settings.CLIENT_PAGE_ROWS, 2); // streams and limits cross pages
     reader = ConnectionFactory.createConnection(conf);

@@ -44,15 +44,6 @@ public final class MiniCluster {
   }
 
   /**
-   * The README's setting for EVENTUAL indexes: a caught-up WAL reader polls every 20-100 ms
-   * (HBase's default backs off from 1 s to minutes while a WAL is idle).
-   */
-  public static void eventualReplication(Configuration conf) {
-    conf.setLong("replication.source.sleepforretries", 20);
-    conf.setInt("replication.source.maxretriesmultiplier", 5);
-  }
-
-  /**
    * Sleeps until a routed query from another client must find the rows acknowledged at {@code
    * ackedAtMillis} on a {@code BY_ROW} global index (or a local one queried with {@code
    * scbf.client.local.read.after.ack=false}): the consistency contract's bound (publication
