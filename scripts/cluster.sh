@@ -49,6 +49,7 @@ XML
 <property><name>hbase.region.server.rpc.scheduler.factory.class</name><value>io.scbf.hbase.regionserver.IndexRpcSchedulerFactory</value></property>
 <property><name>hbase.regionserver.region.split.policy</name><value>io.scbf.hbase.regionserver.LocalIndexSplitPolicy</value></property>
 <property><name>scbf.publish.interval.ms</name><value>500</value></property>
+<!-- 0.4 sets its own peer's WAL polling; the lifecycle test's 0.3.0 servers still need these. -->
 <property><name>replication.source.sleepforretries</name><value>20</value></property>
 <property><name>replication.source.maxretriesmultiplier</name><value>5</value></property>
 <property><name>replication.sleep.before.failover</name><value>1000</value></property>
