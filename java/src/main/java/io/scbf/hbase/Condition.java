@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -48,6 +49,8 @@ public record Condition(
       throw new IllegalArgumentException("family and qualifier must not be null");
     }
     if (kind == null) throw new IllegalArgumentException("kind must not be null");
+    family = family.clone();
+    qualifier = qualifier.clone();
     if ((kind == Kind.RANGE) != (range != null)) {
       throw new IllegalArgumentException("a range, and only a range, condition has a range");
     }
@@ -72,9 +75,49 @@ public record Condition(
     TreeSet<byte[]> distinct = new TreeSet<>(Bytes.BYTES_COMPARATOR);
     for (byte[] v : values) {
       if (v == null) throw new IllegalArgumentException("values must not be null");
-      distinct.add(v);
+      distinct.add(v.clone());
     }
     return List.copyOf(new ArrayList<>(distinct));
+  }
+
+  @Override
+  public byte[] family() {
+    return family.clone();
+  }
+
+  @Override
+  public byte[] qualifier() {
+    return qualifier.clone();
+  }
+
+  /** The IN values, sorted (copies: a condition is a value no caller can change). */
+  @Override
+  public List<byte[]> values() {
+    return values.stream().map(byte[]::clone).toList();
+  }
+
+  /** Equal when they ask the same of the same column, bytes compared. */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) return true;
+    if (!(o instanceof Condition c)) return false;
+    if (kind != c.kind || !Arrays.equals(family, c.family)) return false;
+    if (!Arrays.equals(qualifier, c.qualifier) || !Objects.equals(range, c.range)) {
+      return false;
+    }
+    if (values.size() != c.values.size()) return false;
+    for (int i = 0; i < values.size(); i++) {
+      if (!Arrays.equals(values.get(i), c.values.get(i))) return false;
+    }
+    return true;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = 31 * Arrays.hashCode(family) + Arrays.hashCode(qualifier);
+    h = 31 * h + kind.hashCode();
+    for (byte[] v : values) h = 31 * h + Arrays.hashCode(v);
+    return 31 * h + Objects.hashCode(range);
   }
 
   /** {@code family:qualifier = value}. */
@@ -344,6 +387,33 @@ public record Condition(
                       type.indexForm(to),
                       other.toInclusive || !toInclusive));
       return lowOk && highOk;
+    }
+
+    @Override
+    public byte[] from() {
+      return from == null ? null : from.clone();
+    }
+
+    @Override
+    public byte[] to() {
+      return to == null ? null : to.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Range r
+          && type == r.type
+          && fromInclusive == r.fromInclusive
+          && toInclusive == r.toInclusive
+          && Arrays.equals(from, r.from)
+          && Arrays.equals(to, r.to);
+    }
+
+    @Override
+    public int hashCode() {
+      int h = 31 * Arrays.hashCode(from) + Arrays.hashCode(to);
+      return 31 * (31 * h + Boolean.hashCode(fromInclusive) * 2 + Boolean.hashCode(toInclusive))
+          + type.hashCode();
     }
 
     /** {@code :int >= 18, < 65} (the type only if not bytes), after the column's name. */

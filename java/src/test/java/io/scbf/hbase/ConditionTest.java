@@ -330,4 +330,29 @@ class ConditionTest {
       return false;
     }
   }
+
+  /** Issue 51: two equal conditions are equal, hash alike, and share no array with the caller. */
+  @Test
+  void equalConditionsAreEqualAndOwnTheirArrays() {
+    byte[] a = s("a");
+    Condition in = Condition.in(F, NAME, a, s("b"));
+    assertEquals(Condition.in(F, NAME, s("b"), s("a")), in);
+    assertEquals(Condition.in(F, NAME, s("b"), s("a")).hashCode(), in.hashCode());
+    Condition range = Condition.range(F, AGE, i(18), true, i(65), false, ValueType.INT);
+    assertEquals(Condition.range(F, AGE, i(18), true, i(65), false, ValueType.INT), range);
+    assertEquals(
+        Condition.range(F, AGE, i(18), true, i(65), false, ValueType.INT).hashCode(),
+        range.hashCode());
+    assertFalse(range.equals(Condition.range(F, AGE, i(18), true, i(65), true, ValueType.INT)));
+    assertEquals(Condition.present(F, AGE), Condition.present(F, AGE));
+
+    a[0] = 'z';
+    assertTrue(in.test(s("a")), "the caller's array changed after construction");
+    in.values().get(0)[0] = 'z';
+    in.family()[0] = 'z';
+    range.range().from()[0] = 9;
+    assertTrue(in.test(s("a")));
+    assertEquals("d", Bytes.toString(in.family()));
+    assertTrue(range.test(i(18)));
+  }
 }
