@@ -109,7 +109,21 @@ class DifferentialClusterTest {
       Sequence seq = generator.generate(SEED + i, OPS);
       stats.sequences++;
       long began = System.currentTimeMillis();
-      Failure failure = runner.run(seq, null);
+      Failure failure;
+      try {
+        failure = runner.run(seq, null);
+      } catch (Exception e) {
+        // The cluster, not an index, failed the tester (e.g. a client giving up on an overloaded
+        // machine): a run error, reported with its seed; the other sequences go on.
+        stats.errors++;
+        if (STOP_AT_FIRST) stop.set(true);
+        StringBuilder causes = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) causes.append("\n  ").append(t);
+        reports[i] =
+            String.format("differential error: seed %d (sequence %d)%s", seq.seed(), i, causes);
+        System.out.println(reports[i]);
+        continue;
+      }
       System.out.printf(
           "differential sequence %d (seed %d): %s in %.0f s%n",
           i,

@@ -13,6 +13,10 @@ final class Stats {
   long refusalsChecked;
   long staleWaits;
   long failures;
+
+  /** Sequences the cluster failed before their checks could (exceptions from HBase calls). */
+  long errors;
+
   final Map<String, Long> perKind = new TreeMap<>();
   final Map<String, Long> queriesPerKind = new TreeMap<>();
   final Map<String, Long> millisPerKind = new TreeMap<>();
@@ -29,6 +33,7 @@ final class Stats {
     refusalsChecked += o.refusalsChecked;
     staleWaits += o.staleWaits;
     failures += o.failures;
+    errors += o.errors;
     o.perKind.forEach((k, v) -> perKind.merge(k, v, Long::sum));
     o.queriesPerKind.forEach((k, v) -> queriesPerKind.merge(k, v, Long::sum));
     o.millisPerKind.forEach((k, v) -> millisPerKind.merge(k, v, Long::sum));
@@ -57,7 +62,8 @@ final class Stats {
   String summary() {
     return String.format(
         "differential: %d sequences, %d operations, %d events (%d skipped by HBase), %d checks,"
-            + " %d refusals checked, %d stale index answers waited out, %d failures;"
+            + " %d refusals checked, %d stale index answers waited out, %d failures, %d run"
+            + " errors;"
             + " operations per kind %s; queries per kind %s; ms in table setup and drop %d,"
             + " in checks %d, per op kind %s",
         sequences,
@@ -68,6 +74,7 @@ final class Stats {
         refusalsChecked,
         staleWaits,
         failures,
+        errors,
         perKind,
         queriesPerKind,
         setupMillis,
