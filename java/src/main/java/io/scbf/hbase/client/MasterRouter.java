@@ -29,7 +29,11 @@ final class MasterRouter implements QueryRouter {
   MasterRouter(TableName dataTable, RoutingCache.Master master, Settings settings) {
     this.dataTable = dataTable;
     this.routing =
-        new RoutingCache(master, settings, "scbf-routing-" + dataTable.getQualifierAsString());
+        new RoutingCache(
+            master,
+            settings,
+            "scbf-routing-" + dataTable.getQualifierAsString(),
+            NativeRouting.available(dataTable));
     this.planner = new QueryPlanner(settings);
   }
 

@@ -50,7 +50,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * estimate for the query planner, as the master's would.
  *
  * <p>An index whose bitmaps exceed {@code maxBytes} (or {@code maxAgeMs} = 0) is routed by asking
- * the master on every query instead, as before this cache existed.
+ * the master on every query instead, as before this cache existed; so is every index in a client
+ * without the native library ({@code localCopies} false), which cannot read the bitmaps.
  */
 final class RoutingCache implements AutoCloseable {
   /** The two master calls, as the client makes them. */
@@ -65,6 +66,7 @@ final class RoutingCache implements AutoCloseable {
   private final long maxAgeNanos;
   private final long maxBytes;
   private final long waitMs;
+  private final boolean localCopies;
   private final ExecutorService calls;
   private final Map<String, IndexCopy> copies = new ConcurrentHashMap<>();
   private final AtomicLong masterCalls = new AtomicLong();
@@ -74,8 +76,9 @@ final class RoutingCache implements AutoCloseable {
 
   private volatile boolean closed;
 
-  RoutingCache(Master master, Settings settings, String threadName) {
+  RoutingCache(Master master, Settings settings, String threadName, boolean localCopies) {
     this.master = master;
+    this.localCopies = localCopies;
     this.refreshNanos = TimeUnit.MILLISECONDS.toNanos(settings.clientRoutingRefreshMs());
     this.maxAgeNanos = TimeUnit.MILLISECONDS.toNanos(settings.clientRoutingMaxAgeMs());
     this.maxBytes = settings.clientRoutingMaxBytes();
@@ -155,7 +158,9 @@ final class RoutingCache implements AutoCloseable {
    */
   RouteResponse route(String index, String regionsOf, byte[] filterKey) {
     IndexCopy ic = copies.computeIfAbsent(index, k -> new IndexCopy(index, regionsOf));
-    if (maxAgeNanos == 0 || ic.tooLarge) return askMaster(index, regionsOf, filterKey);
+    if (!localCopies || maxAgeNanos == 0 || ic.tooLarge) {
+      return askMaster(index, regionsOf, filterKey);
+    }
     long now = System.nanoTime();
     Copy c = ic.copy;
     if (c == null || now - c.fetchedNanos() > refreshNanos) {

@@ -128,12 +128,16 @@ class RoutingCacheTest {
   }
 
   RoutingCache cache(long refreshMs, long maxAgeMs, long maxBytes) {
+    return cache(refreshMs, maxAgeMs, maxBytes, true);
+  }
+
+  RoutingCache cache(long refreshMs, long maxAgeMs, long maxBytes, boolean localCopies) {
     Configuration conf = new Configuration(false);
     conf.setLong(Settings.CLIENT_ROUTING_REFRESH_MS, refreshMs);
     conf.setLong(Settings.CLIENT_ROUTING_MAX_AGE_MS, maxAgeMs);
     conf.setLong(Settings.CLIENT_ROUTING_MAX_BYTES, maxBytes);
     conf.setLong(Settings.CLIENT_ROUTING_WAIT_MS, 2000);
-    RoutingCache c = new RoutingCache(master, Settings.from(conf), "test-routing");
+    RoutingCache c = new RoutingCache(master, Settings.from(conf), "test-routing", localCopies);
     caches.add(c);
     return c;
   }
@@ -142,6 +146,19 @@ class RoutingCacheTest {
     List<Integer> out = new ArrayList<>();
     for (RegionRef ref : r.getCandidatesList()) out.add((int) ref.getStartKey().byteAt(0));
     return out;
+  }
+
+  /** Issue 52: a client without the native library routes every query by the master's answer. */
+  @Test
+  void withoutLocalCopiesEveryRouteAsksTheMaster() {
+    RoutingCache c = cache(60_000, 60_000, 1 << 30, false);
+    for (int i = 0; i < 11; i++) {
+      RouteResponse r = c.route("idx", null, key("v" + i));
+      assertEquals(REGIONS, r.getTotalRegions(), "the master's answer");
+    }
+    assertEquals(11, master.routeCalls.get());
+    assertEquals(0, master.stateCalls.get(), "no copy fetched: it could not be read");
+    assertEquals(11, c.masterCalls());
   }
 
   @Test
