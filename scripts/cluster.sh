@@ -21,8 +21,11 @@ cluster_cleanup() {
   [ "${KEEP:-0}" = 1 ] || rm -rf "$WORK/data"
 }
 
-# site CONF_DIR SCBF RS_PORT: the hbase-site.xml of a server (or client), with the scbf settings
-# the README's "Deploying on a cluster" lists if SCBF=1, without them if 0.
+# site CONF_DIR SCBF RS_PORT: the hbase-site.xml of a server (or client), with the settings of the
+# binary release's example site (dist/conf/hbase-site.xml: the README's "Deploying on a cluster" and
+# EVENTUAL settings, checked against Coprocessors.configure by CoprocessorsTest) if SCBF=1, without
+# them if 0.
+CLUSTER_EXAMPLE_SITE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/dist/conf/hbase-site.xml
 site() {
   mkdir -p "$1"
   {
@@ -42,12 +45,11 @@ site() {
 <property><name>hbase.unsafe.stream.capability.enforce</name><value>false</value></property>
 XML
     if [ "$2" = 1 ]; then
+      # The release's example settings, as an operator merges them into a site.
+      sed -e '1,/<configuration>/d' -e '/<\/configuration>/,$d' "$CLUSTER_EXAMPLE_SITE"
+      # The publication interval pinned at its default; a crashed server's replication queue claimed
+      # after 1-2 s instead of 30-60 s (the crash test kills servers).
       cat <<XML
-<property><name>hbase.coprocessor.region.classes</name><value>io.scbf.hbase.regionserver.DataTableObserver,io.scbf.hbase.regionserver.IndexRegionCoprocessor</value></property>
-<property><name>hbase.coprocessor.regionserver.classes</name><value>io.scbf.hbase.regionserver.IndexRegionServerCoprocessor</value></property>
-<property><name>hbase.coprocessor.master.classes</name><value>io.scbf.hbase.master.RoutingMasterEndpoint,io.scbf.hbase.master.IndexDescriptorValidator,io.scbf.hbase.master.IndexLifecycleObserver</value></property>
-<property><name>hbase.region.server.rpc.scheduler.factory.class</name><value>io.scbf.hbase.regionserver.IndexRpcSchedulerFactory</value></property>
-<property><name>hbase.regionserver.region.split.policy</name><value>io.scbf.hbase.regionserver.LocalIndexSplitPolicy</value></property>
 <property><name>scbf.publish.interval.ms</name><value>500</value></property>
 <!-- 0.4 sets its own peer's WAL polling; the lifecycle test's 0.3.0 servers still need these. -->
 <property><name>replication.source.sleepforretries</name><value>20</value></property>

@@ -12,7 +12,8 @@
 #   5b. Apache Phoenix and scbf on one mini cluster (mvn -Pphoenix test)
 #   6. the multi-process crash test (scripts/crash-test.sh: 4 kill -9 of servers mid-write)
 #   7. the multi-process lifecycle test (scripts/lifecycle-test.sh: install, rolling upgrade from the
-#      previous release (the jar step 5 built), rollback, uninstall, a writer running throughout)
+#      previous release (the jar step 5 built), rollback, uninstall, a writer running throughout;
+#      the binary release step 5 packaged, unpacked, its scbf-admin run against the cluster)
 # Environment: FUZZ_SECONDS (default 60), FUZZ_SEED (default 1; 0 = random),
 # SKIP_JAVA=1 to stop after the C parts.
 set -euo pipefail
@@ -95,4 +96,4 @@ if ! bash scripts/lifecycle-test.sh >target/lifecycle-test.log 2>&1; then
   tail -n 60 target/lifecycle-test.log
   exit 1
 fi
-grep -E '^[0-9]\.|restarted|write:|check:|dropped:|lifecycle:' target/lifecycle-test.log
+grep -E '^[0-9]\.|restarted|write:|check:|dropped:|^  release:|lifecycle:' target/lifecycle-test.log

@@ -3,7 +3,10 @@ package io.scbf.hbase;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Coprocessor;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -86,6 +89,25 @@ class CoprocessorsTest {
         constant,
         Coprocessors.configure(chosen).get(HConstants.HBASE_REGION_SPLIT_POLICY_KEY),
         "the site's own choice is kept");
+  }
+
+  /**
+   * The binary release's example site, which operators merge into theirs (and the multi-process
+   * tests run with): exactly what configure sets on an empty site, plus the README's replication
+   * setting for EVENTUAL indexes, value for value.
+   */
+  @Test
+  void theReleaseExampleSiteIsWhatConfigureSets() throws Exception {
+    Configuration example = new Configuration(false);
+    example.addResource(Path.of("dist/conf/hbase-site.xml").toUri().toURL());
+    Configuration expected = Coprocessors.configure(new Configuration(false));
+    assertEquals(entries(expected), entries(example));
+  }
+
+  private static Map<String, String> entries(Configuration conf) {
+    Map<String, String> entries = new TreeMap<>();
+    for (Map.Entry<String, String> e : conf) entries.put(e.getKey(), e.getValue());
+    return entries;
   }
 
   private static void assertKind(String name, Class<?> kind) throws Exception {
