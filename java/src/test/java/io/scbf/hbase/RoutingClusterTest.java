@@ -1,6 +1,7 @@
 package io.scbf.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,9 +13,16 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
 import io.scbf.hbase.testing.MiniCluster;
+import io.scbf.hbase.testing.NoNativeClient;
 import io.scbf.hbase.testing.Oracle;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
@@ -181,8 +189,66 @@ class RoutingClusterTest {
     return out.toString();
   }
 
+  /**
+   * Issue 52: a client application in a JVM of its own whose native library cannot load (the
+   * library is all the client uses natively: the routing copy's bitmaps) answers every query right,
+   * and still routes: each routed query asks the master, and a value no region holds asks fewer
+   * buckets than all.
+   */
   @Test
   @Order(3)
+  void aClientWithoutTheNativeLibraryAnswersAndRoutesByTheMaster() throws Exception {
+    Configuration conf = util.getConfiguration();
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) command.add(a);
+    }
+    command.add("-Dscbf.native.path=/nonexistent/libscbfjni.so");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(NoNativeClient.class.getName());
+    command.add(conf.get("hbase.zookeeper.quorum"));
+    command.add(conf.get("hbase.zookeeper.property.clientPort"));
+    command.add(TABLE.getNameAsString());
+    List<Integer> values = List.of(0, 7, 39);
+    for (int v : values) {
+      command.add("d:city=c" + v);
+      command.add("d:zip=z" + v);
+    }
+    command.add("d:city=absent");
+    Path log = Files.createTempFile("no-native-client", ".log");
+    Process p =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    assertTrue(p.waitFor(180, TimeUnit.SECONDS), "the client did not finish: " + log);
+    List<String> out = Files.readAllLines(log);
+    String all = String.join("\n", out);
+    assertEquals(0, p.exitValue(), all);
+    assertTrue(out.contains("native-loaded false"), all);
+    assertTrue(all.contains("no native library in this client"), "the fallback is logged");
+    for (int v : values) {
+      assertTrue(
+          all.contains("Q d:city=c" + v + " " + expected(v) + " "), "global, value " + v + all);
+      assertTrue(all.contains("Q d:zip=z" + v + " " + expected(v) + " "), "local, value " + v);
+    }
+    String absent =
+        out.stream().filter(l -> l.startsWith("Q d:city=absent [] ")).findFirst().orElse(all);
+    assertFalse(absent.contains("not routed") || absent.contains("routing failed"), absent);
+    Matcher asked = Pattern.compile("index regions asked (\\d+)/(\\d+)").matcher(absent);
+    assertTrue(asked.find(), absent);
+    assertTrue(Integer.parseInt(asked.group(1)) < BUCKETS, absent);
+    long masterCalls =
+        out.stream()
+            .filter(l -> l.startsWith("master-calls "))
+            .mapToLong(l -> Long.parseLong(l.substring("master-calls ".length())))
+            .findFirst()
+            .orElse(-1);
+    assertTrue(masterCalls >= values.size() * 2 + 1, all);
+    Files.delete(log);
+  }
+
+  @Test
+  @Order(4)
   void anIdleServerSendsNoBitmaps() throws Exception {
     Thread.sleep(2000); // let the last writes' publications go out
     long before = publishedBytes();
@@ -198,7 +264,7 @@ class RoutingClusterTest {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void withTheMasterDownQueriesAnswerAndTablesOpen() throws Exception {
     IndexedTable warm = new IndexedTable(client, TABLE);
     assertAnswers(warm, 1);
