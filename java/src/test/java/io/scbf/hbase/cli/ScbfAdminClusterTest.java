@@ -505,6 +505,15 @@ class ScbfAdminClusterTest {
     assertTrue(plan.out().contains("counted"), plan.out());
     Run notOrdered = cli("range", "vr", "city", "a", "b", "--entries");
     assertEquals(2, notOrdered.status(), notOrdered.out());
+    // Issue 51: a BY_ROW index has no value order to reverse (--desc was silently ignored), and
+    // its range is streamed so that --limit bounds what is read.
+    Run unordered = cli("range", "vr", "city", "a", "b", "--desc");
+    assertEquals(2, unordered.status(), unordered.out());
+    assertTrue(unordered.err().contains("--desc needs an ORDERED index"), unordered.err());
+    Run limited = cli("range", "vr", "city", "city-0", "city-2", "--limit", "2");
+    assertEquals(0, limited.status(), limited.err());
+    assertEquals(2, limited.out().lines().count(), limited.out());
+    assertTrue(limited.err().contains("2 row(s) (the limit)"), limited.err());
     assertEquals(
         2, cli("create", "vr", "d:bal", "--ordered", "--by-row", "--alias", "bad").status());
     assertEquals(0, cli("drop", "vr", "bal_o").status());
