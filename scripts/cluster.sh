@@ -22,7 +22,7 @@ cluster_cleanup() {
 }
 
 # site CONF_DIR SCBF RS_PORT: the hbase-site.xml of a server (or client), with the scbf settings
-# the README's "Deploying on a cluster" lists if SCBF=1, without them if 0.
+# the README's "Install on a cluster" lists if SCBF=1, without them if 0.
 site() {
   mkdir -p "$1"
   {

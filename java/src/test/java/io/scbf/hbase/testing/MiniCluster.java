@@ -44,7 +44,7 @@ public final class MiniCluster {
   }
 
   /**
-   * The README's setting for EVENTUAL indexes: a caught-up WAL reader polls every 20-100 ms
+   * The user guide's setting for EVENTUAL indexes: a caught-up WAL reader polls every 20-100 ms
    * (HBase's default backs off from 1 s to minutes while a WAL is idle).
    */
   public static void eventualReplication(Configuration conf) {
