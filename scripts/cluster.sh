@@ -22,8 +22,8 @@ cluster_cleanup() {
 }
 
 # site CONF_DIR SCBF RS_PORT: the hbase-site.xml of a server (or client), with the settings of the
-# binary release's example site (dist/conf/hbase-site.xml: the README's "Deploying on a cluster" and
-# EVENTUAL settings, checked against Coprocessors.configure by CoprocessorsTest) if SCBF=1, without
+# binary release's example site (dist/conf/hbase-site.xml: the settings the README's "Install on a
+# cluster" lists, checked against Coprocessors.configure by CoprocessorsTest) if SCBF=1, without
 # them if 0.
 CLUSTER_EXAMPLE_SITE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/dist/conf/hbase-site.xml
 site() {

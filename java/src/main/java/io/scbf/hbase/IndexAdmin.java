@@ -35,14 +35,14 @@ import org.apache.yetus.audience.InterfaceAudience;
  * <p>For a local index, {@link #createIndex} adds the index's column family to the data table (the
  * regions reopen and build their entries from their rows) and waits until every region has.
  *
- * <p>For a global index, {@link #createIndex} creates the index table (one region per bucket)
- * marked building, records the index in the data table's descriptor (the data regions reopen with
- * the index known to their observer), indexes the rows already in the table and then marks the
- * index built. While it is building, queries scan the data table: a backfill that fails part-way
- * leaves a slow index, never one that misses rows ({@link #rebuildIndex} finishes it). Rows written
- * while the backfill runs are indexed by the observer; a backfilled row that a concurrent write has
- * just changed or deleted leaves a stale index row, which queries drop when they re-check the data
- * row.
+ * <p>For a global index, {@link #createIndex} creates the index table (its first regions: {@link
+ * IndexSpec#buckets()}) marked building, records the index in the data table's descriptor (the data
+ * regions reopen with the index known to their observer), indexes the rows already in the table and
+ * then marks the index built. While it is building, queries scan the data table: a backfill that
+ * fails part-way leaves a slow index, never one that misses rows ({@link #rebuildIndex} finishes
+ * it). Rows written while the backfill runs are indexed by the observer; a backfilled row that a
+ * concurrent write has just changed or deleted leaves a stale index row, which queries drop when
+ * they re-check the data row.
  */
 @InterfaceAudience.Public
 public final class IndexAdmin {
@@ -92,8 +92,9 @@ public final class IndexAdmin {
 
   /**
    * Indexes every row of the table again and then lets queries use the index: for a global index
-   * left building (a {@code createIndex} that failed part-way, a snapshot restore or clone, see the
-   * README). Queries stay complete meanwhile (they scan). Safe to run while the table is written.
+   * left building (a {@code createIndex} that failed part-way, a snapshot restore or clone, see
+   * docs/user-guide.md, "How an index is kept"). Queries stay complete meanwhile (they scan). Safe
+   * to run while the table is written.
    *
    * @throws IllegalArgumentException if the table has no such global index
    */

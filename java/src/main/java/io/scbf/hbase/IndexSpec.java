@@ -18,9 +18,9 @@ import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * Definition of one secondary index: the indexed column (or, for a composite index, columns), its
- * alias (part of every index row key and of the filter keys), the number of salt buckets (= index
- * regions), the target false-positive rate of each bucket's filter, and the columns copied into the
- * index rows.
+ * alias (part of every index row key and of the filter keys), its layout and {@link #buckets()}
+ * (what a bucket is depends on the layout), the target false-positive rate of each filter, and the
+ * columns copied into the index rows.
  *
  * <p>A composite index ({@link Builder#thenColumn}) indexes the tuple of its columns' values, in
  * their order, as one value ({@link CompositeValue}): a row is indexed once it holds every one of
@@ -346,9 +346,10 @@ public final class IndexSpec {
   }
 
   /**
-   * Where the rows of a global index live. The layout is fixed when the index is created; {@code
-   * IndexAdmin.rebuild} keeps it, and moving an index to another layout means creating it again
-   * (under a new alias, then dropping the old one: see the README, "Migrating to BY_VALUE").
+   * Where the rows of a global index live. The layout is fixed when the index is created; {@link
+   * IndexAdmin#rebuildIndex} keeps it, and moving an index to another layout means creating it
+   * again (under a new alias, then dropping the old one: see docs/user-guide.md, "Index kinds and
+   * layouts").
    */
   public enum Layout {
     /**

@@ -24,11 +24,11 @@ import org.apache.yetus.audience.InterfaceAudience;
  * hold the value) unless it is strict, asks those in parallel (each answers from its server's hot
  * cache or a prefix scan of its index rows), and, for {@link #find}, reads the data rows and keeps
  * those whose current value still matches. A range query asks every bucket or region, but on an
- * {@code ORDERED} index only the regions holding the range. Answers follow the README's consistency
- * contract: an acknowledged write is found at once through a {@code BY_VALUE} or {@code ORDERED}
- * index or a local one (with {@code scbf.client.local.read.after.ack}, the default), and through a
- * {@code BY_ROW} index once its region has published its filter (every 0.5 s by default) or at once
- * by strict queries.
+ * {@code ORDERED} index only the regions holding the range. Answers follow the consistency contract
+ * of docs/user-guide.md: an acknowledged write is found at once through a {@code BY_VALUE} or
+ * {@code ORDERED} index or a local one (with {@code scbf.client.local.read.after.ack}, the
+ * default), and through a {@code BY_ROW} index once its region has published its filter (every 0.5
+ * s by default) or at once by strict queries.
  *
  * <p>A global index that is being built (see {@link IndexAdmin#rebuildIndex}) answers every lookup
  * with "building": the query then scans the data table, so its answer is complete, only slower. If
@@ -335,8 +335,9 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * The master's routing statistics for one index, as an internal protobuf message.
    *
-   * @deprecated since 0.3.0, for removal in 0.4: the message type is internal and may change; use
-   *     {@link #routingReport(byte[], byte[])}.
+   * @deprecated since 0.3.0: the message type is internal and may change; use {@link
+   *     #routingReport(byte[], byte[])}. Announced for removal in 0.4, it stays there: removing it
+   *     would break code that compiles against 0.3.0. The release that removes it will say so.
    */
   @Deprecated(since = "0.3.0", forRemoval = true)
   public StatsResponse routingStats(byte[] family, byte[] qualifier) throws IOException {
@@ -348,8 +349,9 @@ public final class IndexedTable implements AutoCloseable {
    * The master's routing statistics for the index named {@code index}, as an internal protobuf
    * message.
    *
-   * @deprecated since 0.3.0, for removal in 0.4: the message type is internal and may change; use
-   *     {@link #routingReport(String)}.
+   * @deprecated since 0.3.0: the message type is internal and may change; use {@link
+   *     #routingReport(String)}. Announced for removal in 0.4, it stays there: removing it would
+   *     break code that compiles against 0.3.0. The release that removes it will say so.
    */
   @Deprecated(since = "0.3.0", forRemoval = true)
   public StatsResponse routingStats(String index) throws IOException {

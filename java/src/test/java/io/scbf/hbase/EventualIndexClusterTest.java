@@ -239,7 +239,8 @@ class EventualIndexClusterTest {
   private TreeSet<String> found(TableName table, byte[] qualifier, String value)
       throws IOException {
     // Strict: a BY_ROW index's routed queries see a write once its bucket has published, whether
-    // the write reached the index synchronously or through the applier (README, "Consistency").
+    // the write reached the index synchronously or through the applier (user guide, "Consistency
+    // contract").
     try (IndexedTable t = new IndexedTable(connection, table).setStrict(true)) {
       TreeSet<String> out = new TreeSet<>();
       for (byte[] r : t.findRowKeys(D, qualifier, Bytes.toBytes(value))) out.add(Bytes.toString(r));

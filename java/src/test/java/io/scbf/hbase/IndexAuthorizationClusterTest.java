@@ -262,8 +262,8 @@ class IndexAuthorizationClusterTest {
   }
 
   /**
-   * Issue 49: a writer with the grants the README names for EVENTUAL indexes (READ and WRITE on the
-   * data table and on the record table) awaits its writes and finds them, without global ADMIN.
+   * Issue 49: a writer with the grants the user guide names for EVENTUAL indexes (READ and WRITE on
+   * the data table and on the record table) awaits its writes and finds them, without global ADMIN.
    */
   @Test
   void aWriterWithReadAndWriteAwaitsAnEventualIndex() throws Throwable {

@@ -19,8 +19,8 @@ final class BenchCluster {
   }
 
   /**
-   * The README's settings for EVENTUAL indexes: HBase's WAL reader backs off to seconds while a WAL
-   * is idle.
+   * The user guide's settings for EVENTUAL indexes: HBase's WAL reader backs off to seconds while a
+   * WAL is idle.
    */
   static void eventualSettings(Configuration conf) {
     conf.setLong("replication.source.sleepforretries", 20);

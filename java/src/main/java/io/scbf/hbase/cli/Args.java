@@ -159,10 +159,29 @@ final class Args {
     }
   }
 
+  /**
+   * The alias {@code create} gives an index without {@code --alias}: its (first) qualifier, each
+   * run of characters an alias cannot hold made one {@code _} ({@code e-mail} gives {@code
+   * e_mail}). Refused rather than cut when that is not an alias, so that two long qualifiers cannot
+   * silently end up with one alias.
+   */
+  static String defaultAlias(byte[] qualifier) throws UsageException {
+    String text = Bytes.toString(qualifier);
+    String alias = text.replaceAll("[^A-Za-z0-9_]+", "_").replaceAll("^_+|_+$", "");
+    if (alias.isEmpty() || alias.length() > 32) {
+      throw new UsageException(
+          "the qualifier '"
+              + Bytes.toStringBinary(qualifier)
+              + "' makes no index alias ([A-Za-z0-9_]{1,32}): give --alias");
+    }
+    return alias;
+  }
+
   /** The spec of {@code create COLUMN [options]}. */
   static IndexSpec spec(String column, Args a) throws UsageException {
     TypedColumn first = typedColumn(column);
     IndexSpec.Builder b = IndexSpec.builder(first.column()[0], first.column()[1]);
+    if (a.option("--alias", null) == null) b.alias(defaultAlias(first.column()[1]));
     try {
       String type = a.option("--type", null);
       if (type != null && first.type() != null) {

@@ -22,9 +22,12 @@ final class IndexCommands {
   private IndexCommands() {}
 
   static final String CREATE_OPTIONS =
-      "  --alias A            the index's name (default: the qualifier)\n"
+      "  --alias A            the index's name (default: the qualifier, each run of"
+          + " characters other than A-Z, a-z, 0-9 and _ made one _)\n"
           + "  --buckets N          global index: initial regions, the fixed buckets of"
-          + " --by-row, or the salted streams of --ordered (default 1)\n"
+          + " --by-row, or the salted streams of --ordered (default "
+          + IndexSpec.DEFAULT_BUCKETS
+          + "; 1 for --ordered, unsalted)\n"
           + "  --fpp P              the filters' false-positive rate\n"
           + "  --local              a local index, inside the data regions\n"
           + "  --by-value           a global index placed by a hash of the value (the default):"

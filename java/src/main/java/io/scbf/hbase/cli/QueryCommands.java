@@ -13,6 +13,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -38,7 +39,8 @@ final class QueryCommands {
                 + " partial index for the rows of the value within its WHERE.\n"
                 + "  --limit N            at most N rows (default "
                 + DEFAULT_LIMIT
-                + ")\n"
+                + "); by FAMILY:QUALIFIER only the pages they need are read, by INDEX the"
+                + " whole answer is read first (the library has no limited query by index name)\n"
                 + "  --strict             ask every index region, not only the routed ones\n"
                 + "  --keys-only          row keys only",
             List.of("--strict", "--keys-only"),
@@ -75,10 +77,11 @@ final class QueryCommands {
                 + " stdout, the plan and what it asked on stderr.\n"
                 + "  --limit N            at most N rows (default "
                 + DEFAULT_LIMIT
-                + ")\n"
-                + "  --desc               descending value order (ORDERED indexes)\n"
+                + "); reads about N index entries plus at most a page per region asked\n"
+                + "  --desc               descending value order (ORDERED indexes only; refused"
+                + " on others)\n"
                 + "  --entries            the index entries only (row, value, covered columns):"
-                + " no data row read (ORDERED indexes)",
+                + " no data row read (ORDERED indexes only; refused on others)",
             List.of("--desc", "--entries"),
             List.of("--limit"),
             QueryCommands::range),
@@ -109,6 +112,7 @@ final class QueryCommands {
     IndexSpec spec = index(s, table, w.get(1));
     byte[] lo = bound(spec, w.get(2));
     byte[] hi = bound(spec, w.get(3));
+    checkRange(spec, a);
     int limit = a.intOption("--limit", DEFAULT_LIMIT);
     ValueOrder order = a.flag("--desc") ? ValueOrder.DESCENDING : ValueOrder.ASCENDING;
     long start = System.nanoTime();
@@ -123,15 +127,18 @@ final class QueryCommands {
           s.out().println(line);
           printed++;
         }
-      } else {
-        List<Result> rows =
-            spec.layout() == IndexSpec.Layout.ORDERED
-                ? t.range(spec.alias(), lo, hi, order, limit)
-                : t.range(spec.alias(), List.of(), lo, hi);
-        for (Result r : rows) {
-          if (printed == limit) break;
+      } else if (spec.layout() == IndexSpec.Layout.ORDERED) {
+        for (Result r : t.range(spec.alias(), lo, hi, order, limit)) {
           s.out().println(line(r));
           printed++;
+        }
+      } else {
+        // Streamed, so that the limit bounds what is read: a page per region asked at most.
+        try (ResultScanner rows = t.streamRange(spec.alias(), List.of(), lo, hi)) {
+          for (Result r = rows.next(); r != null && printed < limit; r = rows.next()) {
+            s.out().println(line(r));
+            printed++;
+          }
         }
       }
       s.err()
@@ -143,6 +150,25 @@ final class QueryCommands {
               t.lastTrace());
     }
     return ScbfAdmin.OK;
+  }
+
+  /**
+   * Refuses what only an ORDERED index can answer: value order and covered entries. Other layouts
+   * hash values over their regions, so an order would be a promise the answer does not keep.
+   */
+  static void checkRange(IndexSpec spec, Args a) throws UsageException {
+    if (spec.layout() == IndexSpec.Layout.ORDERED) return;
+    for (String flag : List.of("--desc", "--entries")) {
+      if (a.flag(flag)) {
+        throw new UsageException(
+            flag
+                + " needs an ORDERED index; '"
+                + spec.alias()
+                + "' is "
+                + (spec.isLocal() ? "local" : spec.layout())
+                + ", whose range answers come in no value order");
+      }
+    }
   }
 
   /** The index named {@code alias} of {@code table}. */

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.scbf.hbase.IndexSpec;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class ArgsTest {
@@ -83,5 +86,57 @@ class ArgsTest {
       UsageException e = assertThrows(UsageException.class, () -> WhereCondition.parse(bad));
       assertFalse(e.getMessage().isEmpty(), bad);
     }
+  }
+
+  static IndexSpec create(String column, String... options) throws UsageException {
+    Command create =
+        IndexCommands.all().stream().filter(c -> c.name().equals("create")).findAny().orElseThrow();
+    return Args.spec(column, Args.parse(List.of(options), create.flags(), create.options()));
+  }
+
+  /** Issue 51: the help says --alias defaults to the qualifier; it used to be required. */
+  @Test
+  void theAliasDefaultsToTheQualifier() throws UsageException {
+    assertEquals("balance", create("d:balance", "--type", "long").alias());
+    assertEquals("balance", create("d:balance:long").alias());
+    assertEquals("bal", create("d:balance", "--alias", "bal").alias());
+    assertEquals("e_mail", create("d:e-mail").alias(), "sanitized to [A-Za-z0-9_]");
+    assertEquals("first_name", create("d:first name").alias());
+    for (String column : List.of("d:-", "d:" + "q".repeat(33))) {
+      String m = assertThrows(UsageException.class, () -> create(column)).getMessage();
+      assertTrue(m.contains("--alias"), m);
+    }
+  }
+
+  /** Issue 51: the help said "(default 1)" where a global index got 16 buckets. */
+  @Test
+  void theBucketsHelpStatesTheDefaultsTheSpecGets() throws UsageException {
+    Matcher m =
+        Pattern.compile("--buckets N .*\\(default (\\d+); (\\d+) for --ordered")
+            .matcher(IndexCommands.CREATE_OPTIONS);
+    assertTrue(m.find(), IndexCommands.CREATE_OPTIONS);
+    assertEquals(Integer.parseInt(m.group(1)), create("d:x").buckets());
+    assertEquals(Integer.parseInt(m.group(1)), create("d:x", "--by-row").buckets());
+    assertEquals(Integer.parseInt(m.group(2)), create("d:x", "--ordered").buckets());
+  }
+
+  /** Issue 51: --desc and --entries were ignored (or failed late) on an index not ORDERED. */
+  @Test
+  void valueOrderAndEntriesAreRefusedOnAnIndexNotOrdered() throws UsageException {
+    Command range =
+        QueryCommands.all().stream().filter(c -> c.name().equals("range")).findAny().orElseThrow();
+    IndexSpec byValue = create("d:city");
+    IndexSpec ordered = create("d:bal", "--type", "long", "--ordered");
+    for (String flag : List.of("--desc", "--entries")) {
+      Args a = Args.parse(List.of("t", "city", "a", "b", flag), range.flags(), range.options());
+      String m =
+          assertThrows(UsageException.class, () -> QueryCommands.checkRange(byValue, a))
+              .getMessage();
+      assertTrue(m.contains(flag) && m.contains("ORDERED") && m.contains("'city'"), m);
+      QueryCommands.checkRange(ordered, a);
+    }
+    QueryCommands.checkRange(
+        byValue,
+        Args.parse(List.of("t", "city", "a", "b", "--limit", "5"), range.flags(), range.options()));
   }
 }

@@ -18,8 +18,12 @@ import io.scbf.hbase.testing.Oracle;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
@@ -505,6 +509,15 @@ class ScbfAdminClusterTest {
     assertTrue(plan.out().contains("counted"), plan.out());
     Run notOrdered = cli("range", "vr", "city", "a", "b", "--entries");
     assertEquals(2, notOrdered.status(), notOrdered.out());
+    // Issue 51: a BY_ROW index has no value order to reverse (--desc was silently ignored), and
+    // its range is streamed so that --limit bounds what is read.
+    Run unordered = cli("range", "vr", "city", "a", "b", "--desc");
+    assertEquals(2, unordered.status(), unordered.out());
+    assertTrue(unordered.err().contains("--desc needs an ORDERED index"), unordered.err());
+    Run limited = cli("range", "vr", "city", "city-0", "city-2", "--limit", "2");
+    assertEquals(0, limited.status(), limited.err());
+    assertEquals(2, limited.out().lines().count(), limited.out());
+    assertTrue(limited.err().contains("2 row(s) (the limit)"), limited.err());
     assertEquals(
         2, cli("create", "vr", "d:bal", "--ordered", "--by-row", "--alias", "bad").status());
     assertEquals(0, cli("drop", "vr", "bal_o").status());
@@ -612,5 +625,54 @@ class ScbfAdminClusterTest {
     Run strong = cli("set-consistency", "vr_ev", "city", "strong");
     assertEquals(0, strong.status(), strong.err());
     assertFalse(cli("list", "vr_ev").out().contains("EVENTUAL"));
+  }
+
+  /**
+   * Issue 51: the README's CLI quick start runs as written, every line exiting 0 (its first create
+   * used to exit 2 for want of an alias). The tables it names are made here with a few rows.
+   */
+  @Test
+  @Order(12)
+  void theReadmesCliQuickStartRunsAsWritten() throws Exception {
+    String readme = Files.readString(Path.of("README.md"));
+    int section = readme.indexOf("## CLI quick start");
+    int from = readme.indexOf("```sh\n", section) + "```sh\n".length();
+    List<String> lines = readme.substring(from, readme.indexOf("```", from)).lines().toList();
+    assertTrue(section >= 0 && lines.size() >= 5, "README.md's CLI quick start: " + lines);
+    try (Admin admin = connection.getAdmin()) {
+      for (String name : List.of("people", "accounts")) {
+        admin.createTable(
+            TableDescriptorBuilder.newBuilder(TableName.valueOf(name))
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+                .build());
+      }
+    }
+    try (Table people = connection.getTable(TableName.valueOf("people"));
+        Table accounts = connection.getTable(TableName.valueOf("accounts"))) {
+      for (int i = 0; i < 21; i++) {
+        people.put(
+            new Put(row(i))
+                .addColumn(D, CITY, Bytes.toBytes(i % 3 == 0 ? "Paris" : "Oslo"))
+                .addColumn(D, NAME, Bytes.toBytes("name-" + i)));
+        accounts.put(
+            new Put(row(i)).addColumn(D, Bytes.toBytes("balance"), Bytes.toBytes(i * 10L - 100)));
+      }
+    }
+    Map<String, Run> runs = new LinkedHashMap<>();
+    for (String line : lines) {
+      List<String> words = DocsAgreeWithCodeTest.shellWords(line.replaceFirst("\\s+#.*", ""));
+      assertEquals("scbf-admin", words.get(0), line);
+      Run run = cli(words.subList(1, words.size()).toArray(new String[0]));
+      assertEquals(0, run.status(), line + "\n" + run.out() + run.err());
+      runs.put(String.join(" ", words.subList(1, Math.min(3, words.size()))), run);
+    }
+    assertEquals(7, runs.get("find people").out().lines().count(), "the Paris rows");
+    // Balances -100..100 by 10: [-50, 50) holds -50..40, the largest (40, row 14) first.
+    List<String> range = runs.get("range accounts").out().lines().toList();
+    assertEquals(10, range.size(), range.toString());
+    assertTrue(range.get(0).startsWith("row-0014\t"), range.get(0));
+    assertTrue(
+        runs.get("verify people").out().contains(": 21 data rows, 21 index rows;"),
+        runs.toString());
   }
 }

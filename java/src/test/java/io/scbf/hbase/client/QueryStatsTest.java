@@ -65,13 +65,16 @@ class QueryStatsTest {
     }
   }
 
-  /** The object name the README gives (T the table, N an id) is the one a table registers. */
+  /**
+   * The object name the metrics reference gives (T the table, N an id) is the one a table
+   * registers.
+   */
   @Test
-  void theReadmesObjectNameFindsTheTablesMBean() throws Exception {
+  void theDocumentedObjectNameFindsTheTablesMBean() throws Exception {
     Matcher documented =
         Pattern.compile("`(io\\.scbf\\.hbase:type=IndexedTable,[^`]*)`")
-            .matcher(Files.readString(Path.of("README.md")));
-    assertTrue(documented.find(), "README.md names the client MBean");
+            .matcher(Files.readString(Path.of("docs/operations.md")));
+    assertTrue(documented.find(), "docs/operations.md names the client MBean");
     ObjectName pattern =
         new ObjectName(documented.group(1).replace("\"T\"", "\"a-table\"").replace("=N", "=*"));
     QueryStats stats = new QueryStats();

@@ -20,7 +20,10 @@ sealed interface Op {
     String row();
   }
 
-  /** Writes the product refuses on an indexed or covered column (README, "Writes"). */
+  /**
+   * Writes the product refuses on an indexed or covered column (user guide, "How an index is kept":
+   * writes).
+   */
   sealed interface Refusable extends Write {
     String column();
   }

@@ -263,7 +263,8 @@ sealed interface Query {
                 byte[] va = cells.get(a.name());
                 byte[] vb = cells.get(b.name());
                 if (va == null || vb == null) return;
-                // Conditions compare bytes as HBase does (README, "partial index").
+                // Conditions compare bytes as HBase does (user guide, "Expression and partial
+                // indexes").
                 if (in.stream().noneMatch(x -> Bytes.equals(Values.bytes(x), va))) return;
                 if (!Bytes.equals(Values.bytes(eq), vb)) return;
                 out.add(Snapshot.describe(row, cells));

@@ -8,12 +8,13 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * Values as readable tokens ({@code "L:-5"}, {@code "D:NaN"}, {@code "BD:1.00"}, {@code "S:ä"},
  * {@code "B:v1"}), so a printed sequence can be pasted back; and the oracle's own comparison of
- * values in a type's order, written from the README's rules rather than from the product's code.
+ * values in a type's order, written from the user guide's rules rather than from the product's
+ * code.
  */
 final class Values {
   private Values() {}
 
-  /** A NaN whose bits are not {@link Double#NaN}'s: the README says every NaN is one value. */
+  /** A NaN whose bits are not {@link Double#NaN}'s: the user guide says every NaN is one value. */
   static final double OTHER_NAN = Double.longBitsToDouble(0x7ff8000000000001L);
 
   static byte[] bytes(String token) {
@@ -29,7 +30,7 @@ final class Values {
     };
   }
 
-  /** Compares two raw values in {@code type}'s order (README, "Typed values"). */
+  /** Compares two raw values in {@code type}'s order (user guide, "Typed values"). */
   static int compare(ValueType type, byte[] a, byte[] b) {
     return comparator(type).compare(a, b);
   }

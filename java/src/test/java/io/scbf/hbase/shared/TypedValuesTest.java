@@ -107,7 +107,7 @@ class TypedValuesTest {
     assertArrayEquals(
         ValueType.BIG_DECIMAL.indexForm(Bytes.toBytes(new BigDecimal("1.0"))),
         ValueType.BIG_DECIMAL.indexForm(Bytes.toBytes(new BigDecimal("1.00"))));
-    // The index keeps no scale: an entry's value comes back at its smallest (README).
+    // The index keeps no scale: an entry's value comes back at its smallest (user guide).
     byte[] back =
         ValueType.BIG_DECIMAL.rawForm(
             ValueType.BIG_DECIMAL.indexForm(Bytes.toBytes(new BigDecimal("1.00"))));

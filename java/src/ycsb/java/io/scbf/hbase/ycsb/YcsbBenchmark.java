@@ -100,7 +100,7 @@ public final class YcsbBenchmark {
             conf -> {
               // Phoenix's mutable indexes need its WAL codec (it reads plain cells as the
               // default codec does: the scbf tables are unaffected).
-              // The README's settings for EVENTUAL indexes (HBase's WAL reader backs off to
+              // The user guide's settings for EVENTUAL indexes (HBase's WAL reader backs off to
               // seconds while idle).
               conf.setLong("replication.source.sleepforretries", 20);
               conf.setInt("replication.source.maxretriesmultiplier", 5);
