@@ -24,7 +24,6 @@ import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.regionserver.ReplicationSourceService;
 import org.apache.hadoop.hbase.regionserver.wal.AbstractFSWAL;
-import org.apache.hadoop.hbase.regionserver.wal.AbstractProtobufWALReader;
 import org.apache.hadoop.hbase.replication.ReplicationException;
 import org.apache.hadoop.hbase.replication.ReplicationQueueStorage;
 import org.apache.hadoop.hbase.replication.regionserver.ReplicationSourceInterface;
@@ -42,6 +41,12 @@ import org.apache.yetus.audience.InterfaceAudience;
  */
 @InterfaceAudience.Private
 public final class WalShipping extends EventualServerService {
+  /**
+   * The protobuf WAL's magic, "PWAL" since HBase 0.96: 2.6 names it in {@code
+   * AbstractProtobufWALReader}, 2.5 in {@code ProtobufLogReader}, so it is spelled here once.
+   */
+  private static final byte[] PB_WAL_MAGIC = {'P', 'W', 'A', 'L'};
+
   /** Set when the coprocessor starts, after HBase has registered this service. */
   private volatile HRegionServer server;
 
@@ -141,9 +146,9 @@ public final class WalShipping extends EventualServerService {
    */
   static long headerEnd(FileSystem files, Path wal) throws IOException {
     try (FSDataInputStream in = files.open(wal)) {
-      byte[] magic = new byte[AbstractProtobufWALReader.PB_WAL_MAGIC.length];
+      byte[] magic = new byte[PB_WAL_MAGIC.length];
       in.readFully(magic);
-      if (!Arrays.equals(magic, AbstractProtobufWALReader.PB_WAL_MAGIC)) return 0;
+      if (!Arrays.equals(magic, PB_WAL_MAGIC)) return 0;
       int size = 0;
       int varint = 0;
       for (int shift = 0; ; shift += 7) {
