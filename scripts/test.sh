@@ -10,6 +10,7 @@
 #   5. Java suite (JUnit: JNI API, loader, HBase mini-cluster tests, Java format) via Maven, and
 #      the API check against the last release's jar (japicmp; scripts/previous-release.sh builds it)
 #   5b. Apache Phoenix and scbf on one mini cluster (mvn -Pphoenix test)
+#   5c. the HBase 2.5 line: a short mini-cluster suite built against 2.5.11 (-Dhbase.profile=2.5)
 #   6. the multi-process crash test (scripts/crash-test.sh: 4 kill -9 of servers mid-write)
 #   7. the multi-process lifecycle test (scripts/lifecycle-test.sh: install, rolling upgrade from the
 #      previous release (the jar step 5 built), rollback, uninstall, a writer running throughout;
@@ -83,6 +84,17 @@ if ! mvn -B -Pphoenix test >target/mvn-phoenix.log 2>&1; then
   exit 1
 fi
 grep -E 'Tests run:|BUILD|Total time' target/mvn-phoenix.log
+
+section "HBase 2.5 line (2.5.11-hadoop3): every index kind on a mini cluster (-Dhbase.profile=2.5)"
+hbase25_tests='IndexClusterTest,LocalIndexClusterTest,OrderedIndexClusterTest'
+hbase25_tests+=',EventualIndexClusterTest#aWriteReachesAnotherClientWithinASecondOnHBasesDefaults'
+if ! mvn -B -Dhbase.profile=2.5 -Dscbf.jmx.skip=true -Dspotless.check.skip=true test \
+  -Dtest="$hbase25_tests" -Dsurefire.failIfNoSpecifiedTests=false >target/mvn-hbase25.log 2>&1; then
+  grep -E 'Tests run:|FAIL|ERROR' target/mvn-hbase25.log | tail -n 80
+  tail -n 80 target/mvn-hbase25.log
+  exit 1
+fi
+grep -E 'Tests run:|BUILD|Total time' target/mvn-hbase25.log
 
 section "Multi-process crash test (ZooKeeper, HMaster, 2 region servers; ${KILLS:-4} kill -9)"
 if ! bash scripts/crash-test.sh >target/crash-test.log 2>&1; then
