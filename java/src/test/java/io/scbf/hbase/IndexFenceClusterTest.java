@@ -2,6 +2,7 @@ package io.scbf.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.shared.IndexCatalog;
@@ -373,9 +374,13 @@ class IndexFenceClusterTest {
   }
 
   /**
-   * Issue 49: a Put that an existing delete marker masks (stamped at or below a row delete, or
-   * below a delete stamped in the future) is invisible in HBase, so no index may answer it; on a
-   * family with NEW_VERSION_BEHAVIOR the marker masks only earlier writes, and the Put is indexed.
+   * Issue 49: a Put that a delete marker the region holds masks (stamped at or below a row delete,
+   * or below a delete stamped in the future) is invisible in HBase, but only until a major
+   * compaction purges the marker while the Put is in the memstore: HBase shows it then, and no
+   * write reaches the index (the long differential run, seed 1008: an ORDERED index missed such a
+   * row after a major compaction; this test, before the refusal: {@code expected [r1, r2] but was
+   * []} after it). So such a Put of an indexed or covered column is refused. On a family with
+   * NEW_VERSION_BEHAVIOR the marker masks only earlier writes, and the Put is indexed.
    */
   @Test
   void aPutMaskedByADeleteMarkerIsNotIndexed() throws Exception {
@@ -399,22 +404,47 @@ class IndexFenceClusterTest {
       try (Table t = connection.getTable(table)) {
         t.put(cityZipName("r1", "Oslo", "0150", "Ann", HConstants.LATEST_TIMESTAMP));
         t.delete(new Delete(Bytes.toBytes("r1")));
-        t.put(cityZipName("r1", "Bergen", "5003", "Bo", now - 1_000));
         // A marker from the future masks even a server-stamped Put, until a Put stamped above it.
         t.delete(new Delete(Bytes.toBytes("r2"), now + 60_000));
-        t.put(cityZipName("r2", "Bergen", "5003", "Bo", HConstants.LATEST_TIMESTAMP));
         t.put(cityZipName("r3", "Bergen", "5003", "Bo", HConstants.LATEST_TIMESTAMP));
         t.delete(new Delete(Bytes.toBytes("r3")).addFamily(D, now + 60_000));
-        t.put(cityZipName("r3", "Molde", "6400", "Cy", now + 60_000));
         t.put(cityZipName("r4", "Molde", "6400", "Cy", HConstants.LATEST_TIMESTAMP));
         t.delete(new Delete(Bytes.toBytes("r4")).addColumns(D, CITY, now + 60_000));
-        t.put(new Put(Bytes.toBytes("r4")).addColumn(D, CITY, now + 30_000, Bytes.toBytes("Oslo")));
+        util.flush(table); // the markers in a file, the puts below them in the memstore
+        List<Put> masked =
+            List.of(
+                cityZipName("r1", "Bergen", "5003", "Bo", now - 1_000),
+                cityZipName("r2", "Bergen", "5003", "Bo", HConstants.LATEST_TIMESTAMP),
+                cityZipName("r3", "Molde", "6400", "Cy", now + 60_000),
+                new Put(Bytes.toBytes("r4"))
+                    .addColumn(D, CITY, now + 30_000, Bytes.toBytes("Oslo")));
+        for (Put p : masked) {
+          if (newVersionBehavior) {
+            t.put(p);
+          } else {
+            IOException e = assertThrows(IOException.class, () -> t.put(p), p.toString());
+            assertTrue(e.getMessage().contains("masked by a delete marker"), e.getMessage());
+          }
+        }
         List<String> visible = new ArrayList<>();
         for (String row : List.of("r1", "r2", "r3", "r4")) {
           if (!t.get(new Get(Bytes.toBytes(row)).addColumn(D, CITY)).isEmpty()) visible.add(row);
         }
         assertEquals(newVersionBehavior ? List.of("r1", "r2", "r3", "r4") : List.of(), visible);
       }
+      assertIndexesShowWhatHBaseShows(table);
+      // A major compaction purges the markers in files; a Put still in the memstore shows again.
+      try (Admin admin = connection.getAdmin()) {
+        admin.majorCompact(table);
+      }
+      util.waitFor(
+          60_000, () -> util.getAdmin().getCompactionState(table).toString().equals("NONE"));
+      assertIndexesShowWhatHBaseShows(table);
+    }
+  }
+
+  private void assertIndexesShowWhatHBaseShows(TableName table) throws Exception {
+    {
       try (IndexedTable it = new IndexedTable(connection, table)) {
         for (byte[][] q :
             new byte[][][] {

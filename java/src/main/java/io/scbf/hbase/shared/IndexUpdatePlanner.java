@@ -240,6 +240,17 @@ public final class IndexUpdatePlanner {
     }
   }
 
+  /**
+   * A Put of an indexed or covered column that only a stored delete marker masks (issue 49): HBase
+   * shows it again if a major compaction purges the marker while the put is in the memstore, and no
+   * write reaches the index then. Its row's mutations are refused, as a too long key's are.
+   */
+  public static final class MaskedPutException extends IllegalArgumentException {
+    MaskedPutException(String message) {
+      super(message);
+    }
+  }
+
   /** The row state after a Put or Delete (with server-assigned timestamps) applies to {@code s}. */
   public RowState apply(RowState s, Mutation m) {
     RowState.Builder next = s.toBuilder();
@@ -249,6 +260,17 @@ public final class IndexUpdatePlanner {
         switch (c.getType()) {
           case Put -> {
             Column col = watchedColumn(family, c);
+            if (col != null && next.maskedOnlyByStored(col, c.getTimestamp())) {
+              throw new MaskedPutException(
+                  "scbf: the Put of "
+                      + col
+                      + " at timestamp "
+                      + c.getTimestamp()
+                      + " is masked by a delete marker the region holds; HBase hides it until a"
+                      + " major compaction purges the marker, and may show it after, which no"
+                      + " index can follow: refused. Stamp it above the delete, or give the"
+                      + " family NEW_VERSION_BEHAVIOR (where a delete masks only earlier writes)");
+            }
             // Same timestamp: the later write wins, as in the region; a delete marker at or after
             // the put's timestamp (of the batch, or already in the region) masks it.
             if (col != null

@@ -114,6 +114,15 @@ public final class RowState {
       return timestamp <= deleteMark(c) || stored.masks(c, timestamp);
     }
 
+    /**
+     * True if only a marker the region already holds masks a put of {@code c} at {@code timestamp}:
+     * one that a major compaction may purge while the put is still in the memstore, which HBase
+     * then shows (a marker of the same batch is flushed and compacted with the put).
+     */
+    boolean maskedOnlyByStored(Column c, long timestamp) {
+      return timestamp > deleteMark(c) && stored.masks(c, timestamp);
+    }
+
     /** Highest delete marker timestamp applied to the column, or Long.MIN_VALUE. */
     long deleteMark(Column c) {
       return deleteMarks.getOrDefault(c, Long.MIN_VALUE);

@@ -10,6 +10,7 @@ import io.scbf.hbase.shared.IndexUpdatePlanner;
 import io.scbf.hbase.shared.RowState;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -218,12 +219,20 @@ public final class BatchIndexer {
     // (a Delete's too: the markers it leaves may mask that writer's puts).
     watchedRows.add(indexed.stream().map(Mutation::getRow).toList());
     Map<Bytes, RowStates> rows = new LinkedHashMap<>();
+    Set<Bytes> refused = new HashSet<>();
     for (Mutation m : indexed) {
+      Bytes row = new Bytes(m.getRow());
+      if (refused.contains(row)) continue;
       RowStates states =
           rows.computeIfAbsent(
-              new Bytes(m.getRow()),
-              r -> new RowStates(current.getOrDefault(r.get(), RowState.EMPTY)));
-      states.after = planner.apply(states.after, m);
+              row, r -> new RowStates(current.getOrDefault(r.get(), RowState.EMPTY)));
+      try {
+        states.after = planner.apply(states.after, m);
+      } catch (IndexUpdatePlanner.MaskedPutException masked) {
+        refuseRow(batch, row, masked.getMessage());
+        rows.remove(row);
+        refused.add(row);
+      }
     }
 
     Map<TableName, List<Mutation>> puts = new LinkedHashMap<>();
