@@ -29,11 +29,16 @@ final class Runner {
 
   private final HBaseTestingUtility util;
   private final Connection reader;
+
+  /** A reading connection whose planner always takes the index ({@code scbf.planner=index}). */
+  private final Connection indexPlanned;
+
   private final Stats stats;
 
-  Runner(HBaseTestingUtility util, Connection reader, Stats stats) {
+  Runner(HBaseTestingUtility util, Connection reader, Connection indexPlanned, Stats stats) {
     this.util = util;
     this.reader = reader;
+    this.indexPlanned = indexPlanned;
     this.stats = stats;
   }
 
@@ -51,13 +56,24 @@ final class Runner {
         indexAdmin.createIndex(name, schema.spec(i, i.eventual()));
         eventual.put(i.alias(), i.eventual());
       }
+      if (schema.immutable()) indexAdmin.setImmutableRows(name, true);
     }
     if (target == null) stats.setupMillis += System.currentTimeMillis() - setup;
     Applier applier = new Applier(util, writer, name, schema, System.currentTimeMillis(), eventual);
     Checker checker = new Checker(target == null ? stats : new Stats());
+    // A TTL set by an alter allows stale index answers as a TTL at creation does.
+    boolean expires =
+        schema.expires()
+            || seq.ops().stream()
+                .anyMatch(
+                    o ->
+                        o instanceof Op.AlterFamily a
+                            && a.setting().equals("TTL")
+                            && a.value() > 0);
     try (IndexedTable routed = new IndexedTable(reader, name);
-        IndexedTable strict = new IndexedTable(reader, name).setStrict(true)) {
-      Query.Probe probe = new Query.Probe(schema, routed, strict);
+        IndexedTable strict = new IndexedTable(reader, name).setStrict(true);
+        IndexedTable planned = new IndexedTable(indexPlanned, name)) {
+      Query.Probe probe = new Query.Probe(schema, routed, strict, planned, expires);
       List<Op> ops = seq.ops();
       for (int step = 0; step < ops.size(); step++) {
         Op op = ops.get(step);
