@@ -90,20 +90,27 @@ final class Runner {
             target == null
                 ? Checker.choose(schema, new Random(seq.seed() * 1_000_003L + step))
                 : target.query() == null ? List.of() : List.of(target.query());
-        Snapshot data = Snapshot.read(writer, name);
-        Snapshot byGets = Snapshot.readByGets(writer, name, schema.rows());
-        // Expiry between the two reads is no disagreement: a second scan must match the first.
-        if (!data.equals(byGets) && data.equals(Snapshot.read(writer, name))) {
-          return Failure.ofOp(
-              step,
-              op,
-              "HBase's Scan and Get disagree after",
-              "scan " + data + "\n  gets " + byGets);
+        try {
+          f = check(step, op, queries, checker, probe, writer, name, schema);
+        } catch (IOException | UncheckedIOException e) {
+          // The shared connection's location cache can loop on RegionMovedException for a region
+          // that moved and then split (HBase's client: a new connection reads the table). The
+          // step is checked again through a new connection; if that fails too, it is a failure.
+          try (Connection fresh =
+              org.apache.hadoop.hbase.client.ConnectionFactory.createConnection(
+                  util.getConfiguration())) {
+            f = check(step, op, queries, checker, probe, fresh, name, schema);
+            if (target == null) stats.clientCacheLoops++;
+          } catch (IOException | UncheckedIOException again) {
+            f =
+                Failure.ofOp(
+                    step,
+                    op,
+                    "reading the data table failed after",
+                    causes(e) + "\n  and through a new connection: " + causes(again));
+          }
         }
-        for (Query q : queries) {
-          f = checker.check(step, op, q, probe, data, () -> reread(writer, name));
-          if (f != null) return f;
-        }
+        if (f != null) return f;
         if (target == null) stats.checkMillis += System.currentTimeMillis() - started;
       }
       return null;
@@ -112,6 +119,30 @@ final class Runner {
       drop(writer, name);
       if (target == null) stats.setupMillis += System.currentTimeMillis() - dropping;
     }
+  }
+
+  private Failure check(
+      int step,
+      Op op,
+      List<Query> queries,
+      Checker checker,
+      Query.Probe probe,
+      Connection writer,
+      TableName name,
+      Schema schema)
+      throws IOException, InterruptedException {
+    Snapshot data = Snapshot.read(writer, name);
+    Snapshot byGets = Snapshot.readByGets(writer, name, schema.rows());
+    // Expiry between the two reads is no disagreement: a second scan must match the first.
+    if (!data.equals(byGets) && data.equals(Snapshot.read(writer, name))) {
+      return Failure.ofOp(
+          step, op, "HBase's Scan and Get disagree after", "scan " + data + "\n  gets " + byGets);
+    }
+    for (Query q : queries) {
+      Failure f = checker.check(step, op, q, probe, data, () -> reread(writer, name));
+      if (f != null) return f;
+    }
+    return null;
   }
 
   private Failure apply(

@@ -12,6 +12,7 @@ final class Stats {
   long checks;
   long refusalsChecked;
   long staleWaits;
+  long clientCacheLoops;
   long failures;
   final Map<String, Long> perKind = new TreeMap<>();
   final Map<String, Long> queriesPerKind = new TreeMap<>();
@@ -28,6 +29,7 @@ final class Stats {
     checks += o.checks;
     refusalsChecked += o.refusalsChecked;
     staleWaits += o.staleWaits;
+    clientCacheLoops += o.clientCacheLoops;
     failures += o.failures;
     o.perKind.forEach((k, v) -> perKind.merge(k, v, Long::sum));
     o.queriesPerKind.forEach((k, v) -> queriesPerKind.merge(k, v, Long::sum));
@@ -57,7 +59,8 @@ final class Stats {
   String summary() {
     return String.format(
         "differential: %d sequences, %d operations, %d events (%d skipped by HBase), %d checks,"
-            + " %d refusals checked, %d stale index answers waited out, %d failures;"
+            + " %d refusals checked, %d stale index answers waited out, %d steps read again through"
+            + " a new connection (HBase client cache loop), %d failures;"
             + " operations per kind %s; queries per kind %s; ms in table setup and drop %d,"
             + " in checks %d, per op kind %s",
         sequences,
@@ -67,6 +70,7 @@ final class Stats {
         checks,
         refusalsChecked,
         staleWaits,
+        clientCacheLoops,
         failures,
         perKind,
         queriesPerKind,
