@@ -466,16 +466,45 @@ final class GlobalLookups {
   QueryPlan explainByValue(IndexSpec spec, byte[] value, QueryPlan.Answer kind) throws IOException {
     TableName indexTable = indexTable(spec);
     LookupRequest request = lookupRequest(spec, value).setEstimateOnly(true).build();
+    // As point() decides: with the table's rows known before the lookups, each region compares its
+    // own estimate with the threshold (a salted index's streams and a value split across regions
+    // are not summed), and scans only above it (at least one row, however small the table).
+    long tableRows = tableRows(indexTable);
+    long scanAbove = context.router.scanAboveRows(kind, tableRows);
     long estimate = 0;
+    boolean over = false;
     try (Table index = context.connection.getTable(indexTable)) {
       for (RegionChain chain : valueChains(index, spec, value, request)) {
         LookupResponse first = chain.next();
         noteEntries(indexTable, List.of(first));
-        if (!first.getFilterAbsent()) estimate += first.getValueEstimate();
+        if (first.getFilterAbsent()) continue;
+        estimate += first.getValueEstimate();
+        if (scanAbove > 0 && first.getValueEstimate() > scanAbove) over = true;
       }
     }
-    return context.router.planByValue(
-        kind, estimate, tableRows(indexTable), regionsOf(spec, indexTable));
+    QueryPlan costed =
+        context.router.planByValue(kind, estimate, tableRows, regionsOf(spec, indexTable));
+    boolean scan = costed.kind() == QueryPlan.Kind.DATA_SCAN;
+    if (scan == over) return costed;
+    QueryPlan.Kind index =
+        kind == QueryPlan.Answer.ROWS ? QueryPlan.Kind.INDEX_LOOKUP : QueryPlan.Kind.INDEX_ONLY;
+    return new QueryPlan(
+        over ? QueryPlan.Kind.DATA_SCAN : index,
+        kind,
+        costed.estimatedRows(),
+        costed.boundRows(),
+        costed.tableRows(),
+        costed.regionsAsked(),
+        costed.regionsTotal(),
+        costed.indexCostMs(),
+        costed.scanCostMs(),
+        over
+            ? "a region estimates more than " + scanAbove + " rows of the value: a scan"
+            : scanAbove == 0
+                ? "the table's size is not known yet: the index"
+                : "no region estimates more than "
+                    + scanAbove
+                    + " rows of the value (a region scans instead only above that): the index");
   }
 
   /** The table's rows as the {@code BY_VALUE} index's regions last told (0: not known yet). */

@@ -11,11 +11,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeepDeletedCells;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
@@ -25,6 +28,8 @@ import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.security.visibility.CellVisibility;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -190,6 +195,8 @@ final class Applier {
       } else if (op instanceof Op.Truncate t) {
         admin.disableTable(table);
         admin.truncateTable(table, true);
+      } else if (op instanceof Op.AlterFamily a) {
+        alter(admin, a);
       } else if (op instanceof Op.Sleep s) {
         Thread.sleep(s.ms());
       } else {
@@ -197,6 +204,23 @@ final class Applier {
       }
     }
     return true;
+  }
+
+  private void alter(Admin admin, Op.AlterFamily a) throws IOException {
+    TableDescriptor current = admin.getDescriptor(table);
+    ColumnFamilyDescriptorBuilder f =
+        ColumnFamilyDescriptorBuilder.newBuilder(
+            current.getColumnFamily(Bytes.toBytes(a.family())));
+    switch (a.setting()) {
+      case "VERSIONS" -> f.setMaxVersions(a.value());
+      case "TTL" -> f.setTimeToLive(a.value() == 0 ? HConstants.FOREVER : a.value());
+      case "MIN_VERSIONS" -> f.setMinVersions(a.value());
+      case "KEEP_DELETED_CELLS" ->
+          f.setKeepDeletedCells(a.value() == 1 ? KeepDeletedCells.TRUE : KeepDeletedCells.FALSE);
+      default -> throw new IllegalArgumentException(a.setting());
+    }
+    admin.modifyTable(
+        TableDescriptorBuilder.newBuilder(current).modifyColumnFamily(f.build()).build());
   }
 
   List<TableName> indexTables() {

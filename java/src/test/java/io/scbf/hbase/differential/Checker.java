@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Asks queries of the index and of the oracle and compares. Queries that re-check the data rows
@@ -32,6 +33,14 @@ final class Checker {
   static List<Query> choose(Schema schema, Random random) {
     List<Query> out = new ArrayList<>();
     for (Index index : schema.indexes()) {
+      if (index.composite()) {
+        out.add(composite(schema, index, random));
+        continue;
+      }
+      if (!index.byColumn()) {
+        out.add(byAlias(schema, index, random));
+        continue;
+      }
       Column c = schema.column(index.column());
       Query.PointKind[] kinds = Query.PointKind.values();
       out.add(
@@ -68,7 +77,143 @@ final class Checker {
           new Query.And(
               a.name(), List.of(pick(a, random), pick(a, random)), b.name(), pick(b, random)));
     }
+    if (random.nextInt(3) == 0) out.add(where(schema, random));
+    if (random.nextInt(3) == 0) out.add(explain(schema, random));
     return out;
+  }
+
+  /** The values an expression or partial index holds: its expression's of the column's values. */
+  static List<String> indexValues(Schema schema, Index index) {
+    Column c = schema.column(index.column());
+    if (index.expression() == null) return c.domain();
+    List<String> out = new ArrayList<>();
+    for (String v : c.domain()) {
+      byte[] e = index.expression().apply(Values.bytes(v));
+      String token =
+          index.expression().producesLong() ? "L:" + Bytes.toLong(e) : "S:" + Bytes.toString(e);
+      if (!out.contains(token)) out.add(token);
+    }
+    out.add(index.expression().producesLong() ? "L:3" : "S:q"); // a value no row has
+    return out;
+  }
+
+  /** An expression or partial index, asked by alias: a point, and ranges (ordered if ORDERED). */
+  private static Query byAlias(Schema schema, Index index, Random random) {
+    List<String> values = indexValues(schema, index);
+    String v = values.get(random.nextInt(values.size()));
+    String lo = random.nextInt(4) == 0 ? null : values.get(random.nextInt(values.size()));
+    String hi = random.nextInt(4) == 0 ? null : values.get(random.nextInt(values.size()));
+    ValueOrder order = random.nextBoolean() ? ValueOrder.ASCENDING : ValueOrder.DESCENDING;
+    int p = random.nextInt(index.kind() == Kind.ORDERED ? 5 : 2);
+    return switch (p) {
+      case 0 -> new Query.Point(Query.PointKind.FIND_BY_ALIAS, index.alias(), v, 0);
+      case 1 -> new Query.Range(Query.RangeKind.RANGE_BY_ALIAS, index.alias(), lo, hi, order, 0);
+      case 2 ->
+          new Query.Range(
+              Query.RangeKind.RANGE_LIMIT, index.alias(), lo, hi, order, 1 + random.nextInt(4));
+      case 3 ->
+          new Query.Range(
+              Query.RangeKind.RANGE_ENTRIES, index.alias(), lo, hi, order, 1 + random.nextInt(4));
+      default -> new Query.Range(Query.RangeKind.STREAM_RANGE, index.alias(), lo, hi, order, 0);
+    };
+  }
+
+  private static Query.Composite composite(Schema schema, Index index, Random random) {
+    Column first = schema.column(index.column());
+    Column second = schema.column(index.then().get(0));
+    Query.CompositeKind[] kinds = Query.CompositeKind.values();
+    Query.CompositeKind kind = kinds[random.nextInt(kinds.length)];
+    if (kind == Query.CompositeKind.FIND) {
+      return new Query.Composite(
+          kind,
+          index.alias(),
+          random.nextBoolean()
+              ? List.of(pick(first, random), pick(second, random))
+              : List.of(pick(first, random)),
+          null,
+          null);
+    }
+    boolean leading = random.nextBoolean();
+    Column next = leading ? second : first;
+    return new Query.Composite(
+        kind,
+        index.alias(),
+        leading ? List.of(pick(first, random)) : List.of(),
+        random.nextInt(4) == 0 ? null : pick(next, random),
+        random.nextInt(4) == 0 ? null : pick(next, random));
+  }
+
+  /**
+   * find(Condition...): an IN on d:a or d:b and one or two more conditions (IN, a typed range,
+   * present) on other columns; half the time, when the table has a partial index, an equality on
+   * its column with its WHERE, which the planner may answer by it.
+   */
+  static Query.Where where(Schema schema, Random random) {
+    List<Schema.Cond> conds = new ArrayList<>();
+    Index partial =
+        schema.indexes().stream().filter(i -> !i.where().isEmpty()).findFirst().orElse(null);
+    if (partial != null && random.nextBoolean()) {
+      Column c = schema.column(partial.column());
+      conds.add(Schema.Cond.in(c.name(), pick(c, random)));
+      conds.addAll(partial.where());
+      return new Query.Where(conds);
+    }
+    String first = random.nextBoolean() ? "d:a" : "d:b";
+    Column f = schema.column(first);
+    conds.add(
+        random.nextBoolean()
+            ? Schema.Cond.in(first, pick(f, random))
+            : Schema.Cond.in(first, pick(f, random), pick(f, random)));
+    int more = 1 + random.nextInt(2);
+    for (int i = 0; i < more; i++) {
+      Schema.Cond c = SequenceGenerator.where(random, first, xColumn(schema), schema.columns());
+      if (conds.stream().noneMatch(o -> o.column().equals(c.column()))) conds.add(c);
+    }
+    return new Query.Where(conds);
+  }
+
+  private static String xColumn(Schema schema) {
+    return schema.columns().stream()
+        .map(Column::name)
+        .filter(n -> n.endsWith(":x"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** An explain of a point query by column, by alias, of a composite, or of conditions. */
+  static Query.Explain explain(Schema schema, Random random) {
+    boolean indexPlanner = random.nextBoolean();
+    List<Index> plain = schema.indexes().stream().filter(Index::byColumn).toList();
+    List<Index> composites = schema.indexes().stream().filter(Index::composite).toList();
+    int p = random.nextInt(4);
+    if (p == 0 && !composites.isEmpty()) {
+      Index c = composites.get(0);
+      Column first = schema.column(c.column());
+      Column second = schema.column(c.then().get(0));
+      return new Query.Explain(
+          new Query.Composite(
+              Query.CompositeKind.FIND,
+              c.alias(),
+              List.of(pick(first, random), pick(second, random)),
+              null,
+              null),
+          indexPlanner);
+    }
+    if (p == 1) return new Query.Explain(where(schema, random), indexPlanner);
+    Index index = plain.get(random.nextInt(plain.size()));
+    Query.PointKind[] kinds = {
+      Query.PointKind.FIND,
+      Query.PointKind.FIND_BY_ALIAS,
+      Query.PointKind.FIND_ROW_KEYS,
+      Query.PointKind.FIND_ENTRIES
+    };
+    return new Query.Explain(
+        new Query.Point(
+            kinds[random.nextInt(kinds.length)],
+            index.alias(),
+            pick(schema.column(index.column()), random),
+            0),
+        indexPlanner);
   }
 
   private static String pick(Column c, Random random) {
@@ -80,7 +225,7 @@ final class Checker {
       int step, Op op, Query q, Query.Probe probe, Snapshot first, Supplier<Snapshot> reread)
       throws IOException, InterruptedException {
     stats.query(q);
-    boolean expires = probe.schema().expires();
+    boolean expires = probe.expires();
     long deadline =
         System.currentTimeMillis()
             + (q.indexOnly() ? STALE_MS + (expires ? 6_000 : 0) : expires ? 2_000 : 0);

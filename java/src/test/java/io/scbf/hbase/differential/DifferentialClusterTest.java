@@ -56,6 +56,7 @@ class DifferentialClusterTest {
 
   HBaseTestingUtility util;
   Connection reader;
+  Connection indexPlanned;
 
   @BeforeAll
   void startCluster() throws Exception {
@@ -63,11 +64,15 @@ class DifferentialClusterTest {
     Configuration conf = new Configuration(util.getConfiguration());
     conf.setInt(Settings.CLIENT_PAGE_ROWS, 2); // streams and limits cross pages
     reader = ConnectionFactory.createConnection(conf);
+    Configuration index = new Configuration(conf);
+    index.set(Settings.PLANNER, "index"); // point queries take the index, however small the table
+    indexPlanned = ConnectionFactory.createConnection(index);
   }
 
   @AfterAll
   void stopCluster() throws Exception {
     if (reader != null) reader.close();
+    if (indexPlanned != null) indexPlanned.close();
     if (util != null) util.shutdownMiniCluster();
   }
 
@@ -102,7 +107,7 @@ class DifferentialClusterTest {
   private Void work(
       Stats stats, AtomicInteger next, AtomicBoolean stop, String[] reports, long start)
       throws Exception {
-    Runner runner = new Runner(util, reader, stats);
+    Runner runner = new Runner(util, reader, indexPlanned, stats);
     SequenceGenerator generator = new SequenceGenerator();
     long deadline = MINUTES == 0 ? Long.MAX_VALUE : start + MINUTES * 60_000;
     for (int i = next.getAndIncrement();
@@ -127,12 +132,15 @@ class DifferentialClusterTest {
         continue;
       }
       System.out.printf(
-          "differential sequence %d (seed %d): %s in %.0f s%n",
+          "differential sequence %d (seed %d, indexes %s): %s in %.0f s%n",
           i,
           seq.seed(),
+          seq.schema().indexes().stream().map(Schema.Index::alias).toList(),
           failure == null ? "ok" : "FAILED",
           (System.currentTimeMillis() - began) / 1e3);
       if (failure == null) continue;
+      System.out.printf(
+          "differential sequence %d (seed %d) failed %s%n", i, seq.seed(), failure.describe());
       stats.failures++;
       if (STOP_AT_FIRST) stop.set(true);
       Shrinker shrinker = new Shrinker(runner, SHRINK_MS);

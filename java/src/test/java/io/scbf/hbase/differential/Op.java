@@ -212,6 +212,17 @@ sealed interface Op {
     }
   }
 
+  /**
+   * A family's setting changed while indexed ({@code Admin.modifyTable}): {@code VERSIONS}, {@code
+   * TTL} (seconds, 0 = FOREVER), {@code MIN_VERSIONS}, {@code KEEP_DELETED_CELLS} (0 or 1).
+   */
+  record AlterFamily(String family, String setting, int value) implements Op {
+    @Override
+    public String toString() {
+      return "alterFamily(" + q(family) + ", " + q(setting) + ", " + value + ")";
+    }
+  }
+
   record Sleep(long ms) implements Op {
     @Override
     public String toString() {
@@ -313,6 +324,10 @@ sealed interface Op {
 
   static Truncate truncate() {
     return new Truncate();
+  }
+
+  static AlterFamily alterFamily(String family, String setting, int value) {
+    return new AlterFamily(family, setting, value);
   }
 
   static Sleep sleep(long ms) {

@@ -2,6 +2,7 @@ package io.scbf.hbase.differential;
 
 import io.scbf.hbase.IndexSpec.ValueType;
 import io.scbf.hbase.differential.Schema.Column;
+import io.scbf.hbase.differential.Schema.Cond;
 import io.scbf.hbase.differential.Schema.Family;
 import io.scbf.hbase.differential.Schema.Index;
 import io.scbf.hbase.differential.Schema.Kind;
@@ -44,23 +45,145 @@ final class SequenceGenerator {
             new Column(x, xType, pick(r, 4, domain(xType))));
     // At most one EVENTUAL index per sequence: each costs an await after every write.
     int eventual = r.nextInt(5) == 0 ? 1 + r.nextInt(2) : 0;
-    List<Index> indexes =
-        List.of(
-            new Index(
-                "ia",
-                "d:a",
-                r.nextInt(3) == 0 ? Kind.BY_ROW : Kind.BY_VALUE,
-                1 + r.nextInt(3),
-                r.nextBoolean() ? List.of("d:c") : List.of(),
-                eventual == 1),
-            new Index("ib", "d:b", Kind.LOCAL, 1, List.of("d:c"), false),
-            new Index(
-                "in", "d:n", Kind.ORDERED, r.nextBoolean() ? 1 : 3, List.of("d:c"), eventual == 2),
-            new Index("ix", x, Kind.ORDERED, 1, List.of(), false));
+    // Each index costs table setup time (about 4 s): ia and ib always, the others now and then.
+    List<Index> indexes = new ArrayList<>();
+    indexes.add(
+        new Index(
+            "ia",
+            "d:a",
+            r.nextInt(3) == 0 ? Kind.BY_ROW : Kind.BY_VALUE,
+            1 + r.nextInt(3),
+            r.nextBoolean() ? List.of("d:c") : List.of(),
+            eventual == 1));
+    indexes.add(new Index("ib", "d:b", Kind.LOCAL, 1, List.of("d:c"), false));
+    boolean in = r.nextInt(5) != 0;
+    boolean ix = r.nextInt(5) != 0;
+    int in3 = r.nextBoolean() ? 1 : 3;
+    if (in) {
+      indexes.add(new Index("in", "d:n", Kind.ORDERED, in3, List.of("d:c"), eventual == 2));
+    }
+    if (ix) indexes.add(new Index("ix", x, Kind.ORDERED, 1, List.of(), false));
+    // Composite, expression and partial indexes: each in about a third of the sequences.
+    if (r.nextInt(3) == 0) indexes.add(composite(r, x));
+    if (r.nextInt(3) == 0) indexes.add(expression(r, x, xType));
+    if (r.nextInt(3) == 0) indexes.add(partial(r, x, columns));
+    boolean immutable = r.nextInt(6) == 0;
     List<String> rows = new ArrayList<>();
-    int rowCount = 4 + r.nextInt(5);
+    // Insert-only rows are written once each: more of them.
+    int rowCount = immutable ? 12 + r.nextInt(5) : 4 + r.nextInt(5);
     for (int i = 0; i < rowCount; i++) rows.add("r" + i);
-    return new Schema(families, columns, indexes, rows);
+    return new Schema(families, columns, List.copyOf(indexes), rows, immutable);
+  }
+
+  private static Kind anyKind(Random r) {
+    return Kind.values()[r.nextInt(Kind.values().length)];
+  }
+
+  private static int buckets(Random r, Kind k) {
+    return k == Kind.LOCAL ? 1 : 1 + r.nextInt(3);
+  }
+
+  /** {@code ic}: d:a then d:n (LONG) or the typed x: equality on both, the first, and ranges. */
+  private Index composite(Random r, String x) {
+    Kind k = anyKind(r);
+    return new Index(
+        "ic",
+        "d:a",
+        k,
+        buckets(r, k),
+        List.of(),
+        false,
+        List.of(r.nextBoolean() ? "d:n" : x),
+        null,
+        List.of());
+  }
+
+  /** {@code ie}: a text function of d:a or of a STRING x, or d:n truncated. */
+  private Index expression(Random r, String x, ValueType xType) {
+    Kind k = anyKind(r);
+    int p = r.nextInt(xType == ValueType.STRING ? 3 : 2);
+    String column;
+    Schema.Expr e;
+    if (p == 0) {
+      column = "d:n";
+      e = new Schema.Expr("truncate", List.of(5L, 10L, 1L << 62).get(r.nextInt(3)));
+    } else {
+      column = p == 1 ? "d:a" : x;
+      List<Schema.Expr> text =
+          List.of(
+              new Schema.Expr("lower", 0),
+              new Schema.Expr("upper", 0),
+              new Schema.Expr("reverse", 0),
+              new Schema.Expr("prefix", 1),
+              new Schema.Expr("reverse,prefix", 1));
+      e = text.get(r.nextInt(text.size()));
+    }
+    return new Index(
+        "ie",
+        column,
+        k,
+        buckets(r, k),
+        r.nextBoolean() ? List.of("d:c") : List.of(),
+        false,
+        List.of(),
+        e,
+        List.of());
+  }
+
+  /** {@code ip}: d:a or d:b where an IN, a range or "present" (now and then two of them) holds. */
+  private Index partial(Random r, String x, List<Column> columns) {
+    Kind k = anyKind(r);
+    String column = r.nextBoolean() ? "d:a" : "d:b";
+    List<Cond> where = new ArrayList<>();
+    where.add(where(r, column, x, columns));
+    if (r.nextInt(3) == 0) {
+      Cond second = where(r, column, x, columns);
+      if (!second.column().equals(where.get(0).column())) where.add(second);
+    }
+    return new Index(
+        "ip",
+        column,
+        k,
+        buckets(r, k),
+        r.nextBoolean() ? List.of("d:c") : List.of(),
+        false,
+        List.of(),
+        null,
+        List.copyOf(where));
+  }
+
+  /** A WHERE condition on a column other than {@code indexed}. */
+  static Cond where(Random r, String indexed, String x, List<Column> columns) {
+    String other = indexed.equals("d:a") ? "d:b" : "d:a";
+    return switch (r.nextInt(6)) {
+      case 0 -> Cond.in("d:u", "B:u0");
+      case 1 ->
+          Cond.in(
+              other, other.equals("d:a") ? "B:a0" : "B:b0", other.equals("d:a") ? "B:a1" : "B:b1");
+      case 2 -> Cond.present("d:c");
+      case 3 -> bounded(r, "d:n", columns);
+      case 4 -> bounded(r, x, columns);
+      default -> Cond.present("d:u");
+    };
+  }
+
+  /** A range on a column between two of its values, or open on one side. */
+  static Cond bounded(Random r, String column, List<Column> columns) {
+    Column c = columns.stream().filter(o -> o.name().equals(column)).findFirst().orElseThrow();
+    List<String> domain = c.domain();
+    String lo = domain.get(r.nextInt(domain.size()));
+    String hi = domain.get(r.nextInt(domain.size()));
+    int order = Values.compare(c.type(), Values.bytes(lo), Values.bytes(hi));
+    if (order > 0) { // Condition refuses an empty range
+      String t = lo;
+      lo = hi;
+      hi = t;
+    }
+    return switch (order == 0 ? 0 : r.nextInt(3)) {
+      case 0 -> Cond.range(column, lo, null);
+      case 1 -> Cond.range(column, null, hi);
+      default -> Cond.range(column, lo, hi);
+    };
   }
 
   private Family family(Random r, String name, boolean ttl) {
@@ -99,9 +222,20 @@ final class SequenceGenerator {
     final List<Long> stamps = new ArrayList<>();
     final Map<String, Boolean> eventualNow = new HashMap<>();
 
+    /** Each family's settings now (alters change them). */
+    final Map<String, Family> familiesNow = new HashMap<>();
+
+    /** True once a family has a TTL: the grammar then has sleeps. */
+    boolean expiring;
+
+    /** Insert-only tables: the next row never written. */
+    int fresh;
+
     Ops(Random r, Schema schema) {
       this.r = r;
       this.schema = schema;
+      for (Family f : schema.families()) familiesNow.put(f.name(), f);
+      expiring = schema.expires();
       for (Index i : schema.indexes()) {
         eventualNow.put(i.alias(), i.eventual());
       }
@@ -117,6 +251,7 @@ final class SequenceGenerator {
     }
 
     Op next() {
+      if (schema.immutable()) return insertOnly();
       int p = r.nextInt(100);
       if (p < 34) return put(row());
       if (p < 40) return deleteRow(row());
@@ -126,8 +261,46 @@ final class SequenceGenerator {
       if (p < 64) return batch();
       if (p < 68) return mutations();
       if (p < 73) return checkAndPut();
-      if (p < 77 && schema.expires()) return new Op.Sleep(1000 + 500L * r.nextInt(5));
+      if (p < 77 && expiring) return new Op.Sleep(1000 + 500L * r.nextInt(5));
       return event();
+    }
+
+    /**
+     * An insert-only table ({@code IndexAdmin.setImmutableRows}): each row is put once, in one
+     * write (of 1-3 columns); rows and columns are deleted; no value is replaced, as the contract
+     * asks.
+     */
+    Op insertOnly() {
+      int p = r.nextInt(100);
+      if (p < 40) return fresh(1).isEmpty() ? deleteRow(row()) : put(take());
+      if (p < 48) return deleteRow(row());
+      if (p < 54) return deleteColumns(row());
+      if (p < 61) return refused();
+      if (p < 67) {
+        List<String> rows = fresh(2 + r.nextInt(2));
+        if (rows.size() < 2) return null;
+        List<Op.Write> puts = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) puts.add(put(take()));
+        return new Op.Batch(puts);
+      }
+      if (p < 71) {
+        if (fresh(1).isEmpty()) return null;
+        String row = take();
+        Column c = column();
+        return new Op.CheckAndPut(row, c.name(), null, put(row));
+      }
+      if (p < 75 && expiring) return new Op.Sleep(1000 + 500L * r.nextInt(5));
+      return event();
+    }
+
+    /** Up to n rows never written (not taken). */
+    List<String> fresh(int n) {
+      List<String> rows = schema.rows();
+      return rows.subList(fresh, Math.min(rows.size(), fresh + n));
+    }
+
+    String take() {
+      return schema.rows().get(fresh++);
     }
 
     String row() {
@@ -239,7 +412,7 @@ final class SequenceGenerator {
       List<Index> global = schema.indexes().stream().filter(Index::global).toList();
       Index any = schema.indexes().get(r.nextInt(schema.indexes().size()));
       Index g = global.get(r.nextInt(global.size()));
-      return switch (r.nextInt(12)) {
+      return switch (r.nextInt(13)) {
         case 0, 1 -> new Op.Flush();
         case 2 -> new Op.MajorCompact();
         case 3 -> new Op.SplitData(row());
@@ -250,8 +423,70 @@ final class SequenceGenerator {
         case 8 -> new Op.Rebuild(g.alias());
         case 9 -> eventualNow.get(g.alias()) ? null : new Op.Repair(g.alias());
         case 10 -> new Op.DisableEnable();
+        case 11 -> alter();
         default -> truncate();
       };
+    }
+
+    /** A family's VERSIONS, TTL, MIN_VERSIONS or KEEP_DELETED_CELLS changed while indexed. */
+    Op alter() {
+      List<Family> families = schema.families();
+      Family f = familiesNow.get(families.get(r.nextInt(families.size())).name());
+      Family to;
+      Op.AlterFamily op;
+      switch (r.nextInt(4)) {
+        case 0 -> {
+          int v = f.versions() == 1 ? 3 : 1;
+          to =
+              new Family(
+                  f.name(),
+                  v,
+                  f.ttlSeconds(),
+                  f.minVersions(),
+                  f.keepDeletedCells(),
+                  f.newVersionBehavior());
+          op = new Op.AlterFamily(f.name(), "VERSIONS", v);
+        }
+        case 1 -> {
+          int v = f.ttlSeconds() != 0 && r.nextBoolean() ? 0 : 3 + r.nextInt(3);
+          to =
+              new Family(
+                  f.name(),
+                  f.versions(),
+                  v,
+                  f.minVersions(),
+                  f.keepDeletedCells(),
+                  f.newVersionBehavior());
+          op = new Op.AlterFamily(f.name(), "TTL", v);
+          if (v > 0) expiring = true;
+        }
+        case 2 -> {
+          int v = 1 - f.minVersions();
+          to =
+              new Family(
+                  f.name(),
+                  f.versions(),
+                  f.ttlSeconds(),
+                  v,
+                  f.keepDeletedCells(),
+                  f.newVersionBehavior());
+          op = new Op.AlterFamily(f.name(), "MIN_VERSIONS", v);
+        }
+        default -> {
+          boolean v = !f.keepDeletedCells();
+          to =
+              new Family(
+                  f.name(),
+                  f.versions(),
+                  f.ttlSeconds(),
+                  f.minVersions(),
+                  v,
+                  f.newVersionBehavior());
+          op = new Op.AlterFamily(f.name(), "KEEP_DELETED_CELLS", v ? 1 : 0);
+        }
+      }
+      familiesNow.put(f.name(), to);
+      return op;
     }
 
     Op switchConsistency(String alias) {

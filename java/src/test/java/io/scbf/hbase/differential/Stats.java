@@ -12,6 +12,7 @@ final class Stats {
   long checks;
   long refusalsChecked;
   long staleWaits;
+  long clientCacheLoops;
   long failures;
 
   /** Sequences the cluster failed before their checks could (exceptions from HBase calls). */
@@ -32,6 +33,7 @@ final class Stats {
     checks += o.checks;
     refusalsChecked += o.refusalsChecked;
     staleWaits += o.staleWaits;
+    clientCacheLoops += o.clientCacheLoops;
     failures += o.failures;
     errors += o.errors;
     o.perKind.forEach((k, v) -> perKind.merge(k, v, Long::sum));
@@ -62,8 +64,8 @@ final class Stats {
   String summary() {
     return String.format(
         "differential: %d sequences, %d operations, %d events (%d skipped by HBase), %d checks,"
-            + " %d refusals checked, %d stale index answers waited out, %d failures, %d run"
-            + " errors;"
+            + " %d refusals checked, %d stale index answers waited out, %d steps read again through"
+            + " a new connection (HBase client cache loop), %d failures, %d run errors;"
             + " operations per kind %s; queries per kind %s; ms in table setup and drop %d,"
             + " in checks %d, per op kind %s",
         sequences,
@@ -73,6 +75,7 @@ final class Stats {
         checks,
         refusalsChecked,
         staleWaits,
+        clientCacheLoops,
         failures,
         errors,
         perKind,
