@@ -24,6 +24,7 @@ import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.security.visibility.VisibilityConstants;
+import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -241,6 +242,18 @@ public final class IndexUpdatePlanner {
   }
 
   /**
+   * Within this much of now, a Put's timestamp is taken for the server's stamp: a write racing a
+   * delete of its row within one millisecond is masked by it (HBase's rule), and is not refused; it
+   * is not indexed, as HBase hides it. Only a major compaction purging that marker in the same
+   * moment, with the Put still in the memstore, could show it again.
+   */
+  static final long SERVER_STAMP_SLACK_MS = 1000;
+
+  private static boolean serverStamped(long timestamp) {
+    return Math.abs(EnvironmentEdgeManager.currentTime() - timestamp) <= SERVER_STAMP_SLACK_MS;
+  }
+
+  /**
    * A Put of an indexed or covered column that only a stored delete marker masks (issue 49): HBase
    * shows it again if a major compaction purges the marker while the put is in the memstore, and no
    * write reaches the index then. Its row's mutations are refused, as a too long key's are.
@@ -260,7 +273,10 @@ public final class IndexUpdatePlanner {
         switch (c.getType()) {
           case Put -> {
             Column col = watchedColumn(family, c);
-            if (col != null && next.maskedOnlyByStored(col, c.getTimestamp())) {
+            if (col != null
+                && next.maskedOnlyByStored(col, c.getTimestamp())
+                && (next.storedMarkerAbove(col, c.getTimestamp())
+                    || !serverStamped(c.getTimestamp()))) {
               throw new MaskedPutException(
                   "scbf: the Put of "
                       + col

@@ -123,6 +123,11 @@ public final class RowState {
       return timestamp > deleteMark(c) && stored.masks(c, timestamp);
     }
 
+    /** True if a stored "all versions up to" marker of {@code c} lies above {@code timestamp}. */
+    boolean storedMarkerAbove(Column c, long timestamp) {
+      return stored.upTo().getOrDefault(c, Long.MIN_VALUE) > timestamp;
+    }
+
     /** Highest delete marker timestamp applied to the column, or Long.MIN_VALUE. */
     long deleteMark(Column c) {
       return deleteMarks.getOrDefault(c, Long.MIN_VALUE);

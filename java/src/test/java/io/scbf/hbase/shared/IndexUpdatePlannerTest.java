@@ -150,6 +150,15 @@ class IndexUpdatePlannerTest {
             planner.apply(
                 before,
                 new Put(ROW).addColumn(D, CITY, 60, b("Oslo")).addColumn(D, NAME, 60, b("Li"))));
+    // A server-stamped Put racing a delete within its millisecond: masked (HBase's rule), not
+    // indexed, not refused.
+    long now = System.currentTimeMillis();
+    RowState raced =
+        RowState.of(
+            List.of(),
+            planner.markers(List.of(new KeyValue(ROW, D, null, now, KeyValue.Type.DeleteFamily))));
+    assertNull(
+        planner.apply(raced, new Put(ROW).addColumn(D, CITY, now, b("Oslo"))).value(CITY_COL));
     // The batch's own marker masks the put for good: nothing to index, nothing refused.
     RowState deleted = planner.apply(before, new Delete(ROW).addFamily(D, 120));
     RowState after = planner.apply(deleted, new Put(ROW).addColumn(D, CITY, 110, b("Oslo")));
