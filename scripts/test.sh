@@ -15,7 +15,7 @@
 #   7. the multi-process lifecycle test (scripts/lifecycle-test.sh: install, rolling upgrade from the
 #      previous release (the jar step 5 built), rollback, uninstall, a writer running throughout;
 #      the binary release step 5 packaged, unpacked, its scbf-admin run against the cluster)
-# Environment: FUZZ_SECONDS (default 60), FUZZ_SEED (default 1; 0 = random),
+# Environment: FUZZ_SECONDS (default 30), FUZZ_SEED (default 1; 0 = random),
 # SKIP_JAVA=1 to stop after the C parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +49,7 @@ SCBF_TEST_SCALE=0.05 TSAN_OPTIONS=halt_on_error=1 CK_RUN_CASE=concurrency \
 section "C suite for linux-aarch64 (cross-built, under qemu-user)"
 bash scripts/aarch64-check.sh
 
-section "Fuzzing the snapshot decoders (${FUZZ_SECONDS:-60}s per target)"
+section "Fuzzing the snapshot decoders (${FUZZ_SECONDS:-30}s per target)"
 CC=clang cmake -S . -B build-fuzz -DSCBF_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j"$jobs" >/dev/null
 for fuzzer in build-fuzz/fuzz_*; do
@@ -57,7 +57,7 @@ for fuzzer in build-fuzz/fuzz_*; do
   [ -d test/fuzz/corpus ] && cp test/fuzz/corpus/* "$corpus"/ 2>/dev/null || true
   # A fixed seed makes CI's run reproducible (FUZZ_SEED=0 picks a random one);
   # -timeout turns a decoder that hangs into a failure within seconds.
-  if ! "$fuzzer" -max_total_time="${FUZZ_SECONDS:-60}" -seed="${FUZZ_SEED:-1}" -timeout=10 \
+  if ! "$fuzzer" -max_total_time="${FUZZ_SECONDS:-30}" -seed="${FUZZ_SEED:-1}" -timeout=10 \
     -print_final_stats=1 "$corpus" >build-fuzz/last.log 2>&1; then
     tail -n 60 build-fuzz/last.log
     exit 1

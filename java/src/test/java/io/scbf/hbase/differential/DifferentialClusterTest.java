@@ -28,14 +28,14 @@ import org.junit.jupiter.api.TestInstance;
  * global, local and ordered indexes; after each step the index's answers must equal what a plain
  * scan of the data table gives for the same question.
  *
- * <p>{@code -Dscbf.differential.sequences=N} (default 5: the short form, about 5 minutes on 2
+ * <p>{@code -Dscbf.differential.sequences=N} (default 3: the short form, about 3 minutes on 2
  * cores), {@code -Dscbf.differential.ops=N} (default 40), {@code -Dscbf.differential.seed=S}
  * (sequence i uses seed S+i; default 1), {@code -Dscbf.differential.parallel=N} (default 1). Long
  * form: {@code scripts/differential-test.sh}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DifferentialClusterTest {
-  static final int SEQUENCES = Integer.getInteger("scbf.differential.sequences", 5);
+  static final int SEQUENCES = Integer.getInteger("scbf.differential.sequences", 3);
   static final int OPS = Integer.getInteger("scbf.differential.ops", 40);
   static final long SEED = Long.getLong("scbf.differential.seed", 1);
   static final boolean STOP_AT_FIRST =
