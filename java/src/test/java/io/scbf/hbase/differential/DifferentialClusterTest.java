@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -57,6 +58,7 @@ class DifferentialClusterTest {
   HBaseTestingUtility util;
   Connection reader;
   Connection indexPlanned;
+  Connection oracle;
 
   @BeforeAll
   void startCluster() throws Exception {
@@ -67,12 +69,17 @@ class DifferentialClusterTest {
     Configuration index = new Configuration(conf);
     index.set(Settings.PLANNER, "index"); // point queries take the index, however small the table
     indexPlanned = ConnectionFactory.createConnection(index);
+    Configuration impatient = new Configuration(util.getConfiguration());
+    impatient.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 5);
+    impatient.setInt(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 15_000);
+    oracle = ConnectionFactory.createConnection(impatient);
   }
 
   @AfterAll
   void stopCluster() throws Exception {
     if (reader != null) reader.close();
     if (indexPlanned != null) indexPlanned.close();
+    if (oracle != null) oracle.close();
     if (util != null) util.shutdownMiniCluster();
   }
 
@@ -107,7 +114,7 @@ class DifferentialClusterTest {
   private Void work(
       Stats stats, AtomicInteger next, AtomicBoolean stop, String[] reports, long start)
       throws Exception {
-    Runner runner = new Runner(util, reader, indexPlanned, stats);
+    Runner runner = new Runner(util, reader, indexPlanned, oracle, stats);
     SequenceGenerator generator = new SequenceGenerator();
     long deadline = MINUTES == 0 ? Long.MAX_VALUE : start + MINUTES * 60_000;
     for (int i = next.getAndIncrement();

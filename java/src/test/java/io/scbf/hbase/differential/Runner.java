@@ -34,12 +34,25 @@ final class Runner {
   /** A reading connection whose planner always takes the index ({@code scbf.planner=index}). */
   private final Connection indexPlanned;
 
+  /**
+   * The oracle's reads: a connection that gives up within seconds, where HBase's default retries
+   * for about a minute (a location cache looping on a region that moved and then split is read
+   * again through a new connection at once).
+   */
+  private final Connection oracle;
+
   private final Stats stats;
 
-  Runner(HBaseTestingUtility util, Connection reader, Connection indexPlanned, Stats stats) {
+  Runner(
+      HBaseTestingUtility util,
+      Connection reader,
+      Connection indexPlanned,
+      Connection oracle,
+      Stats stats) {
     this.util = util;
     this.reader = reader;
     this.indexPlanned = indexPlanned;
+    this.oracle = oracle;
     this.stats = stats;
   }
 
@@ -92,7 +105,7 @@ final class Runner {
                 ? Checker.choose(schema, new Random(seq.seed() * 1_000_003L + step))
                 : target.query() == null ? List.of() : List.of(target.query());
         try {
-          f = check(step, op, queries, checker, probe, writer, name, schema);
+          f = check(step, op, queries, checker, probe, oracle, name, schema);
         } catch (IOException | UncheckedIOException e) {
           // The shared connection's location cache can loop on RegionMovedException for a region
           // that moved and then split (HBase's client: a new connection reads the table). The
