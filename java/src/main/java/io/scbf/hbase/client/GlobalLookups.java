@@ -356,24 +356,73 @@ final class GlobalLookups {
             .build();
     long counted = 0;
     int regions = 0;
+    List<byte[][]> streams = streamBounds(spec, lo, hi);
     try (Table index = context.connection.getTable(indexTable(spec))) {
-      for (byte[][] bounds : streamBounds(spec, lo, hi)) {
-        RegionChain chain = rangeChain(index, bounds[0], bounds[1], request);
+      for (int s = 0; s < streams.size(); s++) {
+        long before = counted;
+        RegionChain chain = rangeChain(index, streams.get(s)[0], streams.get(s)[1], request);
         for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
           noteEntries(indexTable(spec), List.of(r));
-          if (r.getIndexBuilding()) return new Count(-1, chain.regions() + regions);
+          if (r.getIndexBuilding()) return new Count(-1, chain.regions() + regions, false);
           counted += r.getValueEstimate();
-          if (counted > limit) break;
+          if (counted > limit) {
+            long inLast = r.getValueEstimate();
+            long streamRows =
+                counted - before - inLast + Math.max(inLast, rowsFrom(spec, streams.get(s), r));
+            // Salted streams hold even shares of every value range (rows are hashed to them).
+            long estimate = before + streamRows * (streams.size() - s);
+            return new Count(Math.max(counted, estimate), regions + chain.regions(), true);
+          }
         }
         regions += chain.regions();
-        if (counted > limit) break;
       }
     }
-    return new Count(counted, regions);
+    return new Count(counted, regions, false);
   }
 
-  /** Entries a range holds as its regions counted them (-1: the index is building). */
-  record Count(long entries, int regions) {}
+  /**
+   * The entries of {@code stream}'s range from the region whose count went over the limit ({@code
+   * last}) on: each region taken to hold as many entries as {@code last}'s (an {@code ORDERED}
+   * index's regions split at a size), the range's share of a region it covers in part read from the
+   * keys' positions between the region's bounds ({@link KeySpan}). So a half-open range is sized
+   * from the regions it spans, not from the entries counted before a scan was known to be cheaper.
+   */
+  private long rowsFrom(IndexSpec spec, byte[][] stream, LookupResponse last) throws IOException {
+    long perRegion = last.hasRegionEntries() ? last.getRegionEntries() : 0;
+    if (perRegion <= 0 || !last.hasRegionStart()) return 0;
+    byte[] after = last.getRegionStart().toByteArray();
+    double share = 0;
+    for (byte[][] region : regionParts(indexTable(spec))) {
+      byte[] from = max(max(region[0], stream[0]), after);
+      byte[] to = minEnd(region[1], stream[1]);
+      if (to.length != 0 && Bytes.compareTo(from, to) >= 0) continue;
+      byte[] regionEnd = region[1].length == 0 ? stream[1] : region[1];
+      if (regionEnd.length == 0) {
+        share += Bytes.equals(from, region[0]) ? 1 : 0.5; // no bound to interpolate against
+        continue;
+      }
+      KeySpan span = new KeySpan(region[0], regionEnd);
+      share += (to.length == 0 ? 1 : span.at(to)) - span.at(from);
+    }
+    return Math.round(share * perRegion);
+  }
+
+  private static byte[] max(byte[] a, byte[] b) {
+    return Bytes.compareTo(a, b) >= 0 ? a : b;
+  }
+
+  /** The lower of two exclusive end keys, empty meaning the end of the table. */
+  private static byte[] minEnd(byte[] a, byte[] b) {
+    if (a.length == 0) return b;
+    if (b.length == 0) return a;
+    return Bytes.compareTo(a, b) <= 0 ? a : b;
+  }
+
+  /**
+   * Entries a range holds as its regions counted them (-1: the index is building), or, {@code
+   * extrapolated}, the count up to the limit plus the rest of the range sized from its regions.
+   */
+  record Count(long entries, int regions, boolean extrapolated) {}
 
   /** The rows of an {@code ORDERED} or {@code BY_VALUE} table a plan would compare with. */
   long tableRowsOf(IndexSpec spec) throws IOException {

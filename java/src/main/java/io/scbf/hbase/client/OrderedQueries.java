@@ -138,12 +138,27 @@ public final class OrderedQueries {
               ? "the index is building: a query scans"
               : "the table's size is not known yet: the index");
     }
-    return context.router.planRange(
-        QueryPlan.Answer.ROWS,
-        counted.entries(),
-        rows,
-        counted.regions(),
-        context.global.regionsOf(spec));
+    QueryPlan plan =
+        context.router.planRange(
+            QueryPlan.Answer.ROWS,
+            counted.entries(),
+            rows,
+            counted.regions(),
+            context.global.regionsOf(spec));
+    if (!counted.extrapolated()) return plan;
+    return new QueryPlan(
+        plan.kind(),
+        plan.answer(),
+        plan.estimatedRows(),
+        plan.boundRows(),
+        plan.tableRows(),
+        plan.regionsAsked(),
+        plan.regionsTotal(),
+        plan.indexCostMs(),
+        plan.scanCostMs(),
+        plan.reason()
+            + "; counted until a scan was cheaper, the rest sized from the index regions the"
+            + " range spans");
   }
 
   private static int pageFor(int limit) {
