@@ -36,6 +36,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -267,8 +268,11 @@ class LocalIndexReadAfterAckClusterTest {
    * value queried at once. Prints regions asked per query and queries per second, with
    * read-after-ack and without it ({@code scbf.client.local.read.after.ack=false}: routing by the
    * published filters alone, as before), the two taking turns so that both see the same machine.
+   * A measurement, not a test (it asserts nothing): run only when asked (docs/design.md, "Local
+   * indexes").
    */
   @Test
+  @Tag("benchmark")
   @Order(2)
   void readMostlyCost() throws Exception {
     Configuration off = new Configuration(util.getConfiguration());
