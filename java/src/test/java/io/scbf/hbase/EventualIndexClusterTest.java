@@ -612,6 +612,76 @@ class EventualIndexClusterTest {
     assertMatchesOracle(other, otherOracle, 4);
   }
 
+  /**
+   * Issue 49: a server's EVENTUAL queue holds the edits of every shipped table on its WAL. A table
+   * whose edits cannot be applied (disabled, or its index offline) must not hold up the others':
+   * another table's awaitIndexed returns within seconds and its index matches. The held table's
+   * rows are applied once it can be again (no row lost), and a deleted table's held rows go with
+   * it.
+   */
+  @Test
+  void aTableThatCannotBeAppliedHoldsUpNoOtherTable() throws Exception {
+    TableName held = TableName.valueOf("ev_held");
+    TableName flowing = TableName.valueOf("ev_flowing");
+    for (TableName t : List.of(held, flowing)) {
+      createTable(t, HConstants.REPLICATION_SCOPE_LOCAL);
+      indexAdmin.createIndex(t, eventualCity().build());
+      indexAdmin.createIndex(t, eventualZip());
+    }
+    Random random = new Random(49);
+    Oracle heldOracle = new Oracle();
+    Oracle flowingOracle = new Oracle();
+    try (Admin admin = connection.getAdmin()) {
+      List<RegionInfo> index = new ArrayList<>();
+      for (String alias : List.of("city", "zip")) {
+        index.addAll(admin.getRegions(IndexCatalog.indexTableName(held, alias)));
+      }
+      for (RegionInfo r : index) admin.unassign(r.getRegionName(), true);
+      writeRandom(held, heldOracle, random, 60, 4);
+      writeRandom(flowing, flowingOracle, random, 60, 4);
+      assertTrue(
+          indexAdmin.awaitIndexed(flowing, AWAIT_MS),
+          "another table's offline index held up this one's edits");
+      assertMatchesOracle(flowing, flowingOracle, 4);
+      assertFalse(indexAdmin.awaitIndexed(held, 500), "the held table's rows are not applied yet");
+
+      admin.disableTable(held);
+      for (RegionInfo r : index) admin.assign(r.getRegionName());
+      writeRandom(flowing, flowingOracle, random, 60, 4);
+      long start = System.currentTimeMillis();
+      assertTrue(
+          indexAdmin.awaitIndexed(flowing, 5_000), "a disabled table held up another's edits");
+      long waited = System.currentTimeMillis() - start;
+      assertMatchesOracle(flowing, flowingOracle, 4);
+      admin.enableTable(held);
+      assertTrue(indexAdmin.awaitIndexed(held, AWAIT_MS), "waited " + waited + " ms before");
+      assertMatchesOracle(held, heldOracle, 4);
+
+      for (RegionInfo r : index) admin.unassign(r.getRegionName(), true);
+      writeRandom(held, new Oracle(), random, 30, 4);
+      admin.disableTable(held);
+      writeRandom(flowing, flowingOracle, random, 30, 4);
+      assertTrue(indexAdmin.awaitIndexed(flowing, AWAIT_MS));
+      admin.deleteTable(held);
+    }
+    assertEquals(0, heldRows(held), "a deleted table's held rows are dropped with it");
+    assertMatchesOracle(flowing, flowingOracle, 4);
+  }
+
+  /** The record table's rows held back for {@code table}: any row outside the tables' record. */
+  private int heldRows(TableName table) throws IOException {
+    int n = 0;
+    byte[] name = table.getName();
+    try (Table t = connection.getTable(EventualRecords.TABLE);
+        ResultScanner s = t.getScanner(new org.apache.hadoop.hbase.client.Scan())) {
+      for (Result r : s) {
+        byte[] row = r.getRow();
+        if (row.length > 0 && row[0] == 0 && Bytes.indexOf(row, name) >= 0) n++;
+      }
+    }
+    return n;
+  }
+
   /** Row key prefixes that fall in each of the three regions {@link #createTable} makes. */
   private static final String[] REGION_PREFIXES = {"a", "r07", "s"};
 

@@ -261,6 +261,15 @@ public final class EventualMode {
       if (System.currentTimeMillis() >= deadline) return false;
       pause = pause(pause, dataTable);
     }
+    // Rows whose table could not be applied when shipped were set aside, not applied, before
+    // their batch was acknowledged; they are released once applied from the table's data.
+    try (Table records = connection.getTable(EventualRecords.TABLE)) {
+      pause = 5;
+      while (EventualRecords.holds(records, dataTable)) {
+        if (System.currentTimeMillis() >= deadline) return false;
+        pause = pause(pause, dataTable);
+      }
+    }
     return true;
   }
 

@@ -4,11 +4,13 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.eventual.EventualApplier;
 import io.scbf.hbase.regionserver.eventual.EventualLag;
 import io.scbf.hbase.regionserver.eventual.EventualPolling;
+import io.scbf.hbase.regionserver.eventual.HeldRows;
 import io.scbf.hbase.regionserver.eventual.WatchedCells;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +20,8 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
@@ -63,6 +67,10 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
   private HRegionServer server;
   private IndexServices services;
   private EventualApplier applier;
+  private HeldRows held;
+
+  /** Applies the rows set aside ({@link HeldRows#drain}); this source's own thread. */
+  private ScheduledExecutorService drains;
 
   /** Chunks of a batch applied in parallel; this source's own threads, stopped with it. */
   private ExecutorService chunks;
@@ -130,12 +138,24 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
                 return t;
               });
       applier = new EventualApplier(services::connection, writer, chunks, server::getRegions);
+      held =
+          new HeldRows(services::connection, applier, this::specsOf, context.metrics().eventual());
+      drains =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "scbf-eventual-held-" + ctx.getPeerId());
+                t.setDaemon(true);
+                return t;
+              });
+      long every = context.settings().eventualHeldRetryMs();
+      drains.scheduleWithFixedDelay(this::drainHeld, every, every, TimeUnit.MILLISECONDS);
     }
     notifyStarted();
   }
 
   @Override
   protected void doStop() {
+    if (drains != null) drains.shutdownNow();
     if (chunks != null) chunks.shutdownNow();
     if (services != null) {
       services = null;
@@ -155,33 +175,57 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
     int applied = 0;
     boolean ok = false;
     try {
-      Map<TableName, List<IndexSpec>> specs = new LinkedHashMap<>();
       Map<TableName, WatchedCells> watched = new LinkedHashMap<>();
+      Map<TableName, IOException> unreadable = new LinkedHashMap<>();
+      Map<TableName, List<IndexSpec>> specs = new LinkedHashMap<>();
       for (WAL.Entry e : entries) {
         TableName table = e.getKey().getTableName();
-        if (!specs.containsKey(table)) {
+        if (specs.containsKey(table) || unreadable.containsKey(table)) continue;
+        try {
           specs.put(table, specsOf(table));
           watched.put(table, new WatchedCells(specs.get(table)));
+        } catch (InterruptedIOException stopping) {
+          throw stopping;
+        } catch (IOException failed) {
+          unreadable.put(table, failed); // all its rows are held: which columns count is unknown
         }
       }
       Map<TableName, Set<byte[]>> rows = new LinkedHashMap<>();
       List<Long> probes = new ArrayList<>();
       for (WAL.Entry e : entries) {
         TableName table = e.getKey().getTableName();
+        WatchedCells tableWatched = watched.get(table);
         for (Cell c : e.getEdit().getCells()) {
           if (WALEdit.isMetaEditFamily(c)) {
             if (CellUtil.matchingQualifier(c, EventualRecords.PROBE_QUALIFIER)) {
               probes.add(Bytes.toLong(CellUtil.cloneValue(c)));
             }
-          } else if (watched.get(table).touches(c)) {
+          } else if (tableWatched == null || tableWatched.touches(c)) {
             rows.computeIfAbsent(table, t -> new TreeSet<>(Bytes.BYTES_COMPARATOR))
                 .add(CellUtil.cloneRow(c));
           }
         }
       }
+      // One table that cannot be applied must not hold up the others' edits behind it on this
+      // WAL: its rows are set aside durably and applied from their data later (HeldRows), and the
+      // batch is acknowledged. A probe of a held table is recorded too: awaitIndexed then waits
+      // for the table's held rows.
       for (Map.Entry<TableName, Set<byte[]>> t : rows.entrySet()) {
-        applier.apply(t.getKey(), specs.get(t.getKey()), t.getValue());
-        applied += t.getValue().size();
+        TableName table = t.getKey();
+        if (unreadable.containsKey(table)) {
+          held.hold(table, t.getValue(), unreadable.get(table));
+        } else if (held.failing(table)) {
+          held.hold(table, t.getValue(), null);
+        } else {
+          try {
+            applier.apply(table, specs.get(table), t.getValue());
+            applied += t.getValue().size();
+          } catch (InterruptedIOException stopping) {
+            throw stopping;
+          } catch (IOException | RuntimeException failed) {
+            held.hold(table, t.getValue(), failed);
+          }
+        }
       }
       recordProbes(probes);
       ok = true;
@@ -208,6 +252,14 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
       return IndexCatalog.readSpecs(td).valid();
     } catch (org.apache.hadoop.hbase.TableNotFoundException gone) {
       return List.of(); // deleted since: its indexes went with it
+    }
+  }
+
+  private void drainHeld() {
+    try {
+      held.drain();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("scbf: applying held rows failed; tried again later: {}", e.toString());
     }
   }
 

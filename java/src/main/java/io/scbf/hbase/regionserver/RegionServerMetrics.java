@@ -221,6 +221,8 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
     gauge(registry, "scbfEventualEditsApplied", eventual::editsApplied);
     gauge(registry, "scbfEventualRowsApplied", eventual::rowsApplied);
     gauge(registry, "scbfEventualFailedBatches", eventual::failedBatches);
+    gauge(registry, "scbfEventualRowsHeld", eventual::rowsHeld);
+    gauge(registry, "scbfEventualRowsReleased", eventual::rowsReleased);
   }
 
   /** A figure of the running services; 0 while none run. */

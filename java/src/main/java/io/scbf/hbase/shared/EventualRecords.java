@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
@@ -32,8 +33,8 @@ import org.apache.yetus.audience.InterfaceAudience;
  * replaced (see docs/design.md, "EVENTUAL indexes").
  *
  * <p>Record rows: key = data table name, 0, data row; one column per index row: qualifier = alias,
- * 0, index row key; empty value; timestamp = the index row's. Probe rows ({@link #probeRow}) start
- * with a 0 byte, which no table name does.
+ * 0, index row key; empty value; timestamp = the index row's. Probe rows ({@link #probeRow}) and
+ * held rows ({@link #heldRow}) start with a 0 byte, which no table name does.
  */
 @InterfaceAudience.Private
 public final class EventualRecords {
@@ -49,6 +50,8 @@ public final class EventualRecords {
   public static final byte[] PROBE_QUALIFIER = Bytes.toBytes("SCBF::EVENTUAL_PROBE");
 
   private static final byte[] PROBE_PREFIX = {0, 'p'};
+
+  private static final byte[] HELD_PREFIX = {0, 'h'};
 
   private EventualRecords() {}
 
@@ -123,12 +126,70 @@ public final class EventualRecords {
   }
 
   /**
+   * The row marking that the applier set {@code dataRow} aside (its table could not be applied when
+   * its edits were shipped) and applies it later from the row's current data: held prefix, then the
+   * row's {@link #rowKey}. Each hold is its own column ({@link #holdQualifier}), so a release
+   * deletes exactly the holds it applied.
+   */
+  public static byte[] heldRow(TableName dataTable, byte[] dataRow) {
+    return Bytes.add(HELD_PREFIX, rowKey(dataTable, dataRow));
+  }
+
+  public static byte[] heldPrefix(TableName dataTable) {
+    return heldRow(dataTable, EMPTY);
+  }
+
+  /** The first held row key of any table. */
+  public static byte[] heldStart() {
+    return HELD_PREFIX.clone();
+  }
+
+  /** Past the last held row key of any table. */
+  public static byte[] heldStop() {
+    return new byte[] {0, 'h' + 1};
+  }
+
+  /** Past the held rows of {@code dataTable} (no table name holds a byte below '-'). */
+  public static byte[] heldAfter(TableName dataTable) {
+    return Bytes.add(HELD_PREFIX, dataTable.getName(), new byte[] {1});
+  }
+
+  public static TableName heldTableOf(byte[] heldRow) {
+    int end = HELD_PREFIX.length;
+    while (heldRow[end] != 0) end++;
+    return TableName.valueOf(Bytes.copy(heldRow, HELD_PREFIX.length, end - HELD_PREFIX.length));
+  }
+
+  public static byte[] heldDataRow(TableName dataTable, byte[] heldRow) {
+    int from = heldPrefix(dataTable).length;
+    return Bytes.copy(heldRow, from, heldRow.length - from);
+  }
+
+  /** A new hold's qualifier: distinct from every other hold of the row. */
+  public static byte[] holdQualifier() {
+    return Bytes.toBytes(ThreadLocalRandom.current().nextLong());
+  }
+
+  /** True if {@code records} holds rows of {@code dataTable} the applier has not applied yet. */
+  public static boolean holds(Table records, TableName dataTable) throws IOException {
+    Scan scan =
+        new Scan()
+            .setRowPrefixFilter(heldPrefix(dataTable))
+            .addFamily(FAMILY)
+            .setLimit(1)
+            .setCaching(1);
+    try (ResultScanner s = records.getScanner(scan)) {
+      return s.next() != null;
+    }
+  }
+
+  /**
    * Removes from the record table what it holds for {@code dataTable}'s index {@code alias}, or for
    * all its indexes if {@code alias} is null: after a drop, or once the table has left the peer or
    * deleted (the applier then writes no record for it; a later switch to EVENTUAL seeds a fresh
-   * one). A record the applier still writes for a batch in flight may be left; it only names index
-   * rows, whose deletion the applier fences, so a later record of the same index is not misled by
-   * it.
+   * one), with the table's held rows. A record the applier still writes for a batch in flight may
+   * be left; it only names index rows, whose deletion the applier fences, so a later record of the
+   * same index is not misled by it.
    *
    * @return the record cells removed
    */
@@ -140,6 +201,17 @@ public final class EventualRecords {
     Scan scan =
         new Scan().setRowPrefixFilter(rowKey(dataTable, EMPTY)).addFamily(FAMILY).setCaching(BATCH);
     if (alias != null) scan.setFilter(new ColumnPrefixFilter(member(alias, EMPTY)));
+    long removed = removeAll(connection, scan);
+    if (alias == null) {
+      removeAll(
+          connection,
+          new Scan().setRowPrefixFilter(heldPrefix(dataTable)).addFamily(FAMILY).setCaching(BATCH));
+    }
+    return removed;
+  }
+
+  /** Deletes the cells {@code scan} reads, each at its timestamp; returns how many. */
+  private static long removeAll(Connection connection, Scan scan) throws IOException {
     long removed = 0;
     try (Table records = connection.getTable(TABLE);
         ResultScanner scanner = records.getScanner(scan)) {

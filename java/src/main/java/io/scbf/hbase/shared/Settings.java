@@ -50,6 +50,7 @@ public final class Settings {
   public static final String CLIENT_BUILD_THREADS = "scbf.client.build.threads";
   public static final String EVENTUAL_POLL_MS = "scbf.eventual.poll.ms";
   public static final String EVENTUAL_POLL_MAX_MS = "scbf.eventual.poll.max.ms";
+  public static final String EVENTUAL_HELD_RETRY_MS = "scbf.eventual.held.retry.ms";
   public static final String PLANNER = "scbf.planner";
   public static final String PLANNER_SCAN_ROW_US = "scbf.planner.scan.row.us";
   public static final String PLANNER_INDEX_ENTRY_US = "scbf.planner.index.entry.us";
@@ -96,6 +97,7 @@ public final class Settings {
   public static final int DEFAULT_CLIENT_BUILD_THREADS = 8;
   public static final long DEFAULT_EVENTUAL_POLL_MS = 20;
   public static final long DEFAULT_EVENTUAL_POLL_MAX_MS = 100;
+  public static final long DEFAULT_EVENTUAL_HELD_RETRY_MS = 1000;
   public static final double DEFAULT_PLANNER_SCAN_ROW_US = 0.7;
   public static final double DEFAULT_PLANNER_INDEX_ENTRY_US = 2.0;
   public static final double DEFAULT_PLANNER_FETCH_ROW_US = 20.0;
@@ -382,6 +384,17 @@ public final class Settings {
               "EVENTUAL indexes: the longest wait between two reads of an idle WAL (see"
                   + " scbf.eventual.poll.ms), ms."),
           new Definition(
+              EVENTUAL_HELD_RETRY_MS,
+              DEFAULT_EVENTUAL_HELD_RETRY_MS,
+              10,
+              3_600_000,
+              true,
+              "region server",
+              null,
+              "EVENTUAL indexes: how often a region server applies the rows it set aside because"
+                  + " their table could not be applied (disabled, being deleted or truncated, an"
+                  + " index table offline) so that other tables' edits went on, ms."),
+          new Definition(
               PLANNER,
               0,
               0,
@@ -582,6 +595,10 @@ public final class Settings {
 
   public long eventualPollMaxMs() {
     return (long) get(EVENTUAL_POLL_MAX_MS, DEFAULT_EVENTUAL_POLL_MAX_MS);
+  }
+
+  public long eventualHeldRetryMs() {
+    return (long) get(EVENTUAL_HELD_RETRY_MS, DEFAULT_EVENTUAL_HELD_RETRY_MS);
   }
 
   /** One of {@link #PLANNER_MODES}. */

@@ -19,6 +19,8 @@ public final class EventualLag {
   private final LongAdder edits = new LongAdder();
   private final LongAdder rows = new LongAdder();
   private final LongAdder failures = new LongAdder();
+  private final LongAdder held = new LongAdder();
+  private final LongAdder released = new LongAdder();
   private final AtomicLong lastAgeMs = new AtomicLong();
 
   /** {@code source} starts applying a batch whose oldest edit was written at {@code writeTime}. */
@@ -57,6 +59,24 @@ public final class EventualLag {
 
   public long rowsApplied() {
     return rows.sum();
+  }
+
+  /** {@code rows} of a table that could not be applied were set aside ({@link HeldRows}). */
+  public void held(int rows) {
+    held.add(rows);
+  }
+
+  /** {@code rows} set aside were applied (or dropped with their deleted table). */
+  public void released(int rows) {
+    released.add(rows);
+  }
+
+  public long rowsHeld() {
+    return held.sum();
+  }
+
+  public long rowsReleased() {
+    return released.sum();
   }
 
   /** Batches that failed and are sent again by replication. */
