@@ -48,6 +48,28 @@ class IndexUpdatePlannerTest {
     return IndexKeyCodec.rowKey(IndexKeyCodec.bucket(ROW, 4), b("c"), b(city), ROW);
   }
 
+  /**
+   * Seed 1030: HBase keeps only the oldest of one batch's family markers on NEW_VERSION_BEHAVIOR.
+   */
+  @Test
+  void familyMarkersAtTwoTimestampsInOneBatchAreRefusedOnNewVersionBehavior() {
+    List<org.apache.hadoop.hbase.client.Mutation> twoTimes =
+        List.of(new Delete(ROW).addFamily(D, 5_000), new Delete(ROW).addFamily(D, 1_000));
+    assertThrows(
+        IndexUpdatePlanner.UnfollowableDeletesException.class,
+        () -> planner.checkOneBatchFamilyMarkers(twoTimes, f -> true));
+    planner.checkOneBatchFamilyMarkers(twoTimes, f -> false);
+    planner.checkOneBatchFamilyMarkers(
+        List.of(new Delete(ROW).addFamily(D, 5_000), new Delete(ROW).addFamily(D, 5_000)),
+        f -> true);
+    planner.checkOneBatchFamilyMarkers(
+        List.of(new Delete(ROW).addFamily(D, 5_000), new Delete(ROW).addColumns(D, CITY, 1_000)),
+        f -> true);
+    planner.checkOneBatchFamilyMarkers(
+        List.of(new Delete(ROW).addFamily(X, 5_000), new Delete(ROW).addFamily(X, 1_000)),
+        f -> true);
+  }
+
   @Test
   void putOfANewValueWritesOneIndexRowWithCoveredValues() {
     Put put = new Put(ROW).addColumn(D, CITY, 10, b("Nanjing")).addColumn(D, NAME, 10, b("Li"));
