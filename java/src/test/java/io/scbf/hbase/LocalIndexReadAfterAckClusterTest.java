@@ -267,8 +267,8 @@ class LocalIndexReadAfterAckClusterTest {
    * Read-mostly: 19 queries of existing values per fresh write (another client's), each write's
    * value queried at once. Prints regions asked per query and queries per second, with
    * read-after-ack and without it ({@code scbf.client.local.read.after.ack=false}: routing by the
-   * published filters alone, as before), the two taking turns so that both see the same machine.
-   * A measurement, not a test (it asserts nothing): run only when asked (docs/design.md, "Local
+   * published filters alone, as before), the two taking turns so that both see the same machine. A
+   * measurement, not a test (it asserts nothing): run only when asked (docs/design.md, "Local
    * indexes").
    */
   @Test
