@@ -393,8 +393,8 @@ final class GlobalLookups {
     byte[] after = last.getRegionStart().toByteArray();
     double share = 0;
     for (byte[][] region : regionParts(indexTable(spec))) {
-      byte[] from = max(max(region[0], stream[0]), after);
-      byte[] to = minEnd(region[1], stream[1]);
+      byte[] from = IndexKeyCodec.maxStart(IndexKeyCodec.maxStart(region[0], stream[0]), after);
+      byte[] to = IndexKeyCodec.minEnd(region[1], stream[1]);
       if (to.length != 0 && Bytes.compareTo(from, to) >= 0) continue;
       byte[] regionEnd = region[1].length == 0 ? stream[1] : region[1];
       if (regionEnd.length == 0) {
@@ -405,17 +405,6 @@ final class GlobalLookups {
       share += (to.length == 0 ? 1 : span.at(to)) - span.at(from);
     }
     return Math.round(share * perRegion);
-  }
-
-  private static byte[] max(byte[] a, byte[] b) {
-    return Bytes.compareTo(a, b) >= 0 ? a : b;
-  }
-
-  /** The lower of two exclusive end keys, empty meaning the end of the table. */
-  private static byte[] minEnd(byte[] a, byte[] b) {
-    if (a.length == 0) return b;
-    if (b.length == 0) return a;
-    return Bytes.compareTo(a, b) <= 0 ? a : b;
   }
 
   /**

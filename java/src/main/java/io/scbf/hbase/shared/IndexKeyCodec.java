@@ -167,6 +167,18 @@ public final class IndexKeyCodec {
     return new byte[][] {start, stop};
   }
 
+  /** The greater of two start keys. */
+  public static byte[] maxStart(byte[] a, byte[] b) {
+    return Bytes.compareTo(a, b) >= 0 ? a : b;
+  }
+
+  /** The smaller of two end keys, an empty one being the end of the table. */
+  public static byte[] minEnd(byte[] a, byte[] b) {
+    if (a.length == 0) return b;
+    if (b.length == 0) return a;
+    return Bytes.compareTo(a, b) <= 0 ? a : b;
+  }
+
   /** Smallest key greater than every key starting with {@code prefix} (empty = end of table). */
   public static byte[] prefixSuccessor(byte[] prefix) {
     int i = prefix.length - 1;

@@ -364,8 +364,8 @@ public final class IndexLookups {
   private List<byte[][]> rangesOf(byte[] lo, byte[] hi, byte[] fromKey, byte[] toKey) {
     if (!routedByKey())
       return Collections.singletonList(IndexKeyCodec.rangeBounds(bucket, alias, lo, hi));
-    byte[] from = max(regionStart, fromKey == null ? new byte[0] : fromKey);
-    byte[] to = minEnd(regionEnd, toKey == null ? new byte[0] : toKey);
+    byte[] from = IndexKeyCodec.maxStart(regionStart, fromKey == null ? new byte[0] : fromKey);
+    byte[] to = IndexKeyCodec.minEnd(regionEnd, toKey == null ? new byte[0] : toKey);
     List<byte[][]> out = new ArrayList<>();
     // A BY_VALUE index's values sit under 256 slots, an ORDERED one's under its streams.
     int salts = spec.layout() == IndexSpec.Layout.BY_VALUE ? IndexKeyCodec.SLOTS : spec.buckets();
@@ -373,8 +373,8 @@ public final class IndexLookups {
     int last = Math.min(to.length == 0 ? salts - 1 : to[0] & 0xff, salts - 1);
     for (int slot = first; slot <= last; slot++) {
       byte[][] b = IndexKeyCodec.rangeBounds(slot, alias, lo, hi);
-      byte[] start = max(b[0], from);
-      byte[] stop = minEnd(b[1], to);
+      byte[] start = IndexKeyCodec.maxStart(b[0], from);
+      byte[] stop = IndexKeyCodec.minEnd(b[1], to);
       if (stop.length == 0 || Bytes.compareTo(start, stop) < 0) out.add(new byte[][] {start, stop});
     }
     return out;
@@ -404,17 +404,6 @@ public final class IndexLookups {
 
   private static boolean within(byte[] key, byte[] start, byte[] stop) {
     return Bytes.compareTo(key, start) >= 0 && (stop.length == 0 || Bytes.compareTo(key, stop) < 0);
-  }
-
-  private static byte[] max(byte[] a, byte[] b) {
-    return Bytes.compareTo(a, b) >= 0 ? a : b;
-  }
-
-  /** The smaller of two end keys, an empty one being the end of the table. */
-  private static byte[] minEnd(byte[] a, byte[] b) {
-    if (a.length == 0) return b;
-    if (b.length == 0) return a;
-    return Bytes.compareTo(a, b) <= 0 ? a : b;
   }
 
   /** After a write of these index rows became visible: no cached answer may still miss it. */
