@@ -102,8 +102,7 @@ public final class OrderedQueries {
   }
 
   /** {@link #explain(String, byte[], byte[])} with the leading columns equal to {@code equal}. */
-  public QueryPlan explain(String index, List<byte[]> equal, byte[] lo, byte[] hi)
-      throws IOException {
+  QueryPlan explain(String index, List<byte[]> equal, byte[] lo, byte[] hi) throws IOException {
     IndexSpec spec = context.indexes.named(index);
     byte[][] bounds = RangeQueries.compositeBounds(spec, equal, lo, hi);
     QueryContext.checkBounds(spec, bounds[0], bounds[1]);

@@ -38,7 +38,7 @@ public final class PointQueries {
   }
 
   /** {@link #rowKeys(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
-  public List<byte[]> rowKeys(String index, List<byte[]> values) throws IOException {
+  List<byte[]> rowKeys(String index, List<byte[]> values) throws IOException {
     IndexSpec spec = context.indexes.named(index);
     return rowKeys(spec, spec.valueOf(values));
   }
@@ -112,7 +112,7 @@ public final class PointQueries {
   }
 
   /** {@link #entries(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
-  public List<IndexEntry> entries(String index, List<byte[]> values) throws IOException {
+  List<IndexEntry> entries(String index, List<byte[]> values) throws IOException {
     IndexSpec spec = context.indexes.named(index);
     return entries(spec, spec.valueOf(values));
   }
@@ -190,7 +190,7 @@ public final class PointQueries {
   }
 
   /** The plan a point query on one tuple of {@code index} returning {@code answer} would run. */
-  public QueryPlan explain(String index, List<byte[]> values, Answer answer) {
+  QueryPlan explain(String index, List<byte[]> values, Answer answer) {
     IndexSpec spec = context.indexes.named(index);
     return explain(spec, spec.valueOf(values), answer);
   }

@@ -35,8 +35,7 @@ public final class RangeQueries {
    * Row keys the index {@code index} holds with its first {@code equal.size()} columns equal to
    * {@code equal} and the next in {@code [lo, hi)}, sorted, deduplicated.
    */
-  public List<byte[]> rowKeys(String index, List<byte[]> equal, byte[] lo, byte[] hi)
-      throws IOException {
+  List<byte[]> rowKeys(String index, List<byte[]> equal, byte[] lo, byte[] hi) throws IOException {
     IndexSpec spec = context.indexes.named(index);
     byte[][] bounds = compositeBounds(spec, equal, lo, hi);
     return rowKeys(spec, bounds[0], bounds[1]);

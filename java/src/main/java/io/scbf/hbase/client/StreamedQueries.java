@@ -36,7 +36,7 @@ public final class StreamedQueries {
   }
 
   /** {@link #point(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
-  public ResultScanner point(String index, List<byte[]> values) throws IOException {
+  ResultScanner point(String index, List<byte[]> values) throws IOException {
     IndexSpec spec = context.indexes.named(index);
     return point(spec, spec.valueOf(values));
   }
@@ -78,7 +78,7 @@ public final class StreamedQueries {
    * At most {@code limit} rows of {@code stream}, which this closes, sorted by row key: only the
    * pages they need are read.
    */
-  public List<Result> first(ResultScanner stream, int limit) throws IOException {
+  List<Result> first(ResultScanner stream, int limit) throws IOException {
     List<Result> rows = new ArrayList<>(Math.min(limit, context.pageRows));
     try (ResultScanner s = stream) {
       while (rows.size() < limit) {
