@@ -146,7 +146,10 @@ public final class IndexQuery {
         strict);
   }
 
-  /** The query with the range's values at or above ({@code inclusive}) or above {@code value}. */
+  /**
+   * The query with the range's values at or above ({@code inclusive}) or above {@code value}; null
+   * leaves the lower side open, as the positional methods' null bound did.
+   */
   public IndexQuery withLower(byte[] value, boolean inclusive) {
     return new IndexQuery(
         alias,
@@ -162,7 +165,10 @@ public final class IndexQuery {
         strict);
   }
 
-  /** The query with the range's values at or below ({@code inclusive}) or below {@code value}. */
+  /**
+   * The query with the range's values at or below ({@code inclusive}) or below {@code value}; null
+   * leaves the upper side open.
+   */
   public IndexQuery withUpper(byte[] value, boolean inclusive) {
     return new IndexQuery(
         alias,
@@ -179,10 +185,7 @@ public final class IndexQuery {
   }
 
   private static byte[] bound(byte[] value) {
-    if (value == null) {
-      throw new IllegalArgumentException("a bound must not be null (an open side has no bound)");
-    }
-    return value.clone();
+    return value == null ? null : value.clone();
   }
 
   /**

@@ -60,11 +60,12 @@ public final class IndexedTable implements AutoCloseable {
 
   /**
    * The data rows {@code query} asks for now, each re-checked against its current value (a stale
-   * index entry is never answered). A point query answers as {@link #find(String, byte[]...)}, a
-   * range as {@link #range(String, List, byte[], byte[])}, sorted by row key unless in a value
-   * order ({@link #streamRange(String, byte[], byte[], ValueOrder)}). With a limit, only the pages
-   * the first rows need are read: a point query's or unordered range's first rows of {@link
-   * #getScanner} (sorted by row key), a value order's first rows in that order.
+   * index entry is never answered). A point query answers as {@link #find(String, byte[]...)}
+   * (sorted by row key), a range as {@link #range(String, List, byte[], byte[])} (in no promised
+   * order) or, in a value order, as {@link #streamRange(String, byte[], byte[], ValueOrder)}. With
+   * a limit, only the pages the first rows need are read: a point query's or unordered range's
+   * first rows of {@link #getScanner} (then sorted by row key), a value order's first rows in that
+   * order.
    *
    * @throws IllegalArgumentException if the table has no such index, a value is not of its column's
    *     type, the range holds no value or cannot be made half-open ({@link IndexQuery}), or a value

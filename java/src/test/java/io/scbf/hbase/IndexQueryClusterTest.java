@@ -276,7 +276,17 @@ class IndexQueryClusterTest {
         sorted(rows(table.get(q))));
     assertEquals(expected, keys(table.rowKeys(q)));
     IndexQuery point = IndexQuery.onIndex("city_ts").withValues(lima, b(5));
-    assertEquals(rows(table.find("city_ts", lima, b(5))), rows(table.get(point)));
+    List<String> atFive = rows(table.find("city_ts", lima, b(5)));
+    assertFalse(atFive.isEmpty());
+    assertEquals(atFive, rows(table.get(point)));
+    assertEquals(atFive, keys(table.rowKeys(point)));
+    assertEquals(atFive.subList(0, 1), rows(table.get(point.withLimit(1))));
+    List<String> streamed = new ArrayList<>();
+    try (ResultScanner s = table.getScanner(q.withLimit(2))) {
+      for (Result r : s) streamed.add(Bytes.toString(r.getRow()));
+    }
+    assertEquals(2, streamed.size());
+    assertTrue(expected.containsAll(streamed), streamed.toString());
   }
 
   @Test

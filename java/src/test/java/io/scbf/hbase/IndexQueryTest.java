@@ -54,8 +54,6 @@ class IndexQueryTest {
     IndexQuery q = IndexQuery.onIndex("a");
     assertThrows(IllegalArgumentException.class, () -> q.withLimit(0));
     assertThrows(IllegalArgumentException.class, () -> q.withLimit(-1));
-    assertThrows(IllegalArgumentException.class, () -> q.withLower(null, true));
-    assertThrows(IllegalArgumentException.class, () -> q.withUpper(null, false));
     assertThrows(IllegalArgumentException.class, () -> q.withValues());
     assertThrows(IllegalArgumentException.class, () -> q.withValues(D, null));
     assertThrows(IllegalArgumentException.class, () -> q.withOrder(null));
@@ -76,6 +74,15 @@ class IndexQueryTest {
     // An alias may be composite: equal values then a range on the next column.
     IndexQuery a = IndexQuery.onIndex("city_age").withValue(D).withLower(Q, true);
     assertEquals(1, a.values().size());
+  }
+
+  @Test
+  void aNullBoundIsAnOpenSide() {
+    IndexQuery q = IndexQuery.onIndex("a").withLower(null, true).withUpper(null, true);
+    assertFalse(q.isRange());
+    assertFalse(q.isLowerInclusive());
+    assertFalse(q.isUpperInclusive());
+    assertFalse(q.withLower(D, true).withLower(null, false).isRange());
   }
 
   @Test
