@@ -1,6 +1,7 @@
 package io.scbf.hbase;
 
 import io.scbf.hbase.QueryPlan.Answer;
+import io.scbf.hbase.client.IndexQueries;
 import io.scbf.hbase.client.MultiColumnQueries;
 import io.scbf.hbase.client.OrderedQueries;
 import io.scbf.hbase.client.PointQueries;
@@ -45,6 +46,7 @@ public final class IndexedTable implements AutoCloseable {
   private final MultiColumnQueries multiColumn;
   private final StreamedQueries streams;
   private final OrderedQueries ordered;
+  private final IndexQueries queries;
 
   public IndexedTable(Connection connection, TableName dataTable) throws IOException {
     this.context = QueryContext.open(connection, dataTable);
@@ -53,11 +55,86 @@ public final class IndexedTable implements AutoCloseable {
     this.multiColumn = new MultiColumnQueries(context, points);
     this.streams = new StreamedQueries(context);
     this.ordered = new OrderedQueries(context);
+    this.queries = new IndexQueries(context, points, ranges, streams, ordered);
+  }
+
+  /**
+   * The data rows {@code query} asks for now, each re-checked against its current value (a stale
+   * index entry is never answered). A point query answers as {@link #find(String, byte[]...)}
+   * (sorted by row key), a range as {@link #range(String, List, byte[], byte[])} (in no promised
+   * order) or, in a value order, as {@link #streamRange(String, byte[], byte[], ValueOrder)}. With
+   * a limit, only the pages the first rows need are read: a point query's or unordered range's
+   * first rows of {@link #getScanner} (then sorted by row key), a value order's first rows in that
+   * order.
+   *
+   * @throws IllegalArgumentException if the table has no such index, a value is not of its column's
+   *     type, the range holds no value or cannot be made half-open ({@link IndexQuery}), or a value
+   *     order is asked of a point query, of a range after equal values, or of an index that is not
+   *     {@code ORDERED}
+   */
+  public List<Result> get(IndexQuery query) throws IOException {
+    context.checkOpen();
+    return context.counted(queries.rows(query));
+  }
+
+  /**
+   * The row keys the index holds for {@code query}, without re-check: sorted and deduplicated, or
+   * in the value order asked. A limit cuts the answer; it bounds the work only in a value order
+   * (the keys of {@link #entries}), since the other answers are read whole to be sorted.
+   */
+  public List<byte[]> rowKeys(IndexQuery query) throws IOException {
+    context.checkOpen();
+    return context.counted(queries.rowKeys(query));
+  }
+
+  /**
+   * The index entries for {@code query} (row, covered values, and a range's values), from the index
+   * alone, without re-check: a point query's sorted by row key (a limit cuts the answer, read
+   * whole), a range's in value order (ascending unless asked; a limit bounds the work).
+   *
+   * @throws IllegalArgumentException for a range of an index that is not {@code ORDERED}, or after
+   *     equal values: only an {@code ORDERED} index reads a covered range
+   */
+  public List<IndexEntry> entries(IndexQuery query) throws IOException {
+    context.checkOpen();
+    return context.counted(queries.entries(query));
+  }
+
+  /**
+   * The rows of {@link #get}, streamed page by page ({@code scbf.client.page.rows} entries, each
+   * page re-checked before the next is asked), as {@link #stream}, {@link #streamRange(byte[],
+   * byte[], byte[], byte[])} and {@link #streamRange(String, byte[], byte[], ValueOrder)} stream
+   * them; a limit closes the stream after that many rows. Close the scanner when done.
+   */
+  public ResultScanner getScanner(IndexQuery query) throws IOException {
+    context.checkOpen();
+    return context.counted(queries.scanner(query));
+  }
+
+  /**
+   * The plan {@link #get} would run for {@code query} now: {@link #explain(IndexQuery, Answer)}.
+   */
+  public QueryPlan explain(IndexQuery query) throws IOException {
+    return explain(query, Answer.ROWS);
+  }
+
+  /**
+   * The plan {@code query} returning {@code answer} would run now, with its estimates: a point
+   * query's as {@link #explain(byte[], byte[], byte[], Answer)}, a range's as {@link #explainRange}
+   * (which plans the range's rows, whatever {@code answer}).
+   */
+  public QueryPlan explain(IndexQuery query, Answer answer) throws IOException {
+    context.checkOpen();
+    return queries.explain(query, answer);
   }
 
   /**
    * Strict queries skip routing and ask every bucket: they see every acknowledged write at once.
+   *
+   * @deprecated since 0.4.0: a table-wide setting every thread shares; ask a query strict with
+   *     {@link IndexQuery#withStrict}.
    */
+  @Deprecated(since = "0.4.0")
   public IndexedTable setStrict(boolean strict) {
     context.checkOpen();
     context.setStrict(strict);
@@ -93,14 +170,26 @@ public final class IndexedTable implements AutoCloseable {
     return context.routingFailures();
   }
 
-  /** Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check. */
+  /**
+   * Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check.
+   *
+   * @deprecated since 0.4.0: {@link #rowKeys(IndexQuery)} with {@code IndexQuery.onColumn(family,
+   *     qualifier).withValue(value)}.
+   */
+  @Deprecated(since = "0.4.0")
   public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
     context.checkOpen();
     return context.counted(points.rowKeys(family, qualifier, value));
   }
 
-  /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
+  /**
+   * The data rows with {@code family:qualifier = value} now (index answers re-checked).
+   *
+   * @deprecated since 0.4.0: {@link #get(IndexQuery)} with {@code IndexQuery.onColumn(family,
+   *     qualifier).withValue(value)}.
+   */
+  @Deprecated(since = "0.4.0")
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     context.checkOpen();
     return context.counted(points.rows(family, qualifier, value));
@@ -114,7 +203,11 @@ public final class IndexedTable implements AutoCloseable {
    * within each) for a global index. Close the scanner when done (try-with-resources); a stream
    * whose global index starts a rebuild after its first page fails with an IOException (run it
    * again: it then scans).
+   *
+   * @deprecated since 0.4.0: {@link #getScanner(IndexQuery)} with {@code
+   *     IndexQuery.onColumn(family, qualifier).withValue(value)}.
    */
+  @Deprecated(since = "0.4.0")
   public ResultScanner stream(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     context.checkOpen();
     return context.counted(streams.point(family, qualifier, value));
@@ -123,7 +216,11 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * At most {@code limit} of the rows {@link #find} would answer (the first ones of {@link
    * #stream}), sorted by row key; reads only the pages they need.
+   *
+   * @deprecated since 0.4.0: {@link #get(IndexQuery)} with {@code IndexQuery.onColumn(family,
+   *     qualifier).withValue(value).withLimit(limit)}.
    */
+  @Deprecated(since = "0.4.0")
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value, int limit)
       throws IOException {
     context.checkOpen();
@@ -137,7 +234,11 @@ public final class IndexedTable implements AutoCloseable {
    * a global index bucket by bucket, a local index region by region (in value order within each). A
    * global index that is building answers as {@link #range} does, as one page. Close the scanner
    * when done.
+   *
+   * @deprecated since 0.4.0: {@link #getScanner(IndexQuery)} with {@code
+   *     IndexQuery.onColumn(family, qualifier).withLower(lo, true).withUpper(hi, false)}.
    */
+  @Deprecated(since = "0.4.0")
   public ResultScanner streamRange(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
@@ -147,7 +248,12 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * The rows {@link #range(String, List, byte[], byte[])} answers, streamed as {@link
    * #streamRange(byte[], byte[], byte[], byte[])} streams them.
+   *
+   * @deprecated since 0.4.0: {@link #getScanner(IndexQuery)} with {@code
+   *     IndexQuery.onIndex(index).withValues(equal.toArray(new byte[0][])).withLower(lo,
+   *     true).withUpper(hi, false)}.
    */
+  @Deprecated(since = "0.4.0")
   public ResultScanner streamRange(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
@@ -156,7 +262,11 @@ public final class IndexedTable implements AutoCloseable {
 
   /**
    * Index entries (row and covered values) for {@code family:qualifier = value}, without re-check.
+   *
+   * @deprecated since 0.4.0: {@link #entries(IndexQuery)} with {@code IndexQuery.onColumn(family,
+   *     qualifier).withValue(value)}.
    */
+  @Deprecated(since = "0.4.0")
   public List<IndexEntry> findEntries(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
     context.checkOpen();
@@ -196,7 +306,10 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * The plan {@link #find} would run for {@code family:qualifier = value} now, with its estimates
    * (nothing is read but the routing state).
+   *
+   * @deprecated since 0.4.0: {@link #explain(IndexQuery)}.
    */
+  @Deprecated(since = "0.4.0")
   public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value) {
     context.checkOpen();
     return explain(family, qualifier, value, Answer.ROWS);
@@ -205,7 +318,10 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * The plan a point query returning {@code answer} ({@link #find}, {@link #findRowKeys}, {@link
    * #findEntries}) would run for {@code family:qualifier = value} now, with its estimates.
+   *
+   * @deprecated since 0.4.0: {@link #explain(IndexQuery, Answer)}.
    */
+  @Deprecated(since = "0.4.0")
   public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value, Answer answer) {
     context.checkOpen();
     return points.explain(family, qualifier, value, answer);
@@ -216,7 +332,11 @@ public final class IndexedTable implements AutoCloseable {
    * values} now, re-checked: one value per column, in the index's column order, is a point query,
    * planned, routed and answered as {@link #find(byte[], byte[], byte[])} answers one column; fewer
    * values (equality on the leading columns) is a range query over the rest.
+   *
+   * @deprecated since 0.4.0: {@link #get(IndexQuery)} with {@code
+   *     IndexQuery.onIndex(index).withValues(values)}.
    */
+  @Deprecated(since = "0.4.0")
   public List<Result> find(String index, byte[]... values) throws IOException {
     context.checkOpen();
     return context.counted(points.rows(index, values));
@@ -227,14 +347,24 @@ public final class IndexedTable implements AutoCloseable {
    * equal {@code equal} and whose next column lies in {@code [lo, hi)} (null = unbounded) now,
    * re-checked; a range query (an {@code ORDERED} index asks the regions holding the range, other
    * layouts every bucket or region).
+   *
+   * @deprecated since 0.4.0: {@link #get(IndexQuery)} with {@code
+   *     IndexQuery.onIndex(index).withValues(equal.toArray(new byte[0][])).withLower(lo,
+   *     true).withUpper(hi, false)}.
    */
+  @Deprecated(since = "0.4.0")
   public List<Result> range(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
     return context.counted(ranges.rows(index, equal, lo, hi));
   }
 
-  /** The plan {@link #find(String, byte[]...)} would run for a point query on {@code index}. */
+  /**
+   * The plan {@link #find(String, byte[]...)} would run for a point query on {@code index}.
+   *
+   * @deprecated since 0.4.0: {@link #explain(IndexQuery)}.
+   */
+  @Deprecated(since = "0.4.0")
   public QueryPlan explain(String index, byte[]... values) {
     context.checkOpen();
     return points.explain(index, values);
@@ -243,14 +373,24 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * Row keys the index holds with {@code lo <= value < hi} (null = unbounded), sorted,
    * deduplicated.
+   *
+   * @deprecated since 0.4.0: {@link #rowKeys(IndexQuery)} with {@code IndexQuery.onColumn(family,
+   *     qualifier).withLower(lo, true).withUpper(hi, false)}.
    */
+  @Deprecated(since = "0.4.0")
   public List<byte[]> rangeRowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
     return context.counted(ranges.rowKeys(family, qualifier, lo, hi));
   }
 
-  /** The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), re-checked. */
+  /**
+   * The data rows with {@code lo <= family:qualifier < hi} now (null = unbounded), re-checked.
+   *
+   * @deprecated since 0.4.0: {@link #get(IndexQuery)} with {@code IndexQuery.onColumn(family,
+   *     qualifier).withLower(lo, true).withUpper(hi, false)}.
+   */
+  @Deprecated(since = "0.4.0")
   public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
     context.checkOpen();
@@ -266,7 +406,10 @@ public final class IndexedTable implements AutoCloseable {
    * Bytes.toBytes(-5L)} for a {@code LONG} column).
    *
    * @throws IllegalArgumentException if {@code index} is not {@code ORDERED}
+   * @deprecated since 0.4.0: {@link #getScanner(IndexQuery)} with {@code
+   *     IndexQuery.onIndex(index).withLower(lo, true).withUpper(hi, false).withOrder(order)}.
    */
+  @Deprecated(since = "0.4.0")
   public ResultScanner streamRange(String index, byte[] lo, byte[] hi, ValueOrder order)
       throws IOException {
     context.checkOpen();
@@ -276,7 +419,12 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * The first {@code limit} data rows of {@link #streamRange(String, byte[], byte[], ValueOrder)}:
    * reads about {@code limit} index entries plus at most one page per region asked, not the range.
+   *
+   * @deprecated since 0.4.0: {@link #get(IndexQuery)} with {@code
+   *     IndexQuery.onIndex(index).withLower(lo, true).withUpper(hi,
+   *     false).withOrder(order).withLimit(limit)}.
    */
+  @Deprecated(since = "0.4.0")
   public List<Result> range(String index, byte[] lo, byte[] hi, ValueOrder order, int limit)
       throws IOException {
     context.checkOpen();
@@ -288,7 +436,12 @@ public final class IndexedTable implements AutoCloseable {
    * {@code index} in value order, answered from the index alone (a covered range: no data row is
    * read): each entry's row, value and covered columns as of its last index write, as {@link
    * #findEntries} answers a point.
+   *
+   * @deprecated since 0.4.0: {@link #entries(IndexQuery)} with {@code
+   *     IndexQuery.onIndex(index).withLower(lo, true).withUpper(hi,
+   *     false).withOrder(order).withLimit(limit)}.
    */
+  @Deprecated(since = "0.4.0")
   public List<IndexEntry> rangeEntries(
       String index, byte[] lo, byte[] hi, ValueOrder order, int limit) throws IOException {
     context.checkOpen();
@@ -298,7 +451,11 @@ public final class IndexedTable implements AutoCloseable {
   /**
    * The plan a range on {@code index} would run now: an {@code ORDERED} index counts the range's
    * entries in the regions holding it (up to where a scan costs less) and compares.
+   *
+   * @deprecated since 0.4.0: {@link #explain(IndexQuery)} with {@code
+   *     IndexQuery.onIndex(index).withLower(lo, true).withUpper(hi, false)}.
    */
+  @Deprecated(since = "0.4.0")
   public QueryPlan explainRange(String index, byte[] lo, byte[] hi) throws IOException {
     context.checkOpen();
     return ordered.explain(index, lo, hi);

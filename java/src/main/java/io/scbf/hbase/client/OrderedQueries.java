@@ -98,8 +98,14 @@ public final class OrderedQueries {
    * its regions count in the range (up to the point where a scan costs less).
    */
   public QueryPlan explain(String index, byte[] lo, byte[] hi) throws IOException {
+    return explain(index, List.of(), lo, hi);
+  }
+
+  /** {@link #explain(String, byte[], byte[])} with the leading columns equal to {@code equal}. */
+  QueryPlan explain(String index, List<byte[]> equal, byte[] lo, byte[] hi) throws IOException {
     IndexSpec spec = context.indexes.named(index);
-    byte[][] bounds = bounds(spec, lo, hi);
+    byte[][] bounds = RangeQueries.compositeBounds(spec, equal, lo, hi);
+    QueryContext.checkBounds(spec, bounds[0], bounds[1]);
     if (spec.layout() != IndexSpec.Layout.ORDERED) {
       return new QueryPlan(
           QueryPlan.Kind.INDEX_LOOKUP,

@@ -33,9 +33,18 @@ public final class PointQueries {
 
   /** Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check. */
   public List<byte[]> rowKeys(byte[] family, byte[] qualifier, byte[] value) throws IOException {
-    long start = System.nanoTime();
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    value = spec.indexForm(value);
+    return rowKeys(spec, spec.indexForm(value));
+  }
+
+  /** {@link #rowKeys(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
+  List<byte[]> rowKeys(String index, List<byte[]> values) throws IOException {
+    IndexSpec spec = context.indexes.named(index);
+    return rowKeys(spec, spec.valueOf(values));
+  }
+
+  private List<byte[]> rowKeys(IndexSpec spec, byte[] value) throws IOException {
+    long start = System.nanoTime();
     Routed routed = context.route(spec, value);
     QueryPlan plan = context.plan(Answer.ROW_KEYS, spec, routed);
     if (plan.kind() != QueryPlan.Kind.DATA_SCAN && !spec.isLocal()) {
@@ -98,9 +107,18 @@ public final class PointQueries {
   /** Index entries (row and covered values) for {@code family:qualifier = value}. */
   public List<IndexEntry> entries(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
-    long start = System.nanoTime();
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    value = spec.indexForm(value);
+    return entries(spec, spec.indexForm(value));
+  }
+
+  /** {@link #entries(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
+  List<IndexEntry> entries(String index, List<byte[]> values) throws IOException {
+    IndexSpec spec = context.indexes.named(index);
+    return entries(spec, spec.valueOf(values));
+  }
+
+  private List<IndexEntry> entries(IndexSpec spec, byte[] value) throws IOException {
+    long start = System.nanoTime();
     Routed routed = context.route(spec, value);
     QueryPlan plan = context.plan(Answer.ENTRIES, spec, routed);
     List<IndexEntry> entries = new ArrayList<>();
@@ -168,8 +186,13 @@ public final class PointQueries {
 
   /** The plan {@link #rows(String, byte[]...)} would run for a point query on {@code index}. */
   public QueryPlan explain(String index, byte[]... values) {
+    return explain(index, List.of(values), Answer.ROWS);
+  }
+
+  /** The plan a point query on one tuple of {@code index} returning {@code answer} would run. */
+  QueryPlan explain(String index, List<byte[]> values, Answer answer) {
     IndexSpec spec = context.indexes.named(index);
-    return explain(spec, spec.valueOf(List.of(values)), Answer.ROWS);
+    return explain(spec, spec.valueOf(values), answer);
   }
 
   /** Runs a DATA_SCAN plan and traces it. */

@@ -53,6 +53,8 @@ public final class QueryContext implements AutoCloseable {
   private final QueryStats stats = new QueryStats();
   private final ThreadLocal<QueryTrace> lastCounted = new ThreadLocal<>();
   private volatile boolean strict;
+  // A query's own strictness, for the calling thread while it runs (IndexQuery.withStrict).
+  private final ThreadLocal<Boolean> strictQuery = ThreadLocal.withInitial(() -> false);
   private final boolean hasEventual;
   private volatile long lagMs = -1;
   private volatile long lagReadNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
@@ -116,7 +118,26 @@ public final class QueryContext implements AutoCloseable {
   }
 
   boolean strict() {
-    return strict;
+    return strict || strictQuery.get();
+  }
+
+  /** A query run on the calling thread. */
+  public interface Query<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Runs {@code query} strict if {@code strictQuery} (or the table is): its routing is decided
+   * while it runs on this thread, before any stream it opens is read.
+   */
+  public <T> T strictIf(boolean strictQuery, Query<T> query) throws IOException {
+    if (!strictQuery) return query.run();
+    this.strictQuery.set(true);
+    try {
+      return query.run();
+    } finally {
+      this.strictQuery.remove();
+    }
   }
 
   /** What the calling thread's last query did, or null before its first query. */
@@ -174,7 +195,7 @@ public final class QueryContext implements AutoCloseable {
   Routed route(IndexSpec spec, byte[] value) {
     if (value == null) throw new IllegalArgumentException("value must not be null");
     checkLength(spec, value, "value");
-    if (strict || spec.routedByKey()) return Routed.STRICT;
+    if (strict() || spec.routedByKey()) return Routed.STRICT;
     return router.route(spec, value);
   }
 

@@ -27,10 +27,22 @@ public final class RangeQueries {
   /** Row keys the index holds with {@code lo <= value < hi}, sorted, deduplicated. */
   public List<byte[]> rowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
-    long start = System.nanoTime();
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    lo = form(spec, lo);
-    hi = form(spec, hi);
+    return rowKeys(spec, form(spec, lo), form(spec, hi));
+  }
+
+  /**
+   * Row keys the index {@code index} holds with its first {@code equal.size()} columns equal to
+   * {@code equal} and the next in {@code [lo, hi)}, sorted, deduplicated.
+   */
+  List<byte[]> rowKeys(String index, List<byte[]> equal, byte[] lo, byte[] hi) throws IOException {
+    IndexSpec spec = context.indexes.named(index);
+    byte[][] bounds = compositeBounds(spec, equal, lo, hi);
+    return rowKeys(spec, bounds[0], bounds[1]);
+  }
+
+  private List<byte[]> rowKeys(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    long start = System.nanoTime();
     if (spec.isLocal()) {
       List<byte[]> rows =
           context.local.rowKeys(context.local.range(spec, lo, hi, LocalQueryRequest.Answer.KEYS));

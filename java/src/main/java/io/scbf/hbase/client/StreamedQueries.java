@@ -32,7 +32,16 @@ public final class StreamedQueries {
    */
   public ResultScanner point(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    value = spec.indexForm(value);
+    return point(spec, spec.indexForm(value));
+  }
+
+  /** {@link #point(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
+  ResultScanner point(String index, List<byte[]> values) throws IOException {
+    IndexSpec spec = context.indexes.named(index);
+    return point(spec, spec.valueOf(values));
+  }
+
+  private ResultScanner point(IndexSpec spec, byte[] value) throws IOException {
     Routed routed = context.route(spec, value);
     QueryPlan plan = context.plan(Answer.ROWS, spec, routed);
     boolean scan = plan.kind() == QueryPlan.Kind.DATA_SCAN;
@@ -62,8 +71,16 @@ public final class StreamedQueries {
   public List<Result> first(byte[] family, byte[] qualifier, byte[] value, int limit)
       throws IOException {
     if (limit < 0) throw new IllegalArgumentException("limit must be >= 0, not " + limit);
+    return first(point(family, qualifier, value), limit);
+  }
+
+  /**
+   * At most {@code limit} rows of {@code stream}, which this closes, sorted by row key: only the
+   * pages they need are read.
+   */
+  List<Result> first(ResultScanner stream, int limit) throws IOException {
     List<Result> rows = new ArrayList<>(Math.min(limit, context.pageRows));
-    try (ResultScanner s = point(family, qualifier, value)) {
+    try (ResultScanner s = stream) {
       while (rows.size() < limit) {
         Result r = s.next();
         if (r == null) break;
