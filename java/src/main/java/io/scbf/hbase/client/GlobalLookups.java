@@ -368,7 +368,10 @@ final class GlobalLookups {
           if (counted > limit) {
             long inLast = r.getValueEstimate();
             long streamRows =
-                counted - before - inLast + Math.max(inLast, rowsFrom(spec, streams.get(s), r));
+                counted
+                    - before
+                    - inLast
+                    + Math.max(inLast, rowsFrom(spec, index, request, streams.get(s), r));
             // Salted streams hold even shares of every value range (rows are hashed to them).
             long estimate = before + streamRows * (streams.size() - s);
             return new Count(Math.max(counted, estimate), regions + chain.regions(), true);
@@ -382,30 +385,79 @@ final class GlobalLookups {
 
   /**
    * The entries of {@code stream}'s range from the region whose count went over the limit ({@code
-   * last}) on: each region taken to hold as many entries as {@code last}'s (an {@code ORDERED}
-   * index's regions split at a size), the range's share of a region it covers in part read from the
-   * keys' positions between the region's bounds ({@link KeySpan}). So a half-open range is sized
-   * from the regions it spans, not from the entries counted before a scan was known to be cheaper.
+   * last}) on: each region's share of the range (the keys' positions between its bounds, {@link
+   * KeySpan}, for a region the range covers in part) times its entries. The regions after {@code
+   * last} are asked for their entries (a count of one entry each, in parallel, at most {@link
+   * #SIZED_REGIONS_MAX}; the rest taken to hold their mean): an {@code ORDERED} index's regions
+   * hold from a few to a split size of entries, so no one region's count stands for the others. So
+   * a half-open range is sized from the regions it spans, not from the entries counted before a
+   * scan was known to be cheaper.
    */
-  private long rowsFrom(IndexSpec spec, byte[][] stream, LookupResponse last) throws IOException {
-    long perRegion = last.hasRegionEntries() ? last.getRegionEntries() : 0;
-    if (perRegion <= 0 || !last.hasRegionStart()) return 0;
+  private long rowsFrom(
+      IndexSpec spec, Table index, RangeLookupRequest request, byte[][] stream, LookupResponse last)
+      throws IOException {
+    if (!last.hasRegionEntries() || !last.hasRegionStart()) return 0;
     byte[] after = last.getRegionStart().toByteArray();
-    double share = 0;
-    for (byte[][] region : regionParts(indexTable(spec))) {
+    List<byte[][]> spanned = new ArrayList<>();
+    List<Double> shares = new ArrayList<>();
+    // The index's own keys: a region's share is interpolated between its bounds clipped to them
+    // (the first region starts at the table's empty start key, which shares no prefix with them).
+    List<byte[][]> whole = streamBounds(spec, null, null);
+    byte[] indexStart = whole.get(0)[0];
+    byte[] indexEnd = whole.get(whole.size() - 1)[1];
+    for (byte[][] region : regionParts(index.getName())) {
       byte[] from = IndexKeyCodec.maxStart(IndexKeyCodec.maxStart(region[0], stream[0]), after);
       byte[] to = IndexKeyCodec.minEnd(region[1], stream[1]);
       if (to.length != 0 && Bytes.compareTo(from, to) >= 0) continue;
-      byte[] regionEnd = region[1].length == 0 ? stream[1] : region[1];
-      if (regionEnd.length == 0) {
-        share += Bytes.equals(from, region[0]) ? 1 : 0.5; // no bound to interpolate against
-        continue;
+      byte[] low = IndexKeyCodec.maxStart(region[0], indexStart);
+      byte[] high = IndexKeyCodec.minEnd(region[1], indexEnd);
+      double share;
+      if (high.length == 0) {
+        share = Bytes.equals(from, low) ? 1 : 0.5; // no bound to interpolate against
+      } else {
+        KeySpan span = new KeySpan(low, high);
+        share = (to.length == 0 ? 1 : span.at(to)) - span.at(from);
       }
-      KeySpan span = new KeySpan(region[0], regionEnd);
-      share += (to.length == 0 ? 1 : span.at(to)) - span.at(from);
+      spanned.add(new byte[][] {from, to});
+      shares.add(share);
     }
-    return Math.round(share * perRegion);
+    if (spanned.isEmpty()) return 0;
+    long[] entries = new long[spanned.size()];
+    entries[0] = last.getRegionEntries(); // the first region spanned is the one counted last
+    int asked = Math.min(spanned.size(), SIZED_REGIONS_MAX + 1);
+    RangeLookupRequest one = request.toBuilder().setLimit(1).build();
+    List<Callable<Long>> each = new ArrayList<>();
+    for (int i = 1; i < asked; i++) {
+      byte[][] part = spanned.get(i);
+      each.add(
+          () -> {
+            LookupResponse r = rangeChain(index, part[0], part[1], one).next();
+            return r != null && r.hasRegionEntries() ? r.getRegionEntries() : -1L;
+          });
+    }
+    List<Long> answers =
+        each.isEmpty()
+            ? List.of()
+            : ParallelCalls.all(context.pool, each, "sizing a range of " + index.getName());
+    long sum = entries[0];
+    int known = 1;
+    for (int i = 1; i < asked; i++) {
+      entries[i] = answers.get(i - 1);
+      if (entries[i] >= 0) {
+        sum += entries[i];
+        known++;
+      }
+    }
+    long mean = sum / known;
+    double rows = 0;
+    for (int i = 0; i < spanned.size(); i++) {
+      rows += shares.get(i) * (i < asked && entries[i] >= 0 ? entries[i] : mean);
+    }
+    return Math.round(rows);
   }
+
+  /** At most this many regions after the counted ones are asked their entries to size a range. */
+  static final int SIZED_REGIONS_MAX = 32;
 
   /**
    * Entries a range holds as its regions counted them (-1: the index is building), or, {@code
