@@ -2,7 +2,9 @@ package io.scbf.hbase.differential;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
@@ -16,16 +18,29 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * The oracle's input: what a plain HBase scan of the data table shows now, row by row and column by
  * column. Nothing of the product is used to read it, so HBase decides every question of timestamps,
- * delete markers, versions and TTL.
+ * delete markers, versions and TTL. {@code aheadOfClock}: the rows showing a cell stamped after the
+ * read began (a client timestamp in the future), which the answers do not compare but an expiring
+ * index entry's allowance does (see {@link Checker}).
  */
-record Snapshot(TreeMap<String, TreeMap<String, byte[]>> rows) {
+record Snapshot(TreeMap<String, TreeMap<String, byte[]>> rows, Set<String> aheadOfClock) {
   static Snapshot read(Connection connection, TableName table) throws IOException {
+    long now = System.currentTimeMillis();
     TreeMap<String, TreeMap<String, byte[]>> rows = new TreeMap<>();
+    Set<String> ahead = new TreeSet<>();
     try (Table t = connection.getTable(table);
         ResultScanner scanner = t.getScanner(new Scan())) {
-      for (Result r : scanner) rows.put(Bytes.toString(r.getRow()), cells(r));
+      for (Result r : scanner) add(r, now, rows, ahead);
     }
-    return new Snapshot(rows);
+    return new Snapshot(rows, ahead);
+  }
+
+  private static void add(
+      Result r, long now, TreeMap<String, TreeMap<String, byte[]>> rows, Set<String> ahead) {
+    String row = Bytes.toString(r.getRow());
+    rows.put(row, cells(r));
+    for (Cell c : r.rawCells()) {
+      if (c.getTimestamp() > now) ahead.add(row);
+    }
   }
 
   /**
@@ -34,14 +49,16 @@ record Snapshot(TreeMap<String, TreeMap<String, byte[]>> rows) {
    */
   static Snapshot readByGets(Connection connection, TableName table, java.util.List<String> rows)
       throws IOException {
+    long now = System.currentTimeMillis();
     TreeMap<String, TreeMap<String, byte[]>> out = new TreeMap<>();
+    Set<String> ahead = new TreeSet<>();
     try (Table t = connection.getTable(table)) {
       for (String row : rows) {
         Result r = t.get(new org.apache.hadoop.hbase.client.Get(Bytes.toBytes(row)));
-        if (!r.isEmpty()) out.put(row, cells(r));
+        if (!r.isEmpty()) add(r, now, out, ahead);
       }
     }
-    return new Snapshot(out);
+    return new Snapshot(out, ahead);
   }
 
   static TreeMap<String, byte[]> cells(Result r) {

@@ -13,6 +13,7 @@ final class Stats {
   long refusalsChecked;
   long staleWaits;
   long clientCacheLoops;
+  long futureStampedKept;
   long failures;
 
   /** Sequences the cluster failed before their checks could (exceptions from HBase calls). */
@@ -34,6 +35,7 @@ final class Stats {
     refusalsChecked += o.refusalsChecked;
     staleWaits += o.staleWaits;
     clientCacheLoops += o.clientCacheLoops;
+    futureStampedKept += o.futureStampedKept;
     failures += o.failures;
     errors += o.errors;
     o.perKind.forEach((k, v) -> perKind.merge(k, v, Long::sum));
@@ -64,7 +66,8 @@ final class Stats {
   String summary() {
     return String.format(
         "differential: %d sequences, %d operations, %d events (%d skipped by HBase), %d checks,"
-            + " %d refusals checked, %d stale index answers waited out, %d steps read again through"
+            + " %d refusals checked, %d stale index answers waited out, %d kept by a cell stamped in"
+            + " the future, %d steps read again through"
             + " a new connection (HBase client cache loop), %d failures, %d run errors;"
             + " operations per kind %s; queries per kind %s; ms in table setup and drop %d,"
             + " in checks %d, per op kind %s",
@@ -75,6 +78,7 @@ final class Stats {
         checks,
         refusalsChecked,
         staleWaits,
+        futureStampedKept,
         clientCacheLoops,
         failures,
         errors,
