@@ -37,6 +37,7 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
@@ -548,6 +549,11 @@ class EventualIndexClusterTest {
               .setDurability(Durability.SKIP_WAL);
       IOException e = assertThrows(IOException.class, () -> t.put(skipsWal));
       assertTrue(e.getMessage().contains("SKIP_WAL"), e.getMessage());
+      // In a RowMutations too: HBase's mutateRow ignores a coprocessor's per-mutation status, so
+      // the refusal fails the call rather than leave the write acknowledged and not applied.
+      RowMutations atomic = new RowMutations(Bytes.toBytes("r01")).add(List.of(skipsWal));
+      IOException atomicRefused = assertThrows(IOException.class, () -> t.mutateRow(atomic));
+      assertTrue(atomicRefused.getMessage().contains("SKIP_WAL"), atomicRefused.getMessage());
     }
     try (Admin admin = connection.getAdmin()) {
       IOException e =

@@ -36,6 +36,7 @@ import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.RetriesExhaustedWithDetailsException;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -176,6 +177,21 @@ class LocalIndexClusterTest {
                           new Put(row(1))
                               .addColumn(LOCAL_FAMILY, Bytes.toBytes("c"), new byte[0]))));
       assertTrue(refused.getMessage().contains("written by the index only"), refused.getMessage());
+      // In a RowMutations (HBase's mutateRow ignores a coprocessor's per-mutation status) the
+      // refusal fails the call, and the row's other mutation is not applied either.
+      RowMutations atomic =
+          new RowMutations(row(1))
+              .add(
+                  List.of(
+                      new Put(row(1)).addColumn(D, Bytes.toBytes("atomic"), Bytes.toBytes("x")),
+                      new Put(row(1)).addColumn(LOCAL_FAMILY, Bytes.toBytes("c"), new byte[0])));
+      IOException atomicRefused = assertThrows(IOException.class, () -> t.mutateRow(atomic));
+      assertTrue(
+          atomicRefused.getMessage().contains("written by the index only"),
+          atomicRefused.getMessage());
+      assertFalse(
+          t.get(new Get(row(1))).containsColumn(D, Bytes.toBytes("atomic")),
+          "a refused RowMutations applied none of its mutations");
     }
   }
 

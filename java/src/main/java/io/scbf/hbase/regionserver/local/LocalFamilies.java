@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver.local;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.batch.Refusals;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +10,6 @@ import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
-import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -50,7 +50,8 @@ public final class LocalFamilies {
    * that happens to share the row key).
    */
   public static void refuseWrites(
-      List<IndexSpec> localSpecs, MiniBatchOperationInProgress<Mutation> batch) {
+      List<IndexSpec> localSpecs, MiniBatchOperationInProgress<Mutation> batch)
+      throws DoNotRetryIOException {
     for (int i = 0; i < batch.size(); i++) {
       if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN)
         continue;
@@ -61,15 +62,15 @@ public final class LocalFamilies {
         if (m instanceof Delete) {
           m.getFamilyCellMap().remove(family);
         } else {
-          batch.setOperationStatus(
+          Refusals.refuse(
+              batch,
               i,
-              new OperationStatus(
-                  OperationStatusCode.SANITY_CHECK_FAILURE,
-                  "scbf: column family "
-                      + Bytes.toString(family)
-                      + " holds the entries of local index '"
-                      + s.alias()
-                      + "' and is written by the index only"));
+              "scbf: column family "
+                  + Bytes.toString(family)
+                  + " holds the entries of local index '"
+                  + s.alias()
+                  + "' and is written by the index only");
+          break;
         }
       }
     }

@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver.write;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexWriteException;
+import io.scbf.hbase.regionserver.batch.Refusals;
 import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
 import io.scbf.hbase.regionserver.local.LocalIndex;
 import io.scbf.hbase.regionserver.region.RowBatchReader;
@@ -29,7 +30,6 @@ import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
-import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
@@ -176,11 +176,9 @@ public final class BatchIndexer {
         indexed.add(m);
         lastIndexOfRow.put(new Bytes(m.getRow()), i);
       } catch (DoNotRetryIOException e) {
-        if (oneRow(batch)) throw e;
         // SANITY_CHECK_FAILURE reaches the client as FailedSanityCheckException with our message
         // on both the single-mutation and the multi path (FAILURE is dropped on the first).
-        batch.setOperationStatus(
-            i, new OperationStatus(OperationStatusCode.SANITY_CHECK_FAILURE, e.getMessage()));
+        Refusals.refuse(batch, i, e.getMessage());
       }
     }
     if (indexed.isEmpty()) return;
@@ -229,7 +227,7 @@ public final class BatchIndexer {
       try {
         planner.checkOneBatchFamilyMarkers(e.getValue(), this::newVersionBehavior);
       } catch (IndexUpdatePlanner.UnfollowableDeletesException unfollowable) {
-        refuseRow(batch, e.getKey(), unfollowable.getMessage());
+        Refusals.refuseRow(batch, e.getKey().get(), unfollowable.getMessage());
         refused.add(e.getKey());
       }
     }
@@ -242,7 +240,7 @@ public final class BatchIndexer {
       try {
         states.after = planner.apply(states.after, m);
       } catch (IndexUpdatePlanner.MaskedPutException masked) {
-        refuseRow(batch, row, masked.getMessage());
+        Refusals.refuseRow(batch, row.get(), masked.getMessage());
         rows.remove(row);
         refused.add(row);
       }
@@ -258,7 +256,7 @@ public final class BatchIndexer {
       try {
         rowChanges = planner.diff(e.getKey().get(), e.getValue().before, e.getValue().after);
       } catch (IndexUpdatePlanner.KeyTooLongException tooLong) {
-        refuseRow(batch, e.getKey(), tooLong.getMessage());
+        Refusals.refuseRow(batch, e.getKey().get(), tooLong.getMessage());
         continue;
       }
       List<Mutation> entryRows = new ArrayList<>();
@@ -315,35 +313,6 @@ public final class BatchIndexer {
     long ts = IndexUpdatePlanner.timestampOf(indexMutation);
     if (ts == HConstants.LATEST_TIMESTAMP) return now;
     return indexMutation instanceof Delete ? Math.max(now, ts) : ts;
-  }
-
-  /** Fails the batch's mutations of one row; the rest of the batch is written. */
-  private static void refuseRow(MiniBatchOperationInProgress<Mutation> batch, Bytes row, String why)
-      throws DoNotRetryIOException {
-    if (oneRow(batch)) throw new DoNotRetryIOException(why);
-    for (int i = 0; i < batch.size(); i++) {
-      if (batch.getOperationStatus(i).getOperationStatusCode() == OperationStatusCode.NOT_RUN
-          && Bytes.equals(batch.getOperation(i).getRow(), row.get())) {
-        batch.setOperationStatus(
-            i, new OperationStatus(OperationStatusCode.SANITY_CHECK_FAILURE, why));
-      }
-    }
-  }
-
-  /**
-   * A mini-batch of one row may be atomic (a RowMutations, a checkAndMutate of several mutations),
-   * and HBase's {@code HRegion.mutateRow} ignores the statuses a coprocessor sets: a refused
-   * mutation's status would leave it unapplied while the client is told it succeeded. Such a batch
-   * is failed whole with the refusal instead. (An atomic batch of several rows, {@code
-   * MultiRowMutationEndpoint}, is not told apart from a plain batch.)
-   */
-  private static boolean oneRow(MiniBatchOperationInProgress<Mutation> batch) {
-    for (int i = 1; i < batch.size(); i++) {
-      if (!Bytes.equals(batch.getOperation(i).getRow(), batch.getOperation(0).getRow())) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

@@ -1,12 +1,12 @@
 package io.scbf.hbase.regionserver.write;
 
+import io.scbf.hbase.regionserver.batch.Refusals;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants.OperationStatusCode;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
-import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -25,7 +25,8 @@ public final class EventualWrites {
   public static void refuseUnsupported(
       IndexUpdatePlanner eventual,
       Durability tableDurability,
-      MiniBatchOperationInProgress<Mutation> batch) {
+      MiniBatchOperationInProgress<Mutation> batch)
+      throws DoNotRetryIOException {
     for (int i = 0; i < batch.size(); i++) {
       if (batch.getOperationStatus(i).getOperationStatusCode() != OperationStatusCode.NOT_RUN)
         continue;
@@ -41,8 +42,7 @@ public final class EventualWrites {
                   + " the index is maintained from the write-ahead log");
         }
       } catch (DoNotRetryIOException e) {
-        batch.setOperationStatus(
-            i, new OperationStatus(OperationStatusCode.SANITY_CHECK_FAILURE, e.getMessage()));
+        Refusals.refuse(batch, i, e.getMessage());
       }
     }
   }
