@@ -18,7 +18,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * dropped and asked again from that region's end, which the next region holds. Each key of the
  * range is answered by exactly one region, in descending order, whatever splits or moves happen.
  */
-final class DescendingChain implements GlobalLookups.Chain {
+final class DescendingChain implements PageCursor.Chain {
   /** One call: the region's stub, the range's end for this call (exclusive), the page resume. */
   interface Ask {
     LookupResponse ask(IndexLookupService.BlockingInterface region, byte[] to, ByteString resume)

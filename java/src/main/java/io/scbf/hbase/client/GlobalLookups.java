@@ -1,5 +1,13 @@
 package io.scbf.hbase.client;
 
+import static io.scbf.hbase.client.GlobalRequests.allBuckets;
+import static io.scbf.hbase.client.GlobalRequests.bucketsOf;
+import static io.scbf.hbase.client.GlobalRequests.lookupRequest;
+import static io.scbf.hbase.client.GlobalRequests.rangeChain;
+import static io.scbf.hbase.client.GlobalRequests.rangeRequest;
+import static io.scbf.hbase.client.GlobalRequests.streamBounds;
+import static io.scbf.hbase.client.GlobalRequests.valueChains;
+
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexEntry;
@@ -7,19 +15,15 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.shared.IndexCatalog;
-import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.PackedHits;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionLookup;
-import io.scbf.hbase.shared.proto.IndexProtos.RegionRef;
-import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerLookupResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -29,7 +33,6 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Predicate;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
@@ -48,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * range, one region in all but the rare case of a region boundary inside it, a range lookup every
  * region's part of the range in parallel ({@link RegionChain}). Answers larger than one message
  * come in pages. A region that says its index is building makes the query scan the data table
- * instead ({@link DataScan}), so its answer is complete, only slower.
+ * instead ({@link DataScan}), so its answer is complete, only slower. The same lookups streamed are
+ * {@link GlobalPages}', an {@code ORDERED} range's count for its plan {@link RangeSizes}'; the
+ * requests and key ranges all three send are {@link GlobalRequests}'.
  */
 final class GlobalLookups {
   private static final Logger LOG = LoggerFactory.getLogger(GlobalLookups.class);
@@ -298,17 +303,6 @@ final class GlobalLookups {
   }
 
   /**
-   * The key ranges [start, stop) of {@code lo <= value < hi} in each salted stream of an {@code
-   * ORDERED} index.
-   */
-  private static List<byte[][]> streamBounds(IndexSpec spec, byte[] lo, byte[] hi) {
-    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
-    List<byte[][]> out = new ArrayList<>(spec.buckets());
-    for (int s = 0; s < spec.buckets(); s++) out.add(IndexKeyCodec.rangeBounds(s, alias, lo, hi));
-    return out;
-  }
-
-  /**
    * The entries of {@code lo <= value < hi} of an {@code ORDERED} index in value order (ties in row
    * order), descending if asked, each with its value; read page by page ({@code pageRows} entries
    * per region call), each stream region after region.
@@ -322,7 +316,7 @@ final class GlobalLookups {
             .setWithValues(true)
             .setReverse(descending)
             .build();
-    List<Chain> streams = new ArrayList<>(spec.buckets());
+    List<PageCursor.Chain> streams = new ArrayList<>(spec.buckets());
     for (byte[][] bounds : streamBounds(spec, lo, hi)) {
       streams.add(
           descending
@@ -344,127 +338,6 @@ final class GlobalLookups {
     return new OrderedEntries(streams, descending);
   }
 
-  /**
-   * The entries a range reading in value order counts: {@code lo <= value < hi} of an {@code
-   * ORDERED} index, counted by its regions up to {@code limit} (for explain).
-   */
-  Count countRange(IndexSpec spec, byte[] lo, byte[] hi, long limit) throws IOException {
-    RangeLookupRequest request =
-        rangeRequest(spec, lo, hi)
-            .setCountOnly(true)
-            .setLimit((int) Math.min(Integer.MAX_VALUE - 1, Math.max(1, limit)))
-            .build();
-    long counted = 0;
-    int regions = 0;
-    List<byte[][]> streams = streamBounds(spec, lo, hi);
-    try (Table index = context.connection.getTable(indexTable(spec))) {
-      for (int s = 0; s < streams.size(); s++) {
-        long before = counted;
-        RegionChain chain = rangeChain(index, streams.get(s)[0], streams.get(s)[1], request);
-        for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
-          noteEntries(indexTable(spec), List.of(r));
-          if (r.getIndexBuilding()) return new Count(-1, chain.regions() + regions, false);
-          counted += r.getValueEstimate();
-          if (counted > limit) {
-            long inLast = r.getValueEstimate();
-            long streamRows =
-                counted
-                    - before
-                    - inLast
-                    + Math.max(inLast, rowsFrom(spec, index, request, streams.get(s), r));
-            // Salted streams hold even shares of every value range (rows are hashed to them).
-            long estimate = before + streamRows * (streams.size() - s);
-            return new Count(Math.max(counted, estimate), regions + chain.regions(), true);
-          }
-        }
-        regions += chain.regions();
-      }
-    }
-    return new Count(counted, regions, false);
-  }
-
-  /**
-   * The entries of {@code stream}'s range from the region whose count went over the limit ({@code
-   * last}) on: each region's share of the range (the keys' positions between its bounds, {@link
-   * KeySpan}, for a region the range covers in part) times its entries. The regions after {@code
-   * last} are asked for their entries (a count of one entry each, in parallel, at most {@link
-   * #SIZED_REGIONS_MAX}; the rest taken to hold their mean): an {@code ORDERED} index's regions
-   * hold from a few to a split size of entries, so no one region's count stands for the others. So
-   * a half-open range is sized from the regions it spans, not from the entries counted before a
-   * scan was known to be cheaper.
-   */
-  private long rowsFrom(
-      IndexSpec spec, Table index, RangeLookupRequest request, byte[][] stream, LookupResponse last)
-      throws IOException {
-    if (!last.hasRegionEntries() || !last.hasRegionStart()) return 0;
-    byte[] after = last.getRegionStart().toByteArray();
-    List<byte[][]> spanned = new ArrayList<>();
-    List<Double> shares = new ArrayList<>();
-    // The index's own keys: a region's share is interpolated between its bounds clipped to them
-    // (the first region starts at the table's empty start key, which shares no prefix with them).
-    List<byte[][]> whole = streamBounds(spec, null, null);
-    byte[] indexStart = whole.get(0)[0];
-    byte[] indexEnd = whole.get(whole.size() - 1)[1];
-    for (byte[][] region : regionParts(index.getName())) {
-      byte[] from = IndexKeyCodec.maxStart(IndexKeyCodec.maxStart(region[0], stream[0]), after);
-      byte[] to = IndexKeyCodec.minEnd(region[1], stream[1]);
-      if (to.length != 0 && Bytes.compareTo(from, to) >= 0) continue;
-      byte[] low = IndexKeyCodec.maxStart(region[0], indexStart);
-      byte[] high = IndexKeyCodec.minEnd(region[1], indexEnd);
-      double share;
-      if (high.length == 0) {
-        share = Bytes.equals(from, low) ? 1 : 0.5; // no bound to interpolate against
-      } else {
-        KeySpan span = new KeySpan(low, high);
-        share = (to.length == 0 ? 1 : span.at(to)) - span.at(from);
-      }
-      spanned.add(new byte[][] {from, to});
-      shares.add(share);
-    }
-    if (spanned.isEmpty()) return 0;
-    long[] entries = new long[spanned.size()];
-    entries[0] = last.getRegionEntries(); // the first region spanned is the one counted last
-    int asked = Math.min(spanned.size(), SIZED_REGIONS_MAX + 1);
-    RangeLookupRequest one = request.toBuilder().setLimit(1).build();
-    List<Callable<Long>> each = new ArrayList<>();
-    for (int i = 1; i < asked; i++) {
-      byte[][] part = spanned.get(i);
-      each.add(
-          () -> {
-            LookupResponse r = rangeChain(index, part[0], part[1], one).next();
-            return r != null && r.hasRegionEntries() ? r.getRegionEntries() : -1L;
-          });
-    }
-    List<Long> answers =
-        each.isEmpty()
-            ? List.of()
-            : ParallelCalls.all(context.pool, each, "sizing a range of " + index.getName());
-    long sum = entries[0];
-    int known = 1;
-    for (int i = 1; i < asked; i++) {
-      entries[i] = answers.get(i - 1);
-      if (entries[i] >= 0) {
-        sum += entries[i];
-        known++;
-      }
-    }
-    long mean = sum / known;
-    double rows = 0;
-    for (int i = 0; i < spanned.size(); i++) {
-      rows += shares.get(i) * (i < asked && entries[i] >= 0 ? entries[i] : mean);
-    }
-    return Math.round(rows);
-  }
-
-  /** At most this many regions after the counted ones are asked their entries to size a range. */
-  static final int SIZED_REGIONS_MAX = 32;
-
-  /**
-   * Entries a range holds as its regions counted them (-1: the index is building), or, {@code
-   * extrapolated}, the count up to the limit plus the rest of the range sized from its regions.
-   */
-  record Count(long entries, int regions, boolean extrapolated) {}
-
   /** The rows of an {@code ORDERED} or {@code BY_VALUE} table a plan would compare with. */
   long tableRowsOf(IndexSpec spec) throws IOException {
     TableName indexTable = indexTable(spec);
@@ -483,60 +356,11 @@ final class GlobalLookups {
   }
 
   /**
-   * The chains reading {@code value}'s key ranges: one of a {@code BY_VALUE} index (the value's
-   * slot), one per salted stream of an {@code ORDERED} one.
-   */
-  private static List<RegionChain> valueChains(
-      Table index, IndexSpec spec, byte[] value, LookupRequest request) {
-    byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
-    if (spec.layout() == IndexSpec.Layout.BY_VALUE) {
-      return List.of(valueChain(index, IndexKeyCodec.slotPrefix(alias, value), request));
-    }
-    List<RegionChain> chains = new ArrayList<>(spec.buckets());
-    for (int s = 0; s < spec.buckets(); s++) {
-      chains.add(valueChain(index, IndexKeyCodec.valuePrefix(s, alias, value), request));
-    }
-    return chains;
-  }
-
-  /** The chain reading the key range of the index rows starting with {@code prefix}. */
-  private static RegionChain valueChain(Table index, byte[] prefix, LookupRequest request) {
-    return new RegionChain(
-        index,
-        prefix,
-        IndexKeyCodec.prefixSuccessor(prefix),
-        resume -> Bytes.add(prefix, resume.toByteArray(), new byte[1]),
-        (region, from, resume) -> {
-          LookupRequest.Builder b = request.toBuilder().setFromKey(ByteString.copyFrom(from));
-          if (resume != null) b.setResumeAfter(resume);
-          return region.lookup(null, b.build());
-        });
-  }
-
-  /** The chain reading a range request's entries in the key range [from, to). */
-  private static RegionChain rangeChain(
-      Table index, byte[] from, byte[] to, RangeLookupRequest request) {
-    return new RegionChain(
-        index,
-        from,
-        to,
-        ByteString::toByteArray,
-        (region, at, resume) -> {
-          RangeLookupRequest.Builder b =
-              request.toBuilder()
-                  .setFromKey(ByteString.copyFrom(at))
-                  .setToKey(ByteString.copyFrom(to));
-          if (resume != null) b.setResumeAfter(resume);
-          return region.rangeLookup(null, b.build());
-        });
-  }
-
-  /**
    * The key ranges of a {@code BY_VALUE} index's regions as its table lists them now, [start, next
    * start). A region split or merged since then is read correctly all the same (see {@link
    * RegionChain}); the listing only decides what is read in parallel.
    */
-  private List<byte[][]> regionParts(TableName indexTable) throws IOException {
+  List<byte[][]> regionParts(TableName indexTable) throws IOException {
     byte[][] starts;
     try (RegionLocator locator = context.connection.getRegionLocator(indexTable)) {
       starts = locator.getStartKeys();
@@ -605,7 +429,7 @@ final class GlobalLookups {
   }
 
   /** Remembers a region's entries from answers that carry them. */
-  private void noteEntries(TableName indexTable, List<LookupResponse> responses) {
+  void noteEntries(TableName indexTable, List<LookupResponse> responses) {
     for (LookupResponse r : responses) {
       if (r.hasRegionEntries()) entriesPerRegion.put(indexTable, r.getRegionEntries());
     }
@@ -623,214 +447,6 @@ final class GlobalLookups {
       return regionParts(indexTable).size();
     }
     return known.regions();
-  }
-
-  /** One page of one bucket: the first if {@code resume} is null, else the one after it. */
-  private interface BucketPage {
-    LookupResponse ask(IndexLookupService.BlockingInterface bucket, ByteString resume)
-        throws ServiceException;
-  }
-
-  /** A cursor that reads a key range region after region, and counts the regions it asked. */
-  interface Chain extends Cursor {
-    int regions();
-  }
-
-  /** The answers of a stream, one page at a time. */
-  interface Cursor {
-    /** The next page, or null once every region answered. */
-    LookupResponse next() throws IOException;
-
-    /** True if no page was asked yet. */
-    boolean atStart();
-
-    /** The cursors' answers one cursor after the other. */
-    static Cursor concat(List<? extends Cursor> cursors) {
-      return new Cursor() {
-        int i;
-
-        @Override
-        public LookupResponse next() throws IOException {
-          for (; i < cursors.size(); i++) {
-            LookupResponse r = cursors.get(i).next();
-            if (r != null) return r;
-          }
-          return null;
-        }
-
-        @Override
-        public boolean atStart() {
-          return i == 0 && cursors.get(0).atStart();
-        }
-      };
-    }
-  }
-
-  /** A global index's rows with {@code value}, in pages of the routed buckets or its region. */
-  QueryStream.Pages pointPages(IndexSpec spec, byte[] value, RouteResponse route)
-      throws IOException {
-    LookupRequest request = lookupRequest(spec, value).setLimit(context.pageRows).build();
-    return pages(
-        spec,
-        index ->
-            spec.routedByKey()
-                ? Cursor.concat(valueChains(index, spec, value, request))
-                : bucketCursor(
-                    index,
-                    bucketsOf(spec, route),
-                    (bucket, resume) ->
-                        bucket.lookup(
-                            null,
-                            resume == null
-                                ? request
-                                : request.toBuilder().setResumeAfter(resume).build())),
-        v -> Arrays.equals(v, value),
-        () -> context.scans.pointPages(spec, value, context.pageRows));
-  }
-
-  /** A global index's rows with {@code lo <= value < hi}, in pages of every bucket or region. */
-  QueryStream.Pages rangePages(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
-    QueryContext.checkBounds(spec, lo, hi);
-    // With their values, so that each entry is re-checked against its own value (see pages).
-    RangeLookupRequest request =
-        rangeRequest(spec, lo, hi).setLimit(context.pageRows).setWithValues(true).build();
-    return pages(
-        spec,
-        index ->
-            spec.layout() == IndexSpec.Layout.ORDERED
-                ? Cursor.concat(
-                    streamBounds(spec, lo, hi).stream()
-                        .map(b -> rangeChain(index, b[0], b[1], request))
-                        .toList())
-                : spec.routedByKey()
-                    ? rangeChain(index, new byte[0], new byte[0], request)
-                    : bucketCursor(
-                        index,
-                        allBuckets(spec),
-                        (bucket, resume) ->
-                            bucket.rangeLookup(
-                                null,
-                                resume == null
-                                    ? request
-                                    : request.toBuilder().setResumeAfter(resume).build())),
-        v -> IndexKeyCodec.inRange(v, lo, hi),
-        () -> QueryStream.onePage(() -> context.scans.range(spec, lo, hi)));
-  }
-
-  /** The buckets' pages one bucket after the other. */
-  private static Cursor bucketCursor(Table index, List<byte[]> buckets, BucketPage ask) {
-    return new Cursor() {
-      int bucket;
-      ByteString resume;
-
-      @Override
-      public LookupResponse next() throws IOException {
-        if (bucket >= buckets.size()) return null;
-        LookupResponse r;
-        try {
-          r =
-              ask.ask(
-                  IndexLookupService.newBlockingStub(index.coprocessorService(buckets.get(bucket))),
-                  resume);
-        } catch (ServiceException e) {
-          throw Rpcs.unwrap(e);
-        }
-        resume = r.hasResumeAfter() ? r.getResumeAfter() : null;
-        if (resume == null) bucket++;
-        return r;
-      }
-
-      @Override
-      public boolean atStart() {
-        return bucket == 0 && resume == null;
-      }
-    };
-  }
-
-  /** How a stream opens its cursor on the index table. */
-  private interface CursorOpener {
-    Cursor open(Table index) throws IOException;
-  }
-
-  /** The scan a stream falls back to if the index is building when it starts. */
-  private interface ScanPages {
-    QueryStream.Pages open() throws IOException;
-  }
-
-  /**
-   * A global index's rows in pages: each page of the cursor re-checked by one multi-get against
-   * {@code matches}, and an entry that carries its value (a range's) kept only if its row holds
-   * that value now ({@link Rechecks#rowsAt}). A range holds many values, so an entry left behind
-   * under a value the row no longer holds may lie in the range with the row's current one:
-   * re-checked against the range alone, both would send the row.
-   */
-  private QueryStream.Pages pages(
-      IndexSpec spec, CursorOpener opener, Predicate<byte[]> matches, ScanPages whileBuilding)
-      throws IOException {
-    Table index = context.connection.getTable(indexTable(spec));
-    Cursor cursor;
-    try {
-      cursor = opener.open(index);
-    } catch (IOException | RuntimeException e) {
-      index.close();
-      throw e;
-    }
-    return new QueryStream.Pages() {
-      QueryStream.Pages scan; // the index said it is building before the first page
-
-      @Override
-      public List<Result> next() throws IOException {
-        if (scan != null) return scan.next();
-        while (true) {
-          boolean first = cursor.atStart();
-          LookupResponse r = cursor.next();
-          if (r == null) return null;
-          if (r.getIndexBuilding()) {
-            if (!first) throw rebuiltWhileStreaming(spec);
-            scan = whileBuilding.open();
-            return scan.next();
-          }
-          List<byte[]> keys = new ArrayList<>(PackedHits.count(r));
-          List<byte[]> values = new ArrayList<>(PackedHits.count(r));
-          boolean valued = true; // a server of an earlier release may send no values
-          for (PackedHits.Hit h : PackedHits.of(r)) {
-            keys.add(h.row());
-            values.add(h.value());
-            valued &= h.value() != null;
-          }
-          List<Result> rows =
-              valued
-                  ? context.rechecks.rowsAt(keys, values, spec)
-                  : context.rechecks.rows(keys, spec, matches);
-          if (!rows.isEmpty()) return rows;
-        }
-      }
-
-      @Override
-      public void close() {
-        if (scan != null) scan.close();
-        try {
-          index.close();
-        } catch (IOException e) {
-          // A Table from a shared connection holds nothing to release.
-        }
-      }
-    };
-  }
-
-  /**
-   * What a stream throws when its index answers "building" after its first page: its regions hold
-   * nothing it can go on with, and the rows it sent cannot be taken back for a scan's, so ending
-   * there would leave the rest of the answer out without a word.
-   */
-  IOException rebuiltWhileStreaming(IndexSpec spec) {
-    return new IOException(
-        "index "
-            + spec.alias()
-            + " of "
-            + context.dataTable
-            + " started a rebuild while this stream read it; run the query again"
-            + " (it scans the table while the index is building)");
   }
 
   /**
@@ -891,39 +507,6 @@ final class GlobalLookups {
             .regions(QueryTrace.Target.INDEX_REGIONS, total, asked, 0)
             .lookups(new QueryTrace.Lookups(0, rows, QueryContext.micros(startNanos)))
             .build());
-  }
-
-  /** A range request; its answers come packed (an older server ignores that and sends hits). */
-  private static RangeLookupRequest.Builder rangeRequest(IndexSpec spec, byte[] lo, byte[] hi) {
-    RangeLookupRequest.Builder request =
-        RangeLookupRequest.newBuilder()
-            .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)))
-            .setPacked(true);
-    if (lo != null) request.setLo(ByteString.copyFrom(lo));
-    if (hi != null) request.setHi(ByteString.copyFrom(hi));
-    return request;
-  }
-
-  private static LookupRequest.Builder lookupRequest(IndexSpec spec, byte[] value) {
-    return LookupRequest.newBuilder()
-        .setAlias(ByteString.copyFrom(spec.alias().getBytes(StandardCharsets.UTF_8)))
-        .setValue(ByteString.copyFrom(value));
-  }
-
-  /** Start keys of the buckets a point query asks: the route's candidates, or every bucket. */
-  private static List<byte[]> bucketsOf(IndexSpec spec, RouteResponse route) {
-    if (route == null) return allBuckets(spec);
-    List<byte[]> buckets = new ArrayList<>(route.getCandidatesCount());
-    for (RegionRef r : route.getCandidatesList()) buckets.add(r.getStartKey().toByteArray());
-    return buckets;
-  }
-
-  /** Start keys of every bucket's region: {}, {1}, ..., {B-1} (fixed at index creation). */
-  private static List<byte[]> allBuckets(IndexSpec spec) {
-    List<byte[]> keys = new ArrayList<>(spec.buckets());
-    keys.add(new byte[0]);
-    keys.addAll(Arrays.asList(IndexKeyCodec.splitKeys(spec.buckets())));
-    return keys;
   }
 
   /**
@@ -1022,7 +605,10 @@ final class GlobalLookups {
    * bucket whose answer stopped at its byte budget.
    */
   private List<LookupResponse> withRemainingPages(
-      TableName indexTable, List<byte[]> buckets, List<LookupResponse> firsts, BucketPage next)
+      TableName indexTable,
+      List<byte[]> buckets,
+      List<LookupResponse> firsts,
+      PageCursor.BucketPage next)
       throws IOException {
     List<LookupResponse> out = null;
     for (int i = 0; i < firsts.size(); i++) {

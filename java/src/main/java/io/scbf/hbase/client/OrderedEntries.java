@@ -20,11 +20,11 @@ import org.apache.hadoop.hbase.util.Bytes;
 final class OrderedEntries {
   /** One stream's cursor and the page being read. */
   private static final class Stream {
-    final GlobalLookups.Chain cursor;
+    final PageCursor.Chain cursor;
     Iterator<Hit> page;
     Hit head;
 
-    Stream(GlobalLookups.Chain cursor) {
+    Stream(PageCursor.Chain cursor) {
       this.cursor = cursor;
     }
 
@@ -54,21 +54,21 @@ final class OrderedEntries {
   private final List<Stream> unstarted;
   private final List<LookupResponse> building = new ArrayList<>();
 
-  private final List<GlobalLookups.Chain> chains;
+  private final List<PageCursor.Chain> chains;
 
-  OrderedEntries(List<GlobalLookups.Chain> streams, boolean descending) {
+  OrderedEntries(List<PageCursor.Chain> streams, boolean descending) {
     this.chains = List.copyOf(streams);
     Comparator<Hit> order = descending ? ASCENDING.reversed() : ASCENDING;
     this.heads =
         new PriorityQueue<>(Math.max(1, streams.size()), (a, b) -> order.compare(a.head, b.head));
     this.unstarted = new ArrayList<>();
-    for (GlobalLookups.Chain c : streams) unstarted.add(new Stream(c));
+    for (PageCursor.Chain c : streams) unstarted.add(new Stream(c));
   }
 
   /** Index regions asked so far, over every stream. */
   int regions() {
     int n = 0;
-    for (GlobalLookups.Chain c : chains) n += c.regions();
+    for (PageCursor.Chain c : chains) n += c.regions();
     return n;
   }
 

@@ -123,8 +123,8 @@ public final class OrderedQueries {
     }
     long tableRows = context.global.tableRowsOf(spec);
     long scanAbove = context.router.scanAboveRows(QueryPlan.Answer.ROWS, tableRows);
-    GlobalLookups.Count counted =
-        context.global.countRange(
+    RangeSizes.Count counted =
+        context.rangeSizes.countRange(
             spec, bounds[0], bounds[1], scanAbove > 0 ? scanAbove : Integer.MAX_VALUE - 1);
     // The table's size as the budget was set (the count may teach a newer one), or, if none was
     // known, the one the count taught.
@@ -239,7 +239,7 @@ public final class OrderedQueries {
             next = entries.next();
           }
           // A stream whose region turned to building answers no more entries: not the range's end.
-          if (entries.building()) throw context.global.rebuiltWhileStreaming(spec);
+          if (entries.building()) throw context.globalPages.rebuiltWhileStreaming(spec);
           List<Result> rows = context.rechecks.rowsAt(keys, values, spec);
           this.rows += rows.size();
           if (!rows.isEmpty()) return rows;

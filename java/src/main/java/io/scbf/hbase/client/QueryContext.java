@@ -45,6 +45,8 @@ public final class QueryContext implements AutoCloseable {
   final DataScan scans;
   final LocalQueries local;
   final GlobalLookups global;
+  final GlobalPages globalPages;
+  final RangeSizes rangeSizes;
   final Rechecks rechecks;
   final int pageRows;
   final boolean localReadAfterAck;
@@ -90,6 +92,8 @@ public final class QueryContext implements AutoCloseable {
     this.rechecks = new Rechecks(connection, dataTable, pool);
     this.local = new LocalQueries(this);
     this.global = new GlobalLookups(this);
+    this.globalPages = new GlobalPages(this);
+    this.rangeSizes = new RangeSizes(this);
     stats.register(dataTable);
   }
 

@@ -19,7 +19,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * between, every key of the range is answered by exactly one region: no row is missed and none is
  * sent twice.
  */
-final class RegionChain implements GlobalLookups.Chain {
+final class RegionChain implements PageCursor.Chain {
   /** One call: the region's stub, where the range resumes, and the page resume point (or null). */
   interface Ask {
     LookupResponse ask(IndexLookupService.BlockingInterface region, byte[] from, ByteString resume)

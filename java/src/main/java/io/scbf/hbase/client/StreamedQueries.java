@@ -61,7 +61,7 @@ public final class StreamedQueries {
     if (spec.isLocal()) {
       return new QueryStream(context.local.pointPages(spec, value, routed, context.pageRows));
     }
-    return new QueryStream(context.global.pointPages(spec, value, routed.route()));
+    return new QueryStream(context.globalPages.pointPages(spec, value, routed.route()));
   }
 
   /**
@@ -116,6 +116,6 @@ public final class StreamedQueries {
     return new QueryStream(
         spec.isLocal()
             ? context.local.rangePages(spec, lo, hi, context.pageRows)
-            : context.global.rangePages(spec, lo, hi));
+            : context.globalPages.rangePages(spec, lo, hi));
   }
 }

@@ -1,7 +1,6 @@
 package io.scbf.hbase.master;
 
 import com.google.protobuf.ByteString;
-import io.scbf.CorruptSnapshotException;
 import io.scbf.MembershipFilter;
 import io.scbf.hbase.shared.DaemonThreads;
 import io.scbf.hbase.shared.RowEstimates;
@@ -18,7 +17,6 @@ import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.ServerStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.ValueCounts;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -36,8 +34,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.Predicate;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.RegionInfo;
@@ -63,13 +59,11 @@ import org.slf4j.LoggerFactory;
  * <p>With the bitmap, each region's latest {@link ValueCounts} (entries, heavy values) are kept and
  * passed on: routes carry the value's {@link RowEstimates row estimate} for the query planner.
  *
- * <p>Entries are keyed by index and region: a data region carries one bitmap per local index.
+ * <p>Entries are keyed by index and region: a data region carries one bitmap per local index. How a
+ * publication changes a region's entry is {@link RoutingEntry}'s.
  */
 final class RoutingTable implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RoutingTable.class);
-
-  /** Deltas kept per region for clients; older clients get the full bitmap. */
-  static final int RECENT_DELTAS = 32;
 
   /**
    * Regions from which an index is routed bit-sliced ({@link SlicedRoutes}): below it, a probe per
@@ -130,7 +124,7 @@ final class RoutingTable implements AutoCloseable {
   private final Queue<Retired> retired = new ConcurrentLinkedQueue<>();
 
   /** Index (table name) to encoded region to its entry: a route reads one inner map. */
-  private final Map<String, Map<String, Entry>> entries = new ConcurrentHashMap<>();
+  private final Map<String, Map<String, RoutingEntry>> entries = new ConcurrentHashMap<>();
 
   /** When each server's last publication (or keep-alive) arrived. */
   private final Map<ServerName, Long> serverSeen = new ConcurrentHashMap<>();
@@ -197,7 +191,7 @@ final class RoutingTable implements AutoCloseable {
   /**
    * Drops the sliced copies not routed since {@code now - SLICED_IDLE_MS}; returns how many. Safe
    * at any time: a copy is a cache of the entries' bitmaps, and an entry's slot belongs to the copy
-   * that gave it ({@link Entry#slotIn}), so a copy made later slices every entry again.
+   * that gave it ({@link RoutingEntry#slotIn}), so a copy made later slices every entry again.
    */
   int dropIdle(long now) {
     int dropped = 0;
@@ -206,7 +200,7 @@ final class RoutingTable implements AutoCloseable {
       if (now - sr.lastRouted() <= SLICED_IDLE_MS || !sliced.remove(x.getKey(), sr)) continue;
       // A publication looks the copy up under its entry's lock: once every entry was locked here,
       // none writes to this copy any more (a route that found it still reads it: closed later).
-      for (Entry e : entriesOf(x.getKey()).values()) {
+      for (RoutingEntry e : entriesOf(x.getKey()).values()) {
         e.lock.writeLock().lock();
         try {
           if (e.slicedIn == sr) e.slicedIn = null;
@@ -221,49 +215,6 @@ final class RoutingTable implements AutoCloseable {
       if (retired.remove(r)) r.routes().close();
     }
     return dropped;
-  }
-
-  private record Delta(long base, long version, byte[] bytes) {}
-
-  /** The latest publication of one region; every field is guarded by lock. */
-  private static final class Entry {
-    final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-    final String indexTable;
-    final String encoded;
-    ServerName server;
-    boolean ready;
-    long version = -1;
-    long residue;
-    ValueCounts counts;
-
-    /** The copy that gave the entry its {@link #slot}, or null. */
-    SlicedRoutes slicedIn;
-
-    int slot = -1;
-
-    /** False while a refused publication left the bitmap behind the server's. */
-    boolean current;
-
-    MembershipFilter bitmap;
-    long bitmapBytes;
-    final ArrayDeque<Delta> recent = new ArrayDeque<>();
-
-    Entry(String indexTable, String encoded) {
-      this.indexTable = indexTable;
-      this.encoded = encoded;
-    }
-
-    /** The entry's slot in {@code sr}, or -1 if its bits are not in that copy. */
-    int slotIn(SlicedRoutes sr) {
-      return sr != null && slicedIn == sr ? slot : -1;
-    }
-
-    void replace(MembershipFilter b) {
-      if (bitmap != null) bitmap.close();
-      bitmap = b;
-      bitmapBytes = b == null ? 0 : b.sizeBytes();
-      recent.clear();
-    }
   }
 
   PublishResponse publish(PublishRequest request, long now) {
@@ -281,7 +232,7 @@ final class RoutingTable implements AutoCloseable {
         response.addNeedSnapshot(rf.getEncodedRegion()); // unattributable: ignored
         continue;
       }
-      Map<String, Entry> ofIndex =
+      Map<String, RoutingEntry> ofIndex =
           entries.computeIfAbsent(rf.getIndexTable(), k -> new ConcurrentHashMap<>());
       if (rf.getClosed()) {
         // Only the server that published the entry may retire it (a late "closed" from the old
@@ -304,14 +255,15 @@ final class RoutingTable implements AutoCloseable {
             });
         continue;
       }
-      Entry e =
+      RoutingEntry e =
           ofIndex.computeIfAbsent(
-              rf.getEncodedRegion(), k -> new Entry(rf.getIndexTable(), rf.getEncodedRegion()));
+              rf.getEncodedRegion(),
+              k -> new RoutingEntry(rf.getIndexTable(), rf.getEncodedRegion()));
       e.lock.writeLock().lock(); // one publication at a time: bitmap, version and server agree
       try {
         // Read under the lock: a sliced copy made meanwhile copies this entry after us.
         SlicedRoutes sr = sliced.get(rf.getIndexTable());
-        if (!update(e, rf, from, sr)) response.addNeedSnapshot(rf.getEncodedRegion());
+        if (!e.update(rf, from, sr)) response.addNeedSnapshot(rf.getEncodedRegion());
       } finally {
         e.lock.writeLock().unlock();
       }
@@ -320,100 +272,13 @@ final class RoutingTable implements AutoCloseable {
     return response.build();
   }
 
-  /** Applies one publication; false if the master needs the region's full bitmap. */
-  private static boolean update(Entry e, RegionFilter rf, ServerName from, SlicedRoutes sr) {
-    ServerName server = e.server;
-    boolean ready = e.ready;
-    boolean current = e.current;
-    MembershipFilter bitmap = e.bitmap;
-    boolean ok = apply(e, rf, from, sr);
-    if (sr != null) {
-      sr.touch(e.encoded);
-      // A delta to a sliced entry changed only its bits (applySliced); a full bitmap rewrites them.
-      boolean fullBitmap = rf.hasMembership() && e.bitmap != bitmap;
-      if (!sliceIfNew(e, sr) && fullBitmap && e.slotIn(sr) >= 0) sr.put(e.slot, null, e.bitmap);
-      boolean changed = !from.equals(server) || ready != e.ready || current != e.current;
-      if (changed && e.slotIn(sr) >= 0) sr.demote(e.slot);
-    }
-    return ok;
-  }
-
-  private static boolean apply(Entry e, RegionFilter rf, ServerName from, SlicedRoutes sr) {
-    boolean sameSource = from.equals(e.server) && e.bitmap != null && e.current;
-    e.server = from;
-    e.ready = rf.getReady();
-    if (rf.hasResidue()) e.residue = rf.getResidue();
-    if (rf.hasCounts()) e.counts = rf.getCounts();
-    if (rf.hasMembership()) {
-      try {
-        e.replace(MembershipFilter.fromByteArray(rf.getMembership().toByteArray()));
-        e.version = rf.getVersion();
-        e.current = true;
-        return true;
-      } catch (CorruptSnapshotException bad) {
-        LOG.warn("scbf: unreadable bitmap from {} for {}: {}", from, e.encoded, bad.toString());
-        e.current = false;
-        return false;
-      }
-    }
-    if (rf.hasDelta()) {
-      boolean applied = false;
-      if (sameSource && e.version == rf.getBaseVersion()) {
-        byte[] delta = rf.getDelta().toByteArray();
-        try {
-          applied = e.slotIn(sr) >= 0 ? applySliced(e, delta, sr) : e.bitmap.applyDelta(delta);
-        } catch (CorruptSnapshotException bad) {
-          LOG.warn("scbf: unreadable delta from {} for {}: {}", from, e.encoded, bad.toString());
-        }
-        if (applied) remember(e, new Delta(e.version, rf.getVersion(), delta));
-      }
-      e.current = applied;
-      if (applied) e.version = rf.getVersion();
-      return applied;
-    }
-    // No bitmap: a region still building, or the same version as held.
-    e.current = sameSource && rf.getVersion() == e.version;
-    return e.current || !rf.getReady();
-  }
-
-  /**
-   * A delta to a sliced entry: applied to a copy, so the slot changes only the bits the delta
-   * flipped (the set compares the bitmap it holds with the new one).
-   */
-  private static boolean applySliced(Entry e, byte[] delta, SlicedRoutes sr) {
-    MembershipFilter next = MembershipFilter.fromByteArray(e.bitmap.toByteArray());
-    try {
-      if (!next.applyDelta(delta)) {
-        next.close();
-        return false;
-      }
-    } catch (RuntimeException bad) {
-      next.close();
-      throw bad;
-    }
-    sr.put(e.slot, e.bitmap, next);
-    e.bitmap.close();
-    e.bitmap = next;
-    return true;
-  }
-
-  private static void remember(Entry e, Delta d) {
-    e.recent.addLast(d);
-    long bytes = 0;
-    for (Delta x : e.recent) bytes += x.bytes().length;
-    long limit = e.bitmapBytes;
-    while (e.recent.size() > RECENT_DELTAS || (bytes > limit && !e.recent.isEmpty())) {
-      bytes -= e.recent.removeFirst().bytes().length;
-    }
-  }
-
-  private Map<String, Entry> entriesOf(String index) {
+  private Map<String, RoutingEntry> entriesOf(String index) {
     return entries.getOrDefault(index, Map.of());
   }
 
-  private List<Entry> allEntries() {
-    List<Entry> all = new ArrayList<>();
-    for (Map<String, Entry> ofIndex : entries.values()) all.addAll(ofIndex.values());
+  private List<RoutingEntry> allEntries() {
+    List<RoutingEntry> all = new ArrayList<>();
+    for (Map<String, RoutingEntry> ofIndex : entries.values()) all.addAll(ofIndex.values());
     return all;
   }
 
@@ -439,9 +304,9 @@ final class RoutingTable implements AutoCloseable {
     RowEstimates.Builder estimate = new RowEstimates.Builder(filterKey);
     int unsure = 0;
     boolean building = cluster.isBuilding(regionsOf);
-    Map<String, Entry> ofIndex = entriesOf(index);
+    Map<String, RoutingEntry> ofIndex = entriesOf(index);
     for (RegionInfo region : regions) {
-      Entry e = building ? null : ofIndex.get(region.getEncodedName());
+      RoutingEntry e = building ? null : ofIndex.get(region.getEncodedName());
       boolean sure = false;
       boolean candidate = true;
       if (e != null) {
@@ -467,26 +332,16 @@ final class RoutingTable implements AutoCloseable {
     return out.build();
   }
 
-  /** Gives an entry with a bitmap and no slot its slot and bits; its write lock is held. */
-  private static boolean sliceIfNew(Entry e, SlicedRoutes sr) {
-    if (e.bitmap == null || e.slotIn(sr) >= 0) return false;
-    e.slot = sr.allocate();
-    e.slicedIn = sr;
-    sr.put(e.slot, null, e.bitmap);
-    sr.touch(e.encoded);
-    return true;
-  }
-
   /** The index's sliced copy, made (and filled from every entry) on first use. */
   private SlicedRoutes slicedOf(String index, TableName regionsOf, long now) {
     SlicedRoutes sr = sliced.computeIfAbsent(index, k -> new SlicedRoutes(regionsOf, now));
     // After the copy is in the map: a publication locks its entry, then looks the copy up.
     sr.fillOnce(
         () -> {
-          for (Entry e : entriesOf(index).values()) {
+          for (RoutingEntry e : entriesOf(index).values()) {
             e.lock.writeLock().lock();
             try {
-              sliceIfNew(e, sr);
+              e.sliceIfNew(sr);
             } finally {
               e.lock.writeLock().unlock();
             }
@@ -607,7 +462,7 @@ final class RoutingTable implements AutoCloseable {
       }
     }
     ServerName[] hostOf = new ServerName[n];
-    Map<String, Entry> ofIndex = entriesOf(index);
+    Map<String, RoutingEntry> ofIndex = entriesOf(index);
     int read = 0;
     for (int i = 0; i < n; i++) {
       RegionInfo region = regions.get(i);
@@ -624,7 +479,7 @@ final class RoutingTable implements AutoCloseable {
       slotOf[i] = -1;
       publisherOf[i] = null;
       counts[i] = null;
-      Entry e = building ? null : ofIndex.get(region.getEncodedName());
+      RoutingEntry e = building ? null : ofIndex.get(region.getEncodedName());
       if (e == null) continue;
       e.lock.readLock().lock();
       try {
@@ -633,7 +488,7 @@ final class RoutingTable implements AutoCloseable {
         counts[i] = e.counts;
         sure[i] =
             slotOf[i] >= 0
-                && isUsable(e, host, s -> trusted.computeIfAbsent(s, t -> isTrusted(t, horizon)));
+                && e.isUsable(host, s -> trusted.computeIfAbsent(s, t -> isTrusted(t, horizon)));
       } finally {
         e.lock.readLock().unlock();
       }
@@ -686,13 +541,13 @@ final class RoutingTable implements AutoCloseable {
               .setEndKey(ByteString.copyFrom(region.getEndKey()))
               .setEncodedRegion(region.getEncodedName())
               .setSure(false);
-      Entry e = building ? null : entriesOf(index).get(region.getEncodedName());
+      RoutingEntry e = building ? null : entriesOf(index).get(region.getEncodedName());
       if (e != null) {
         e.lock.readLock().lock();
         try {
           if (isUsable(e, region, now)) {
             r.setSure(true).setVersion(e.version);
-            addBitmap(r, e, heldVersions.get(region.getEncodedName()));
+            e.addTo(r, heldVersions.get(region.getEncodedName()));
           }
         } finally {
           e.lock.readLock().unlock();
@@ -702,30 +557,6 @@ final class RoutingTable implements AutoCloseable {
     }
     statesServed.incrementAndGet();
     return out.build();
-  }
-
-  /**
-   * Nothing if the client holds e's version; else the deltas from its version, or the bitmap, and
-   * the value counts (they change only with the version).
-   */
-  private static void addBitmap(RegionRouting.Builder r, Entry e, Long heldVersion) {
-    if (heldVersion != null && heldVersion == e.version) return;
-    if (e.counts != null) r.setCounts(e.counts);
-    if (heldVersion != null) {
-      List<ByteString> chain = new ArrayList<>();
-      long at = heldVersion;
-      for (Delta d : e.recent) {
-        if (d.base() == at) {
-          chain.add(ByteString.copyFrom(d.bytes()));
-          at = d.version();
-        }
-      }
-      if (at == e.version) {
-        r.addAllDeltas(chain);
-        return;
-      }
-    }
-    r.setMembership(ByteString.copyFrom(e.bitmap.toByteArray()));
   }
 
   private static final Comparator<RegionInfo> BY_START_KEY =
@@ -738,18 +569,8 @@ final class RoutingTable implements AutoCloseable {
   }
 
   /** Under e's read lock. */
-  private boolean isUsable(Entry e, RegionInfo region, long now) {
-    return isUsable(e, cluster.openOn(region), server -> isTrusted(server, now));
-  }
-
-  /** Under e's read lock: e's bitmap answers for its region, open on {@code host}. */
-  private static boolean isUsable(Entry e, ServerName host, Predicate<ServerName> trusted) {
-    return e.ready
-        && e.current
-        && e.bitmap != null
-        && e.server != null
-        && e.server.equals(host)
-        && trusted.test(e.server);
+  private boolean isUsable(RoutingEntry e, RegionInfo region, long now) {
+    return e.isUsable(cluster.openOn(region), server -> isTrusted(server, now));
   }
 
   /** Whether {@code server}'s publications may be trusted at {@code now}. */
@@ -766,9 +587,10 @@ final class RoutingTable implements AutoCloseable {
             .setBucketsTotal(bucketsTotal.get())
             .setStatesServed(statesServed.get());
     Map<String, long[]> perServer = new TreeMap<>(); // server -> {regions, bytes}
-    List<Entry> sorted = allEntries();
-    sorted.sort(Comparator.comparing((Entry e) -> e.indexTable).thenComparing(e -> e.encoded));
-    for (Entry e : sorted) {
+    List<RoutingEntry> sorted = allEntries();
+    sorted.sort(
+        Comparator.comparing((RoutingEntry e) -> e.indexTable).thenComparing(e -> e.encoded));
+    for (RoutingEntry e : sorted) {
       if (indexTableOrNull != null && !indexTableOrNull.equals(e.indexTable)) continue;
       e.lock.readLock().lock();
       try {
@@ -806,7 +628,7 @@ final class RoutingTable implements AutoCloseable {
   /** Bytes of every bitmap the master holds (its routing memory, deltas kept for clients aside). */
   long filterBytes() {
     long bytes = 0;
-    for (Entry e : allEntries()) {
+    for (RoutingEntry e : allEntries()) {
       e.lock.readLock().lock();
       try {
         bytes += e.bitmapBytes;
@@ -827,7 +649,7 @@ final class RoutingTable implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    for (Entry e : allEntries()) {
+    for (RoutingEntry e : allEntries()) {
       e.lock.writeLock().lock();
       try {
         e.replace(null);

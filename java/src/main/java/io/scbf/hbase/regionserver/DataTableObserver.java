@@ -58,7 +58,6 @@ import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HBaseInterfaceAudience;
 import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.NotServingRegionException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
@@ -106,7 +105,8 @@ import org.slf4j.LoggerFactory;
  * <p>Local indexes ({@link IndexSpec#isLocal()}) need none of this round trip: their entries are
  * added to the data write's own mini-batch ({@code addOperationsFromCP}: one WAL append, atomic
  * with the row, no RPC) and each region keeps their filters ({@link LocalIndex}); this observer
- * also serves their queries ({@link LocalIndexService}) and hides their families from clients.
+ * also serves their queries ({@link LocalIndexService}, answered by {@link LocalIndexCalls}) and
+ * hides their families from clients.
  */
 @CoreCoprocessor
 @InterfaceAudience.LimitedPrivate(HBaseInterfaceAudience.CONFIG)
@@ -405,45 +405,7 @@ public class DataTableObserver extends LocalIndexService
   @Override
   public void query(
       RpcController controller, LocalQueryRequest request, RpcCallback<LocalQueryResponse> done) {
-    try {
-      String alias = request.getAlias().toStringUtf8();
-      LocalIndex index = localIndex(alias);
-      TableName table = region.getRegionInfo().getTable();
-      if (request.getAnswer() == LocalQueryRequest.Answer.ROWS) {
-        IndexReadAccess.requireTable(region, table, index.spec());
-      } else {
-        IndexReadAccess.requireColumns(region, table, index.spec());
-      }
-      long start = System.nanoTime();
-      LocalQueryResponse answer = index.query(request);
-      if (request.getCheckRegionsCount() > 0 && request.hasValue()) {
-        // Read-after-ack for the other regions the client places here (see currentFilters).
-        LocalQueryResponse.Builder checked = answer.toBuilder().setChecked(true);
-        byte[] value = request.getValue().toByteArray();
-        for (String encoded : request.getCheckRegionsList()) {
-          if (mustAskNow(encoded, table, alias, value)) checked.addAsk(encoded);
-        }
-        answer = checked.build();
-      }
-      if (context != null) {
-        boolean empty =
-            answer.getHitsCount() == 0
-                && answer.getRowsCount() == 0
-                && answer.getIndexed()
-                && request.hasValue()
-                && !request.hasResumeAfter();
-        context
-            .metrics()
-            .lookupDone(
-                IndexCatalog.indexTableName(table, alias).getNameAsString(),
-                (System.nanoTime() - start) / 1000,
-                empty);
-      }
-      done.run(answer);
-    } catch (IOException | RuntimeException e) {
-      CoprocessorRpcUtils.setControllerException(controller, failure("query", e));
-      done.run(null);
-    }
+    localCalls().query(controller, request, done);
   }
 
   /**
@@ -458,38 +420,7 @@ public class DataTableObserver extends LocalIndexService
       RpcController controller,
       CurrentFiltersRequest request,
       RpcCallback<CurrentFiltersResponse> done) {
-    try {
-      String alias = request.getAlias().toStringUtf8();
-      LocalIndex index = localIndex(alias);
-      TableName table = region.getRegionInfo().getTable();
-      IndexReadAccess.requireColumns(region, table, index.spec());
-      byte[] value = request.getValue().toByteArray();
-      CurrentFiltersResponse.Builder out = CurrentFiltersResponse.newBuilder();
-      for (String encoded : request.getEncodedRegionsList()) {
-        if (mustAskNow(encoded, table, alias, value)) out.addAsk(encoded);
-      }
-      done.run(out.build());
-    } catch (IOException | RuntimeException e) {
-      CoprocessorRpcUtils.setControllerException(controller, failure("currentFilters", e));
-      done.run(null);
-    }
-  }
-
-  /** See {@link #currentFilters}: true unless the region is open here and its filter says no. */
-  private boolean mustAskNow(String encoded, TableName table, String alias, byte[] value) {
-    Region other = env == null ? null : env.getOnlineRegions().getRegion(encoded);
-    if (other == null || !other.getRegionInfo().getTable().equals(table)) return true;
-    DataTableObserver cp =
-        other instanceof HRegion h && h.getCoprocessorHost() != null
-            ? h.getCoprocessorHost().findCoprocessor(DataTableObserver.class)
-            : null;
-    LocalIndex index = cp == null ? null : cp.localIndexes.get(alias);
-    if (index == null) return true;
-    try {
-      return index.mustAskNow(value);
-    } catch (IllegalStateException closed) {
-      return true; // its filter was freed: the region closed under the call
-    }
+    localCalls().currentFilters(controller, request, done);
   }
 
   /** What this region holds of one of its local indexes ({@code scbf-admin status}). */
@@ -498,39 +429,17 @@ public class DataTableObserver extends LocalIndexService
       RpcController controller,
       RegionStatusRequest request,
       RpcCallback<RegionStatusResponse> done) {
-    try {
-      LocalIndex index = localIndex(request.getAlias().toStringUtf8());
-      IndexReadAccess.requireColumns(region, region.getRegionInfo().getTable(), index.spec());
-      done.run(index.status());
-    } catch (IOException | RuntimeException e) {
-      CoprocessorRpcUtils.setControllerException(controller, failure("status", e));
-      done.run(null);
-    }
+    localCalls().regionStatus(controller, request, done);
   }
 
-  /** A local-index call's failure as its caller should see it: retried where the region reopens. */
-  private IOException failure(String call, Exception e) {
-    if (e instanceof IOException io) return io;
-    NotServingRegionException closed = ClosingRegions.closedUnder(region, e);
-    return closed != null
-        ? closed
-        : new DoNotRetryIOException("scbf local index " + call + " failed: " + e, e);
+  /** The local-index calls over the region's local indexes as they are now. */
+  private LocalIndexCalls localCalls() {
+    return new LocalIndexCalls(region, env, context, localIndexes, localUnfit);
   }
 
-  private LocalIndex localIndex(String alias) throws DoNotRetryIOException {
-    LocalIndex index = localIndexes.get(alias);
-    if (index == null) {
-      throw new DoNotRetryIOException(
-          "scbf: region "
-              + encodedName()
-              + " of "
-              + region.getRegionInfo().getTable()
-              + " serves no local index '"
-              + alias
-              + "'"
-              + (localUnfit != null ? " (" + localUnfit + ")" : ""));
-    }
-    return index;
+  /** One of this region's local indexes, or null: for another region's {@link LocalIndexCalls}. */
+  LocalIndex localIndexOf(String alias) {
+    return localIndexes.get(alias);
   }
 
   /**

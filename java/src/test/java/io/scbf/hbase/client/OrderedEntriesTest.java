@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 /** The merge of salted streams into one value order, and the key just below another. */
 class OrderedEntriesTest {
   /** A stream answering its entries in pages of {@code page}. */
-  static GlobalLookups.Chain stream(List<IndexHit> hits, int page) {
+  static PageCursor.Chain stream(List<IndexHit> hits, int page) {
     Iterator<IndexHit> it = hits.iterator();
-    return new GlobalLookups.Chain() {
+    return new PageCursor.Chain() {
       int asked;
 
       @Override
@@ -62,8 +62,8 @@ class OrderedEntriesTest {
       streams.get(random.nextInt(4)).add(hit(v, row));
       all.add(String.format("%+04d %s", v + 100, row));
     }
-    List<GlobalLookups.Chain> ascending = new ArrayList<>();
-    List<GlobalLookups.Chain> descending = new ArrayList<>();
+    List<PageCursor.Chain> ascending = new ArrayList<>();
+    List<PageCursor.Chain> descending = new ArrayList<>();
     for (List<IndexHit> s : streams) {
       List<IndexHit> sorted = new ArrayList<>(s);
       sorted.sort(
@@ -85,7 +85,7 @@ class OrderedEntriesTest {
 
   @Test
   void theFirstEntriesReadOnePagePerStream() throws Exception {
-    List<GlobalLookups.Chain> streams = new ArrayList<>();
+    List<PageCursor.Chain> streams = new ArrayList<>();
     for (int s = 0; s < 3; s++) {
       List<IndexHit> hits = new ArrayList<>();
       for (int i = 0; i < 100; i++) hits.add(hit(i * 3 + s, "r" + s));
