@@ -2,19 +2,15 @@ package io.scbf.hbase.cli;
 
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexEntry;
+import io.scbf.hbase.IndexQuery;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.ValueOrder;
 import io.scbf.hbase.cli.Command.Session;
 import java.io.IOException;
 import java.util.List;
-import java.util.StringJoiner;
-import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Queries from the command line: the rows of one value or of a range, and the plan that would find
@@ -39,12 +35,12 @@ final class QueryCommands {
                 + " partial index for the rows of the value within its WHERE.\n"
                 + "  --limit N            at most N rows (default "
                 + DEFAULT_LIMIT
-                + "); by FAMILY:QUALIFIER only the pages they need are read, by INDEX the"
-                + " whole answer is read first (the library has no limited query by index name)\n"
+                + "); only the pages they need are read\n"
                 + "  --strict             ask every index region, not only the routed ones\n"
-                + "  --keys-only          row keys only",
+                + "  --keys-only          row keys only\n"
+                + Output.HELP,
             List.of("--strict", "--keys-only"),
-            List.of("--limit"),
+            List.of("--limit", "--format"),
             QueryCommands::find),
         new Command(
             "explain",
@@ -81,9 +77,10 @@ final class QueryCommands {
                 + "  --desc               descending value order (ORDERED indexes only; refused"
                 + " on others)\n"
                 + "  --entries            the index entries only (row, value, covered columns):"
-                + " no data row read (ORDERED indexes only; refused on others)",
+                + " no data row read (ORDERED indexes only; refused on others)\n"
+                + Output.HELP,
             List.of("--desc", "--entries"),
-            List.of("--limit"),
+            List.of("--limit", "--format"),
             QueryCommands::range),
         new Command(
             "explain-range",
@@ -110,46 +107,46 @@ final class QueryCommands {
     List<String> w = a.words("TABLE", "INDEX", "LO", "HI");
     TableName table = Args.table(w.get(0));
     IndexSpec spec = index(s, table, w.get(1));
-    byte[] lo = bound(spec, w.get(2));
-    byte[] hi = bound(spec, w.get(3));
     checkRange(spec, a);
+    Output format = Output.of(a);
     int limit = a.intOption("--limit", DEFAULT_LIMIT);
-    ValueOrder order = a.flag("--desc") ? ValueOrder.DESCENDING : ValueOrder.ASCENDING;
+    IndexQuery query =
+        IndexQuery.onIndex(spec.alias())
+            .withLower(bound(spec, w.get(2)), true)
+            .withUpper(bound(spec, w.get(3)), false)
+            .withLimit(limit);
+    // Only an ORDERED index has a value order; other layouts stream their pages unordered, so the
+    // limit bounds what is read either way.
+    if (spec.layout() == IndexSpec.Layout.ORDERED) {
+      query = query.withOrder(a.flag("--desc") ? ValueOrder.DESCENDING : ValueOrder.ASCENDING);
+    }
     long start = System.nanoTime();
     int printed = 0;
     try (IndexedTable t = new IndexedTable(s.connection(), table)) {
       if (a.flag("--entries")) {
-        for (IndexEntry e : t.rangeEntries(spec.alias(), lo, hi, order, limit)) {
-          StringJoiner line = new StringJoiner("\t");
-          line.add(Bytes.toStringBinary(e.row()));
-          line.add("value=" + text(spec, e.value()));
-          e.covered().forEach((c, v) -> line.add(c + "=" + Bytes.toStringBinary(v)));
-          s.out().println(line);
-          printed++;
-        }
-      } else if (spec.layout() == IndexSpec.Layout.ORDERED) {
-        for (Result r : t.range(spec.alias(), lo, hi, order, limit)) {
-          s.out().println(line(r));
+        for (IndexEntry e : t.entries(query)) {
+          format.entry(s.out(), e, text(spec, e.value()));
           printed++;
         }
       } else {
-        // Streamed, so that the limit bounds what is read: a page per region asked at most.
-        try (ResultScanner rows = t.streamRange(spec.alias(), List.of(), lo, hi)) {
-          for (Result r = rows.next(); r != null && printed < limit; r = rows.next()) {
-            s.out().println(line(r));
-            printed++;
-          }
+        for (Result r : t.get(query)) {
+          format.row(s.out(), r);
+          printed++;
         }
       }
-      s.err()
-          .printf(
-              "# %d row(s)%s in %.1f ms; %s%n",
-              printed,
-              printed == limit ? " (the limit)" : "",
-              (System.nanoTime() - start) / 1e6,
-              t.lastTrace());
+      printSummary(s, printed, limit, start, t);
     }
     return ScbfAdmin.OK;
+  }
+
+  private static void printSummary(Session s, int printed, int limit, long start, IndexedTable t) {
+    s.err()
+        .printf(
+            "# %d row(s)%s in %.1f ms; %s%n",
+            printed,
+            printed == limit ? " (the limit)" : "",
+            (System.nanoTime() - start) / 1e6,
+            t.lastTrace());
   }
 
   /**
@@ -196,29 +193,27 @@ final class QueryCommands {
   private static int find(Session s, Args a) throws IOException, UsageException {
     List<String> w = a.words("TABLE", "FAMILY:QUALIFIER|INDEX", "VALUE");
     TableName table = Args.table(w.get(0));
+    Output format = Output.of(a);
     int limit = a.intOption("--limit", DEFAULT_LIMIT);
     long start = System.nanoTime();
     try (IndexedTable t = new IndexedTable(s.connection(), table)) {
-      t.setStrict(a.flag("--strict"));
       IndexSpec named = named(t, w.get(1));
-      List<Result> rows;
+      IndexQuery query;
       if (named != null) {
-        rows = t.find(named.alias(), Args.value(named.type(), w.get(2)));
-        rows = rows.subList(0, Math.min(limit, rows.size()));
+        query = IndexQuery.onIndex(named.alias()).withValue(Args.value(named.type(), w.get(2)));
       } else {
         byte[][] column = Args.column(w.get(1));
-        rows = t.find(column[0], column[1], value(t, column, w.get(2)), limit);
+        query = IndexQuery.onColumn(column[0], column[1]).withValue(value(t, column, w.get(2)));
       }
+      List<Result> rows = t.get(query.withLimit(limit).withStrict(a.flag("--strict")));
       for (Result r : rows) {
-        s.out().println(a.flag("--keys-only") ? Bytes.toStringBinary(r.getRow()) : line(r));
+        if (a.flag("--keys-only")) {
+          format.key(s.out(), r.getRow());
+        } else {
+          format.row(s.out(), r);
+        }
       }
-      s.err()
-          .printf(
-              "# %d row(s)%s in %.1f ms; %s%n",
-              rows.size(),
-              rows.size() == limit ? " (the limit)" : "",
-              (System.nanoTime() - start) / 1e6,
-              t.lastTrace());
+      printSummary(s, rows.size(), limit, start, t);
     }
     return ScbfAdmin.OK;
   }
@@ -256,19 +251,5 @@ final class QueryCommands {
       }
     }
     throw new UsageException("no index named " + word + " (or give FAMILY:QUALIFIER)");
-  }
-
-  private static String line(Result r) {
-    StringJoiner line = new StringJoiner("\t");
-    line.add(Bytes.toStringBinary(r.getRow()));
-    for (Cell c : r.rawCells()) {
-      line.add(
-          Bytes.toStringBinary(CellUtil.cloneFamily(c))
-              + ":"
-              + Bytes.toStringBinary(CellUtil.cloneQualifier(c))
-              + "="
-              + Bytes.toStringBinary(CellUtil.cloneValue(c)));
-    }
-    return line.toString();
   }
 }

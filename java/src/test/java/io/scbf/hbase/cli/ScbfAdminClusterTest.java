@@ -504,6 +504,31 @@ class ScbfAdminClusterTest {
     assertEquals(
         List.of("row-0000\tvalue=-10", "row-0020\tvalue=-10", "row-0040\tvalue=-10"),
         entries.out().lines().toList());
+    // Issue 51: --format json, one object per line, for scripts.
+    Run json = cli("range", "vr", "bal_o", "-", "-9", "--entries", "--format", "json");
+    assertEquals(0, json.status(), json.err());
+    assertEquals(
+        List.of(
+            "{\"row\":\"row-0000\",\"value\":\"-10\",\"covered\":{}}",
+            "{\"row\":\"row-0020\",\"value\":\"-10\",\"covered\":{}}",
+            "{\"row\":\"row-0040\",\"value\":\"-10\",\"covered\":{}}"),
+        json.out().lines().toList());
+    Run jsonRows =
+        cli("range", "vr", "bal_o", "-3", "2", "--desc", "--limit", "1", "--format", "json");
+    assertEquals(0, jsonRows.status(), jsonRows.err());
+    // JSON escapes the backslash of \xNN.
+    assertTrue(
+        jsonRows.out().startsWith("{\"row\":\"row-0051\",\"cells\":{")
+            && jsonRows.out().contains("\"d:bal\":\"\\\\x00\\\\x00"),
+        jsonRows.out());
+    Run jsonKeys = cli("find", "vr", "d:bal", "-7", "--keys-only", "--format", "json");
+    assertEquals(
+        List.of("{\"row\":\"row-0003\"}", "{\"row\":\"row-0023\"}", "{\"row\":\"row-0043\"}"),
+        jsonKeys.out().lines().sorted().toList(),
+        jsonKeys.err());
+    Run badFormat = cli("range", "vr", "bal_o", "-3", "2", "--format", "xml");
+    assertEquals(2, badFormat.status(), badFormat.out());
+    assertTrue(badFormat.err().contains("--format is tsv or json"), badFormat.err());
     Run plan = cli("explain-range", "vr", "bal_o", "-3", "2");
     assertEquals(0, plan.status(), plan.err());
     assertTrue(plan.out().contains("counted"), plan.out());
