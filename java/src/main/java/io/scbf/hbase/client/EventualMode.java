@@ -36,6 +36,8 @@ import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.yetus.audience.InterfaceAudience;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client's share of the EVENTUAL mode: the replication peer that covers the data tables with
@@ -44,6 +46,8 @@ import org.apache.yetus.audience.InterfaceAudience;
  */
 @InterfaceAudience.Private
 public final class EventualMode {
+  private static final Logger LOG = LoggerFactory.getLogger(EventualMode.class);
+
   /** The endpoint's class, named in the peer (a server class: by name, not by reference). */
   static final String ENDPOINT = "io.scbf.hbase.regionserver.EventualIndexEndpoint";
 
@@ -249,7 +253,9 @@ public final class EventualMode {
         if (!done.isEmpty()) records.delete(done);
         gets = missing;
         if (gets.isEmpty()) break;
-        if (System.currentTimeMillis() >= deadline) return false;
+        if (System.currentTimeMillis() >= deadline) {
+          return timedOut(dataTable, gets.size() + " of " + probes.size() + " probes unrecorded");
+        }
         pause = pause(pause, dataTable);
       }
     }
@@ -258,7 +264,9 @@ public final class EventualMode {
     // shipped from the queue it left, claimed after its regions reopened elsewhere.
     long pause = 5;
     while (!calls.pendingQueues().isEmpty()) {
-      if (System.currentTimeMillis() >= deadline) return false;
+      if (System.currentTimeMillis() >= deadline) {
+        return timedOut(dataTable, "queues left by crashed servers: " + calls.pendingQueues());
+      }
       pause = pause(pause, dataTable);
     }
     // Rows whose table could not be applied when shipped were set aside, not applied, before
@@ -266,7 +274,7 @@ public final class EventualMode {
     try (Table records = connection.getTable(EventualRecords.TABLE)) {
       pause = 5;
       while (EventualRecords.holds(records, dataTable)) {
-        if (System.currentTimeMillis() >= deadline) return false;
+        if (System.currentTimeMillis() >= deadline) return timedOut(dataTable, "rows held");
         pause = pause(pause, dataTable);
       }
     }
@@ -302,11 +310,27 @@ public final class EventualMode {
         if (serverMarks == null) serverMarks = calls.marks(server);
         if (serverMarks != null && calls.shipped(server, serverMarks)) break;
         if (!calls.servers().contains(server)) break;
-        if (System.currentTimeMillis() >= deadline) return false;
+        if (System.currentTimeMillis() >= deadline) {
+          return timedOut(
+              dataTable, "WALs of " + server + " not shipped up to " + describe(serverMarks));
+        }
         pause = pause(pause, dataTable);
       }
     }
     return true;
+  }
+
+  /** Logs (DEBUG) what an await that timed out was still waiting for; returns false. */
+  private static boolean timedOut(TableName dataTable, String waitingFor) {
+    LOG.debug("scbf: awaitIndexed of {} timed out waiting for {}", dataTable, waitingFor);
+    return false;
+  }
+
+  private static String describe(List<WalMark> marks) {
+    if (marks == null) return "marks not read";
+    List<String> out = new ArrayList<>();
+    for (WalMark m : marks) out.add(m.getWal() + "@" + m.getLength());
+    return out.toString();
   }
 
   private static long pause(long ms, TableName dataTable) throws InterruptedIOException {
