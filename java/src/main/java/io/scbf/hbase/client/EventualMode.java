@@ -221,8 +221,10 @@ public final class EventualMode {
   private static boolean await(
       Connection connection, EventualCalls calls, TableName dataTable, long timeoutMs)
       throws IOException {
-    long deadline = System.currentTimeMillis() + timeoutMs;
+    long began = System.currentTimeMillis();
+    long deadline = began + timeoutMs;
     Map<ServerName, List<WalMark>> marks = markWals(calls);
+    long marked = System.currentTimeMillis();
     List<Long> probes = new ArrayList<>();
     try (Table data = connection.getTable(dataTable);
         RegionLocator locator = connection.getRegionLocator(dataTable)) {
@@ -235,6 +237,12 @@ public final class EventualMode {
     } catch (ServiceException e) {
       throw new IOException("scbf: probing the regions of " + dataTable + " failed", e);
     }
+    LOG.debug(
+        "scbf: awaitIndexed of {}: WALs marked in {} ms, {} regions probed in {} ms",
+        dataTable,
+        marked - began,
+        probes.size(),
+        System.currentTimeMillis() - marked);
     List<Get> gets = new ArrayList<>();
     for (long id : probes) gets.add(new Get(EventualRecords.probeRow(id)));
     try (Table records = connection.getTable(EventualRecords.TABLE)) {
