@@ -36,6 +36,8 @@ import org.apache.hadoop.hbase.replication.ReplicationLoadSource;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.yetus.audience.InterfaceAudience;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client's share of the EVENTUAL mode: the replication peer that covers the data tables with
@@ -44,6 +46,8 @@ import org.apache.yetus.audience.InterfaceAudience;
  */
 @InterfaceAudience.Private
 public final class EventualMode {
+  private static final Logger LOG = LoggerFactory.getLogger(EventualMode.class);
+
   /** The endpoint's class, named in the peer (a server class: by name, not by reference). */
   static final String ENDPOINT = "io.scbf.hbase.regionserver.EventualIndexEndpoint";
 
@@ -217,8 +221,10 @@ public final class EventualMode {
   private static boolean await(
       Connection connection, EventualCalls calls, TableName dataTable, long timeoutMs)
       throws IOException {
-    long deadline = System.currentTimeMillis() + timeoutMs;
+    long began = System.currentTimeMillis();
+    long deadline = began + timeoutMs;
     Map<ServerName, List<WalMark>> marks = markWals(calls);
+    long marked = System.currentTimeMillis();
     List<Long> probes = new ArrayList<>();
     try (Table data = connection.getTable(dataTable);
         RegionLocator locator = connection.getRegionLocator(dataTable)) {
@@ -231,6 +237,12 @@ public final class EventualMode {
     } catch (ServiceException e) {
       throw new IOException("scbf: probing the regions of " + dataTable + " failed", e);
     }
+    LOG.debug(
+        "scbf: awaitIndexed of {}: WALs marked in {} ms, {} regions probed in {} ms",
+        dataTable,
+        marked - began,
+        probes.size(),
+        System.currentTimeMillis() - marked);
     List<Get> gets = new ArrayList<>();
     for (long id : probes) gets.add(new Get(EventualRecords.probeRow(id)));
     try (Table records = connection.getTable(EventualRecords.TABLE)) {
@@ -249,7 +261,9 @@ public final class EventualMode {
         if (!done.isEmpty()) records.delete(done);
         gets = missing;
         if (gets.isEmpty()) break;
-        if (System.currentTimeMillis() >= deadline) return false;
+        if (System.currentTimeMillis() >= deadline) {
+          return timedOut(dataTable, gets.size() + " of " + probes.size() + " probes unrecorded");
+        }
         pause = pause(pause, dataTable);
       }
     }
@@ -258,7 +272,9 @@ public final class EventualMode {
     // shipped from the queue it left, claimed after its regions reopened elsewhere.
     long pause = 5;
     while (!calls.pendingQueues().isEmpty()) {
-      if (System.currentTimeMillis() >= deadline) return false;
+      if (System.currentTimeMillis() >= deadline) {
+        return timedOut(dataTable, "queues left by crashed servers: " + calls.pendingQueues());
+      }
       pause = pause(pause, dataTable);
     }
     // Rows whose table could not be applied when shipped were set aside, not applied, before
@@ -266,7 +282,7 @@ public final class EventualMode {
     try (Table records = connection.getTable(EventualRecords.TABLE)) {
       pause = 5;
       while (EventualRecords.holds(records, dataTable)) {
-        if (System.currentTimeMillis() >= deadline) return false;
+        if (System.currentTimeMillis() >= deadline) return timedOut(dataTable, "rows held");
         pause = pause(pause, dataTable);
       }
     }
@@ -302,11 +318,27 @@ public final class EventualMode {
         if (serverMarks == null) serverMarks = calls.marks(server);
         if (serverMarks != null && calls.shipped(server, serverMarks)) break;
         if (!calls.servers().contains(server)) break;
-        if (System.currentTimeMillis() >= deadline) return false;
+        if (System.currentTimeMillis() >= deadline) {
+          return timedOut(
+              dataTable, "WALs of " + server + " not shipped up to " + describe(serverMarks));
+        }
         pause = pause(pause, dataTable);
       }
     }
     return true;
+  }
+
+  /** Logs (DEBUG) what an await that timed out was still waiting for; returns false. */
+  private static boolean timedOut(TableName dataTable, String waitingFor) {
+    LOG.debug("scbf: awaitIndexed of {} timed out waiting for {}", dataTable, waitingFor);
+    return false;
+  }
+
+  private static String describe(List<WalMark> marks) {
+    if (marks == null) return "marks not read";
+    List<String> out = new ArrayList<>();
+    for (WalMark m : marks) out.add(m.getWal() + "@" + m.getLength());
+    return out.toString();
   }
 
   private static long pause(long ms, TableName dataTable) throws InterruptedIOException {

@@ -29,6 +29,8 @@ import org.apache.hadoop.hbase.replication.ReplicationQueueStorage;
 import org.apache.hadoop.hbase.replication.regionserver.ReplicationSourceInterface;
 import org.apache.hadoop.hbase.wal.WAL;
 import org.apache.yetus.audience.InterfaceAudience;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How far the EVENTUAL peer has shipped this region server's WALs, for awaitIndexed. A probe
@@ -41,6 +43,8 @@ import org.apache.yetus.audience.InterfaceAudience;
  */
 @InterfaceAudience.Private
 public final class WalShipping extends EventualServerService {
+  private static final Logger LOG = LoggerFactory.getLogger(WalShipping.class);
+
   /**
    * The protobuf WAL's magic, "PWAL" since HBase 0.96: 2.6 names it in {@code
    * AbstractProtobufWALReader}, 2.5 in {@code ProtobufLogReader}, so it is spelled here once.
@@ -128,8 +132,15 @@ public final class WalShipping extends EventualServerService {
     try {
       Set<String> queued = new HashSet<>(storage.getWALsInQueue(owner, queue));
       for (WalMark mark : request.getMarksList()) {
-        if (queued.contains(mark.getWal())
-            && storage.getWALPosition(owner, queue, mark.getWal()) < mark.getLength()) {
+        if (!queued.contains(mark.getWal())) continue;
+        long position = storage.getWALPosition(owner, queue, mark.getWal());
+        if (position < mark.getLength()) {
+          LOG.debug(
+              "scbf: {} of queue {} shipped to {}, not yet to {}",
+              mark.getWal(),
+              queue,
+              position,
+              mark.getLength());
           return false;
         }
       }
