@@ -49,29 +49,36 @@ public final class IndexQuery {
   private final int limit;
   private final boolean strict;
 
-  private IndexQuery(
-      String alias,
-      byte[] family,
-      byte[] qualifier,
-      List<byte[]> values,
-      byte[] lower,
-      boolean lowerInclusive,
-      byte[] upper,
-      boolean upperInclusive,
-      ValueOrder order,
-      int limit,
-      boolean strict) {
-    this.alias = alias;
-    this.family = family;
-    this.qualifier = qualifier;
-    this.values = values;
-    this.lower = lower;
-    this.lowerInclusive = lower != null && lowerInclusive;
-    this.upper = upper;
-    this.upperInclusive = upper != null && upperInclusive;
-    this.order = order;
-    this.limit = limit;
-    this.strict = strict;
+  /**
+   * A query's fields while a {@code with} method changes one: copied from a query, changed, then
+   * made a new query (whose fields stay final, so a query is safe to share between threads).
+   */
+  private static final class Parts {
+    String alias;
+    byte[] family;
+    byte[] qualifier;
+    List<byte[]> values = List.of();
+    byte[] lower;
+    boolean lowerInclusive;
+    byte[] upper;
+    boolean upperInclusive;
+    ValueOrder order;
+    int limit = -1;
+    boolean strict;
+  }
+
+  private IndexQuery(Parts p) {
+    this.alias = p.alias;
+    this.family = p.family;
+    this.qualifier = p.qualifier;
+    this.values = p.values;
+    this.lower = p.lower;
+    this.lowerInclusive = p.lower != null && p.lowerInclusive;
+    this.upper = p.upper;
+    this.upperInclusive = p.upper != null && p.upperInclusive;
+    this.order = p.order;
+    this.limit = p.limit;
+    this.strict = p.strict;
     if (alias == null && values.size() > 1) {
       throw new IllegalArgumentException(
           "a query on a column takes one value; ask a composite index by its alias"
@@ -87,12 +94,30 @@ public final class IndexQuery {
     }
   }
 
+  private Parts parts() {
+    Parts p = new Parts();
+    p.alias = alias;
+    p.family = family;
+    p.qualifier = qualifier;
+    p.values = values;
+    p.lower = lower;
+    p.lowerInclusive = lowerInclusive;
+    p.upper = upper;
+    p.upperInclusive = upperInclusive;
+    p.order = order;
+    p.limit = limit;
+    p.strict = strict;
+    return p;
+  }
+
   /** A query of the index named {@code alias} (composite or not). */
   public static IndexQuery onIndex(String alias) {
     if (alias == null || alias.isEmpty()) {
       throw new IllegalArgumentException("an index alias must not be null or empty");
     }
-    return new IndexQuery(alias, null, null, List.of(), null, false, null, false, null, -1, false);
+    Parts p = new Parts();
+    p.alias = alias;
+    return new IndexQuery(p);
   }
 
   /** A query of the one-column index on {@code family:qualifier}. */
@@ -100,18 +125,10 @@ public final class IndexQuery {
     if (family == null || qualifier == null) {
       throw new IllegalArgumentException("family and qualifier must not be null");
     }
-    return new IndexQuery(
-        null,
-        family.clone(),
-        qualifier.clone(),
-        List.of(),
-        null,
-        false,
-        null,
-        false,
-        null,
-        -1,
-        false);
+    Parts p = new Parts();
+    p.family = family.clone();
+    p.qualifier = qualifier.clone();
+    return new IndexQuery(p);
   }
 
   /** The query with the indexed column equal to {@code value}. */
@@ -132,18 +149,9 @@ public final class IndexQuery {
       if (v == null) throw new IllegalArgumentException("values must not be null");
       copies.add(v.clone());
     }
-    return new IndexQuery(
-        alias,
-        family,
-        qualifier,
-        List.copyOf(copies),
-        lower,
-        lowerInclusive,
-        upper,
-        upperInclusive,
-        order,
-        limit,
-        strict);
+    Parts p = parts();
+    p.values = List.copyOf(copies);
+    return new IndexQuery(p);
   }
 
   /**
@@ -151,18 +159,10 @@ public final class IndexQuery {
    * leaves the lower side open, as the positional methods' null bound did.
    */
   public IndexQuery withLower(byte[] value, boolean inclusive) {
-    return new IndexQuery(
-        alias,
-        family,
-        qualifier,
-        values,
-        bound(value),
-        inclusive,
-        upper,
-        upperInclusive,
-        order,
-        limit,
-        strict);
+    Parts p = parts();
+    p.lower = bound(value);
+    p.lowerInclusive = inclusive;
+    return new IndexQuery(p);
   }
 
   /**
@@ -170,18 +170,10 @@ public final class IndexQuery {
    * leaves the upper side open.
    */
   public IndexQuery withUpper(byte[] value, boolean inclusive) {
-    return new IndexQuery(
-        alias,
-        family,
-        qualifier,
-        values,
-        lower,
-        lowerInclusive,
-        bound(value),
-        inclusive,
-        order,
-        limit,
-        strict);
+    Parts p = parts();
+    p.upper = bound(value);
+    p.upperInclusive = inclusive;
+    return new IndexQuery(p);
   }
 
   private static byte[] bound(byte[] value) {
@@ -195,18 +187,9 @@ public final class IndexQuery {
    */
   public IndexQuery withOrder(ValueOrder order) {
     if (order == null) throw new IllegalArgumentException("order must not be null");
-    return new IndexQuery(
-        alias,
-        family,
-        qualifier,
-        values,
-        lower,
-        lowerInclusive,
-        upper,
-        upperInclusive,
-        order,
-        limit,
-        strict);
+    Parts p = parts();
+    p.order = order;
+    return new IndexQuery(p);
   }
 
   /**
@@ -215,18 +198,9 @@ public final class IndexQuery {
    */
   public IndexQuery withLimit(int limit) {
     if (limit <= 0) throw new IllegalArgumentException("limit must be > 0, not " + limit);
-    return new IndexQuery(
-        alias,
-        family,
-        qualifier,
-        values,
-        lower,
-        lowerInclusive,
-        upper,
-        upperInclusive,
-        order,
-        limit,
-        strict);
+    Parts p = parts();
+    p.limit = limit;
+    return new IndexQuery(p);
   }
 
   /**
@@ -234,18 +208,9 @@ public final class IndexQuery {
    * write at once, for this query only (ranges ask every region that may hold them anyway).
    */
   public IndexQuery withStrict(boolean strict) {
-    return new IndexQuery(
-        alias,
-        family,
-        qualifier,
-        values,
-        lower,
-        lowerInclusive,
-        upper,
-        upperInclusive,
-        order,
-        limit,
-        strict);
+    Parts p = parts();
+    p.strict = strict;
+    return new IndexQuery(p);
   }
 
   /** The index's alias, or null for a query on a column. */
