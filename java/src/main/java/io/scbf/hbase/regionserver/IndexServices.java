@@ -13,6 +13,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,7 @@ final class IndexServices implements AutoCloseable {
   private final FilterCompactor compactor;
   private HotscoreCache cache; // guarded by this
   private Connection connection; // guarded by this
+  private ThreadPoolExecutor connectionPool; // guarded by this
 
   IndexServices(ServerName server, Configuration conf, Settings settings) {
     this.server = server;
@@ -182,7 +184,20 @@ final class IndexServices implements AutoCloseable {
       c.set(
           RpcControllerFactory.CUSTOM_CONTROLLER_CONF_KEY,
           IndexRpcControllerFactory.class.getName());
-      connection = ConnectionFactory.createConnection(c);
+      // Our pool, not the connection's own: HBase's close() waits up to 10 s for its own pool's
+      // tasks, and a scan retrying against a region that closed with the server would hold every
+      // region server stop that long. Ours is interrupted at close instead (see close()).
+      int threads = c.getInt("hbase.hconnection.threads.max", 256);
+      connectionPool =
+          new ThreadPoolExecutor(
+              threads,
+              threads,
+              60,
+              TimeUnit.SECONDS,
+              new LinkedBlockingQueue<>(),
+              DaemonThreads.named("scbf-index-connection-" + server.getPort()));
+      connectionPool.allowCoreThreadTimeOut(true);
+      connection = ConnectionFactory.createConnection(c, connectionPool);
     }
     return connection;
   }
@@ -204,6 +219,9 @@ final class IndexServices implements AutoCloseable {
         } catch (IOException e) {
           LOG.warn("closing the scbf index connection of {}", server, e);
         }
+        // Whatever still runs there (a retrying scan or write of a stopped reader) is given up,
+        // as it would be when the server process exits.
+        connectionPool.shutdownNow();
       }
     }
   }
