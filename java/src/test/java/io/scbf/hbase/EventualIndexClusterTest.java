@@ -833,7 +833,7 @@ class EventualIndexClusterTest {
           "city c" + v + " right after awaitIndexed (" + puts + " puts)");
     }
     cluster.waitOnRegionServer(victim);
-    cluster.startRegionServer().waitForServerOnline(); // the other tests' second server
+    MiniCluster.startRegionServer(util).waitForServerOnline(); // the other tests' second server
   }
 
   /**

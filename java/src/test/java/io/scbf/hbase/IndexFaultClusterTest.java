@@ -214,11 +214,11 @@ class IndexFaultClusterTest {
 
     // 3. Restart the master: the new master knows no filter, so every bucket is unsure. (A
     // replacement region server first: a starting master waits for the configured 2 servers.)
-    cluster.startRegionServer();
+    MiniCluster.startRegionServer(util);
     cluster.waitForActiveAndReadyMaster(60_000);
     cluster.stopMaster(0);
     cluster.waitOnMaster(0);
-    cluster.startMaster();
+    MiniCluster.startMaster(util);
     cluster.waitForActiveAndReadyMaster(120_000);
     assertMatchesOracle("right after master restart");
     write(50);

@@ -286,7 +286,7 @@ class RoutingClusterTest {
     long ms = (System.nanoTime() - start) / 1_000_000;
     assertTrue(ms < 60_000, "queries with the master down took " + ms + " ms");
 
-    HMaster master = util.getMiniHBaseCluster().startMaster().getMaster();
+    HMaster master = MiniCluster.startMaster(util).getMaster();
     long deadline = System.currentTimeMillis() + 120_000;
     while (!master.isInitialized() && System.currentTimeMillis() < deadline) Thread.sleep(200);
     boolean routed = false;

@@ -192,7 +192,7 @@ class BadIndexSpecClusterTest {
     Coprocessors.configure(cluster.getConf()); // adds the validator
     cluster.stopMaster(0);
     cluster.waitOnMaster(0);
-    cluster.startMaster();
+    MiniCluster.startMaster(util);
     cluster.waitForActiveAndReadyMaster(120_000);
 
     TableName table = TableName.valueOf("validated");

@@ -143,7 +143,7 @@ class IndexWriteLoadTest {
   }
 
   /** Starts one more region server with {@code overrides} on top of the cluster's configuration. */
-  private HRegionServer startRegionServer(Map<String, String> overrides) throws IOException {
+  private HRegionServer startRegionServer(Map<String, String> overrides) throws Exception {
     MiniHBaseCluster cluster = util.getMiniHBaseCluster();
     Configuration conf = cluster.getConf(); // startRegionServer() copies it
     Map<String, String> old = new HashMap<>();
@@ -154,7 +154,7 @@ class IndexWriteLoadTest {
         });
     RegionServerThread thread;
     try {
-      thread = cluster.startRegionServer();
+      thread = MiniCluster.startRegionServer(util);
     } finally {
       old.forEach(
           (k, v) -> {

@@ -3,6 +3,7 @@ package io.scbf.hbase.testing;
 import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
+import java.security.PrivilegedExceptionAction;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
@@ -11,8 +12,17 @@ import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.util.JVMClusterUtil.MasterThread;
+import org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread;
 
-/** An in-process HBase (mini ZooKeeper, HDFS-less local file system) with the scbf coprocessors. */
+/**
+ * An in-process HBase (mini ZooKeeper, HDFS-less local file system) with the scbf coprocessors. Its
+ * servers run as {@link #serverUser}, a member of {@code supergroup} (an HBase superuser, see
+ * {@link Coprocessors#trustInProcessRegionServers}), and the tests' own connections as the test
+ * process's user, who is not one: as in a deployment, where the HBase service user is not the
+ * applications' user. Servers a test starts later go through {@link #startRegionServer} and {@link
+ * #startMaster} for the same reason.
+ */
 public final class MiniCluster {
   private MiniCluster() {}
 
@@ -37,10 +47,48 @@ public final class MiniCluster {
     // A region server a test aborts may never finish aborting in-process; HBase then halts the
     // JVM 20 minutes later, with every test class that runs after it in the same fork.
     conf.setLong("hbase.regionserver.abort.timeout", TimeUnit.DAYS.toMillis(7));
+    // The local file system instead of a mini HDFS, as scripts/cluster.sh runs HBase: a cluster
+    // starts and stops in about half the time, and each table operation writes its layout faster.
+    // The WAL is written by FSHLog, whose sync flushes to the operating system, so a region server
+    // aborted in-process loses what kill -9 would: nothing it acknowledged.
+    conf.set("fs.defaultFS", "file:///");
+    conf.set("hbase.wal.provider", "filesystem");
+    conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
     overrides.accept(conf);
-    util.startMiniCluster(
-        StartMiniClusterOption.builder().numRegionServers(regionServers).numDataNodes(1).build());
+    util.startMiniZKCluster();
+    asServer(
+        util,
+        () ->
+            util.startMiniHBaseCluster(
+                StartMiniClusterOption.builder().numRegionServers(regionServers).build()));
+    // Starting made the utility's connection as the servers' user: the tests' is their own.
+    util.closeConnection();
     return util;
+  }
+
+  /**
+   * The user in-process servers run as. Without HDFS, HBase's mini cluster would run them as the
+   * test process's user, which makes every test client a superuser that index tables and the
+   * servers' own calls accept.
+   */
+  public static User serverUser(Configuration conf) throws IOException {
+    return User.createUserForTesting(
+        conf, User.getCurrent().getShortName() + ".hbase", new String[] {"supergroup"});
+  }
+
+  /** Starts one more region server as {@link #serverUser}. */
+  public static RegionServerThread startRegionServer(HBaseTestingUtility util) throws Exception {
+    return asServer(util, () -> util.getMiniHBaseCluster().startRegionServer());
+  }
+
+  /** Starts a master as {@link #serverUser}. */
+  public static MasterThread startMaster(HBaseTestingUtility util) throws Exception {
+    return asServer(util, () -> util.getMiniHBaseCluster().startMaster());
+  }
+
+  private static <T> T asServer(HBaseTestingUtility util, PrivilegedExceptionAction<T> start)
+      throws Exception {
+    return serverUser(util.getConfiguration()).runAs(start);
   }
 
   /**
