@@ -50,6 +50,7 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -593,6 +594,21 @@ class IndexClusterTest {
                               Bytes.toBytes("x"))));
       assertTrue(append.getMessage().contains("index tables accept only"), append.getMessage());
       assertFalse(index.exists(new Get(fresh)), "the Append wrote nothing");
+      // Nor inside a RowMutations: HBase applies one atomically and ignores a status the
+      // coprocessor sets on its part, so the refusal must fail the whole call.
+      IOException atomic =
+          assertThrows(
+              IOException.class,
+              () ->
+                  index.mutateRow(
+                      RowMutations.of(
+                          List.of(
+                              new Delete(key)
+                                  .addColumns(
+                                      IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER)))));
+      assertTrue(
+          atomic.getMessage().contains("a Delete of columns or versions"), atomic.getMessage());
+      assertTrue(index.exists(new Get(key)), "the refused RowMutations deleted nothing");
     }
     Thread.sleep(PUBLISH_WAIT_MS);
     assertEquals(List.of("direct-1"), Oracle.strings(people.findRowKeys(D, CITY, city)));

@@ -4,6 +4,7 @@ import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.regionserver.batch.Refusals;
 import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
 import io.scbf.hbase.regionserver.index.IndexRegion;
 import io.scbf.hbase.regionserver.lookup.IndexLookups;
@@ -41,7 +42,6 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
-import org.apache.hadoop.hbase.regionserver.OperationStatus;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Pair;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -198,14 +198,12 @@ public class IndexRegionCoprocessor extends IndexLookupService
       }
       String unsupported = FilterBookkeeping.unsupported(batch.getOperation(i));
       if (unsupported != null) {
-        batch.setOperationStatus(
+        Refusals.refuse(
+            batch,
             i,
-            new OperationStatus(
-                OperationStatusCode.SANITY_CHECK_FAILURE,
-                "scbf: index tables accept only the Puts and family Deletes of index"
-                    + " maintenance; "
-                    + unsupported
-                    + " would desynchronise the bucket's filter"));
+            "scbf: index tables accept only the Puts and family Deletes of index maintenance; "
+                + unsupported
+                + " would desynchronise the bucket's filter");
         continue;
       }
       writes.add(batch.getOperation(i));
