@@ -204,7 +204,7 @@ class IndexLifecycleClusterTest {
     indexes.createIndex(t, citySpec());
     Configuration conf = util.getConfiguration();
     FileSystem fs = FileSystem.get(conf);
-    Path dir = new Path(fs.getWorkingDirectory(), "lc_bulk_hfiles");
+    Path dir = util.getDataTestDirOnTestFS("lc_bulk_hfiles");
 
     Map<byte[], List<Path>> watched = new TreeMap<>(Bytes.BYTES_COMPARATOR);
     watched.put(D, List.of(hfile(fs, new Path(dir, "d1"), D, CITY, city("bulk"))));
