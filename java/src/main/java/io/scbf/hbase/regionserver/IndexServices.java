@@ -197,6 +197,12 @@ final class IndexServices implements AutoCloseable {
               new LinkedBlockingQueue<>(),
               DaemonThreads.named("scbf-index-connection-" + server.getPort()));
       connectionPool.allowCoreThreadTimeOut(true);
+      // A plain client connection, not the environment's (createConnection / getConnection): it
+      // authenticates as the user this server logged in as (its Kerberos principal on a secure
+      // cluster), a superuser. The environment's short-circuits calls to this server's own
+      // regions, which then run in the context of the RPC being served and are authorized as its
+      // caller: with the AccessController, a writer's index writes and the EVENTUAL applier's
+      // calls were refused (SecureClusterTest, tried), and its close waits on HBase's own pool.
       connection = ConnectionFactory.createConnection(c, connectionPool);
     }
     return connection;
