@@ -28,8 +28,6 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RegionInfo;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
@@ -180,10 +178,7 @@ final class Backfill {
 
   /** The table's regions as key ranges, with their store sizes (0 where the cluster has none). */
   private List<Part> parts(TableName dataTable) throws IOException {
-    List<HRegionLocation> locations;
-    try (RegionLocator locator = connection.getRegionLocator(dataTable)) {
-      locations = locator.getAllRegionLocations();
-    }
+    List<HRegionLocation> locations = FreshLocations.of(connection, dataTable);
     Map<String, Long> sizes = new HashMap<>();
     Set<ServerName> servers = new HashSet<>();
     for (HRegionLocation l : locations)
@@ -201,7 +196,6 @@ final class Backfill {
     }
     List<Part> parts = new ArrayList<>();
     for (HRegionLocation l : locations) {
-      if (l.getRegion().getReplicaId() != RegionInfo.DEFAULT_REPLICA_ID) continue;
       parts.add(
           new Part(
               l.getRegion().getStartKey(),

@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.hbase.ClusterMetrics;
+import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -27,7 +28,6 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Table;
@@ -226,9 +226,9 @@ public final class EventualMode {
     Map<ServerName, List<WalMark>> marks = markWals(calls);
     long marked = System.currentTimeMillis();
     List<Long> probes = new ArrayList<>();
-    try (Table data = connection.getTable(dataTable);
-        RegionLocator locator = connection.getRegionLocator(dataTable)) {
-      for (byte[] start : locator.getStartKeys()) {
+    try (Table data = connection.getTable(dataTable)) {
+      for (HRegionLocation region : FreshLocations.of(connection, dataTable)) {
+        byte[] start = region.getRegion().getStartKey();
         probes.add(
             LocalIndexService.newBlockingStub(data.coprocessorService(start))
                 .eventualProbe(null, EventualProbeRequest.getDefaultInstance())

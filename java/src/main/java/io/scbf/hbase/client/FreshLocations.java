@@ -1,0 +1,41 @@
+package io.scbf.hbase.client;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.RegionLocator;
+
+/**
+ * A table's regions as meta has them now, with the connection's cached locations of their start
+ * keys brought in line. After a truncate (or a drop and re-create) the cache may still hold the old
+ * region of a start key, and HBase's client then follows the old region's "moved to" records from
+ * server to server without reading meta, until the servers forget them two minutes later: each call
+ * through the cache retries that long and may fail (differential seed 1031: an awaitIndexed probe
+ * stalled 109-129 s, a rebuild's scan gave up after 60 s). Operations that go over every region
+ * (index builds, awaitIndexed) start here; one meta read, plus one per stale key.
+ */
+final class FreshLocations {
+  private FreshLocations() {}
+
+  /** The primary regions of {@code table}, their start keys' cached locations refreshed. */
+  static List<HRegionLocation> of(Connection connection, TableName table) throws IOException {
+    List<HRegionLocation> regions = new ArrayList<>();
+    try (RegionLocator locator = connection.getRegionLocator(table)) {
+      for (HRegionLocation current : locator.getAllRegionLocations()) {
+        if (current.getRegion().getReplicaId() != RegionInfo.DEFAULT_REPLICA_ID) continue;
+        regions.add(current);
+        byte[] start = current.getRegion().getStartKey();
+        HRegionLocation cached = locator.getRegionLocation(start, false);
+        if (cached == null
+            || !cached.getRegion().getEncodedName().equals(current.getRegion().getEncodedName())) {
+          locator.getRegionLocation(start, true); // reads meta for this key, replacing the entry
+        }
+      }
+    }
+    return regions;
+  }
+}
