@@ -16,12 +16,12 @@ import org.apache.hadoop.hbase.util.JVMClusterUtil.MasterThread;
 import org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread;
 
 /**
- * An in-process HBase (mini ZooKeeper, HDFS-less local file system) with the scbf coprocessors. Its
- * servers run as {@link #serverUser}, a member of {@code supergroup} (an HBase superuser, see
- * {@link Coprocessors#trustInProcessRegionServers}), and the tests' own connections as the test
- * process's user, who is not one: as in a deployment, where the HBase service user is not the
- * applications' user. Servers a test starts later go through {@link #startRegionServer} and {@link
- * #startMaster} for the same reason.
+ * An in-process HBase (mini ZooKeeper, HDFS-less local file system) with the scbf coprocessors.
+ * Without Kerberos its servers run as {@link #serverUser}, a member of {@code supergroup} (an HBase
+ * superuser, see {@link Coprocessors#trustInProcessRegionServers}), and the tests' own connections
+ * as the test process's user, who is not one: as in a deployment, where the HBase service user is
+ * not the applications' user. Servers a test starts later go through {@link #startRegionServer} and
+ * {@link #startMaster} for the same reason.
  */
 public final class MiniCluster {
   private MiniCluster() {}
@@ -88,7 +88,10 @@ public final class MiniCluster {
 
   private static <T> T asServer(HBaseTestingUtility util, PrivilegedExceptionAction<T> start)
       throws Exception {
-    return serverUser(util.getConfiguration()).runAs(start);
+    Configuration conf = util.getConfiguration();
+    // With Kerberos the servers log in as their own principal, which must stay their identity.
+    if (User.isHBaseSecurityEnabled(conf)) return start.run();
+    return serverUser(conf).runAs(start);
   }
 
   /**
