@@ -49,9 +49,10 @@ public final class MiniCluster {
     conf.setLong("hbase.regionserver.abort.timeout", TimeUnit.DAYS.toMillis(7));
     // The local file system instead of a mini HDFS, as scripts/cluster.sh runs HBase: a cluster
     // starts and stops in about half the time, and each table operation writes its layout faster.
-    // The WAL is written by FSHLog, whose sync flushes to the operating system, so a region server
-    // aborted in-process loses what kill -9 would: nothing it acknowledged.
+    // Without checksum files (see UnchecksummedLocalFileSystem: an EVENTUAL index's awaitIndexed
+    // timed out on the checksummed one).
     conf.set("fs.defaultFS", "file:///");
+    conf.set("fs.file.impl", UnchecksummedLocalFileSystem.class.getName());
     conf.set("hbase.wal.provider", "filesystem");
     conf.setBoolean("hbase.unsafe.stream.capability.enforce", false);
     overrides.accept(conf);
