@@ -204,11 +204,15 @@ class OrderedIndexClusterTest {
       write(rows);
     }
     // Splits follow flushes and compactions; the load's last writes may sit in a memstore below
-    // the flush size, so the wait flushes now and then (as a busy server would, sooner or later).
-    for (int wait = 0; wait < 150 && regions("by_price").size() < 3; wait++) {
+    // the flush size, and a daughter splits again only once its reference files are compacted,
+    // so the wait flushes and compacts now and then (as a busy server would, sooner or later).
+    // Up to 90 s: once a loaded CI machine took over 30 s for the second split.
+    for (int wait = 0; wait < 450 && regions("by_price").size() < 3; wait++) {
       if (wait % 25 == 24) {
         try (Admin admin = connection.getAdmin()) {
-          admin.flush(IndexCatalog.indexTableName(TABLE, "by_price"));
+          TableName index = IndexCatalog.indexTableName(TABLE, "by_price");
+          admin.flush(index);
+          if (wait % 50 == 49) admin.compact(index);
         }
       }
       Thread.sleep(200);
