@@ -40,11 +40,9 @@ import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.security.access.AccessControlClient;
-import org.apache.hadoop.hbase.security.access.AccessController;
 import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterAll;
@@ -89,14 +87,7 @@ class IndexAuthorizationClusterTest {
               } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
               }
-              String ac = AccessController.class.getName();
-              for (String key :
-                  List.of(
-                      CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY,
-                      CoprocessorHost.REGION_COPROCESSOR_CONF_KEY,
-                      CoprocessorHost.REGIONSERVER_COPROCESSOR_CONF_KEY)) {
-                conf.set(key, ac + "," + conf.get(key));
-              }
+              MiniCluster.withAccessController(conf);
             });
     admin = util.getConnection();
     try (Admin a = admin.getAdmin()) {

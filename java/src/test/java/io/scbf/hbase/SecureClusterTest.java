@@ -24,12 +24,10 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
 import org.apache.hadoop.hbase.security.HBaseKerberosUtils;
 import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.security.access.AccessControlClient;
-import org.apache.hadoop.hbase.security.access.AccessController;
 import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.security.provider.SaslClientAuthenticationProviders;
 import org.apache.hadoop.hbase.security.provider.SaslServerAuthenticationProviders;
@@ -97,14 +95,7 @@ class SecureClusterTest {
               // write index tables, and the region servers must be trusted as "hbase", the
               // principal they log in as, which HBase makes a superuser by itself.
               conf.setStrings("hbase.superuser", "admin");
-              String ac = AccessController.class.getName();
-              for (String key :
-                  List.of(
-                      CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY,
-                      CoprocessorHost.REGION_COPROCESSOR_CONF_KEY,
-                      CoprocessorHost.REGIONSERVER_COPROCESSOR_CONF_KEY)) {
-                conf.set(key, ac + "," + conf.get(key));
-              }
+              MiniCluster.withAccessController(conf);
               UserGroupInformation.setConfiguration(conf);
               try {
                 UserGroupInformation.loginUserFromKeytab(service, keytab.getPath());

@@ -4,6 +4,7 @@ import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
 import java.security.PrivilegedExceptionAction;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
@@ -11,7 +12,9 @@ import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.security.access.AccessController;
 import org.apache.hadoop.hbase.util.JVMClusterUtil.MasterThread;
 import org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread;
 
@@ -65,6 +68,18 @@ public final class MiniCluster {
     // Starting made the utility's connection as the servers' user: the tests' is their own.
     util.closeConnection();
     return util;
+  }
+
+  /** Puts HBase's AccessController first on the master, the regions and the region servers. */
+  public static void withAccessController(Configuration conf) {
+    String ac = AccessController.class.getName();
+    for (String key :
+        List.of(
+            CoprocessorHost.MASTER_COPROCESSOR_CONF_KEY,
+            CoprocessorHost.REGION_COPROCESSOR_CONF_KEY,
+            CoprocessorHost.REGIONSERVER_COPROCESSOR_CONF_KEY)) {
+      conf.set(key, ac + "," + conf.get(key));
+    }
   }
 
   /**
