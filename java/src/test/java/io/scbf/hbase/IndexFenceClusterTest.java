@@ -2,9 +2,12 @@ package io.scbf.hbase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.scbf.hbase.regionserver.index.IndexVersionTracker;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.testing.MiniCluster;
 import java.io.IOException;
@@ -15,18 +18,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.RowMutations;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -37,6 +45,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.HStoreFile;
+import org.apache.hadoop.hbase.regionserver.querymatcher.NewVersionBehaviorTracker;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.wal.WALEdit;
 import org.junit.jupiter.api.AfterAll;
@@ -206,6 +215,59 @@ class IndexFenceClusterTest {
     assertEquals(List.of(), rowsOf(FENCE, CITY, "b-" + row));
     try (IndexedTable t = new IndexedTable(connection, FENCE)) {
       assertEquals(1, t.find(D, CITY, Bytes.toBytes("a-" + row)).size());
+    }
+  }
+
+  /**
+   * Index regions read their family's delete markers through scbf's tracker (the fence's semantics
+   * at less cost, {@code IndexVersionTracker}; data regions keep HBase's): an index row deleted and
+   * put again at the same timestamp stays visible, from the memstore, a store file and after a
+   * major compaction, as HBase's NEW_VERSION_BEHAVIOR tracker shows it.
+   */
+  @Test
+  void indexRegionsReadTheFenceThroughScbfsTracker() throws Exception {
+    TableName indexTable = IndexCatalog.indexTableName(FENCE, "city");
+    NewVersionBehaviorTracker stock =
+        new NewVersionBehaviorTracker(null, CellComparator.getInstance(), 0, 1, 1, 0);
+    for (HRegion region : util.getMiniHBaseCluster().getRegions(indexTable)) {
+      assertInstanceOf(
+          IndexVersionTracker.class,
+          region.getCoprocessorHost().postInstantiateDeleteTracker(stock),
+          region.toString());
+    }
+    for (HRegion region : util.getMiniHBaseCluster().getRegions(FENCE)) {
+      assertSame(stock, region.getCoprocessorHost().postInstantiateDeleteTracker(stock));
+    }
+
+    put(FENCE, "same-ts", CITY, "a-same-ts");
+    try (Connection hbase = MiniCluster.superuser(util);
+        Table index = hbase.getTable(indexTable);
+        Admin admin = hbase.getAdmin()) {
+      Result entry = null;
+      try (ResultScanner scanner = index.getScanner(new Scan())) {
+        for (Result r : scanner) {
+          if (Bytes.toString(r.getRow()).contains("same-ts")) entry = r;
+        }
+      }
+      assertTrue(entry != null, "the index row of same-ts");
+      long ts = entry.rawCells()[0].getTimestamp();
+      index.delete(new Delete(entry.getRow()).addFamily(IndexCatalog.INDEX_FAMILY, ts));
+      assertTrue(index.get(new Get(entry.getRow())).isEmpty(), "the delete hides the row");
+      Put again = new Put(entry.getRow());
+      for (Cell cell : entry.rawCells()) again.add(cell);
+      index.put(again);
+      assertFalse(index.get(new Get(entry.getRow())).isEmpty(), "put again at the delete's ts");
+      assertEquals(List.of("same-ts"), rowsOf(FENCE, CITY, "a-same-ts"));
+      admin.flush(indexTable);
+      assertFalse(index.get(new Get(entry.getRow())).isEmpty(), "from a store file");
+      admin.majorCompact(indexTable);
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (admin.getCompactionState(indexTable) != CompactionState.NONE
+          && System.currentTimeMillis() < deadline) {
+        Thread.sleep(100);
+      }
+      assertFalse(index.get(new Get(entry.getRow())).isEmpty(), "after a major compaction");
+      assertEquals(List.of("same-ts"), rowsOf(FENCE, CITY, "a-same-ts"));
     }
   }
 

@@ -7,10 +7,12 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.batch.Refusals;
 import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
 import io.scbf.hbase.regionserver.index.IndexRegion;
+import io.scbf.hbase.regionserver.index.IndexVersionTracker;
 import io.scbf.hbase.regionserver.lookup.IndexLookups;
 import io.scbf.hbase.regionserver.region.HRegionRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.ServerCalls;
+import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
@@ -43,6 +45,7 @@ import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.regionserver.querymatcher.DeleteTracker;
 import org.apache.hadoop.hbase.util.Pair;
 import org.apache.yetus.audience.InterfaceAudience;
 import org.slf4j.Logger;
@@ -68,6 +71,11 @@ public class IndexRegionCoprocessor extends IndexLookupService
   private RegionCoprocessorEnvironment env;
   private TableName dataTable; // the table this index region indexes
   private RegionServerContext context;
+
+  /**
+   * Index rows are read by {@link IndexVersionTracker} ({@link Settings#INDEX_VERSION_TRACKER}).
+   */
+  private boolean fastVersionTracker;
 
   /** Why this index region cannot serve lookups, or null. */
   private String unavailable;
@@ -106,6 +114,7 @@ public class IndexRegionCoprocessor extends IndexLookupService
       return;
     }
     context = found.get();
+    fastVersionTracker = context.settings().indexVersionTracker().equals("scbf");
     IndexServices services = context.attach();
     try {
       index =
@@ -165,6 +174,17 @@ public class IndexRegionCoprocessor extends IndexLookupService
   @Override
   public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
     if (index != null) index.close();
+  }
+
+  /**
+   * Every scan and compaction of the index family reads its delete markers through HBase's
+   * NEW_VERSION_BEHAVIOR tracker (the write fence, docs/design.md); {@link IndexVersionTracker}
+   * gives its answers without its cost per row.
+   */
+  @Override
+  public DeleteTracker postInstantiateDeleteTracker(
+      ObserverContext<RegionCoprocessorEnvironment> c, DeleteTracker tracker) {
+    return fastVersionTracker ? IndexVersionTracker.replacing(tracker) : tracker;
   }
 
   /** Bulk-loaded index rows bypass prePut: rebuild the filter from the region's rows. */

@@ -34,6 +34,7 @@ public final class Settings {
   public static final String INDEX_WRITE_THREADS = "scbf.index.write.threads";
   public static final String INDEX_HANDLER_COUNT = "scbf.index.handler.count";
   public static final String INDEX_RPC_PRIORITY = "scbf.index.rpc.priority";
+  public static final String INDEX_VERSION_TRACKER = "scbf.index.version.tracker";
 
   /** A class name, so not among the numeric definitions below (docs/configuration.md has it). */
   public static final String RPC_SCHEDULER_DELEGATE = "scbf.rpc.scheduler.delegate";
@@ -108,6 +109,9 @@ public final class Settings {
 
   /** The words of {@link #CLIENT_LOCAL_READ_AFTER_ACK}. */
   public static final List<String> READ_AFTER_ACK_MODES = List.of("true", "false");
+
+  /** The words of {@link #INDEX_VERSION_TRACKER}. */
+  public static final List<String> VERSION_TRACKERS = List.of("scbf", "hbase");
 
   /** The planner modes {@link #PLANNER} names. */
   public static final List<String> PLANNER_MODES = List.of("cost", "index");
@@ -255,6 +259,18 @@ public final class Settings {
                   + " from every other product's priority level; one equal to an Apache Phoenix"
                   + " priority setting is refused (logged) for the default, or the first level"
                   + " above it that Phoenix does not use."),
+          new Definition(
+              INDEX_VERSION_TRACKER,
+              0,
+              0,
+              VERSION_TRACKERS.size() - 1,
+              true,
+              "region server",
+              null,
+              "Who reads the delete markers of index tables' one-version family: scbf (the same"
+                  + " answers as HBase's NEW_VERSION_BEHAVIOR tracker without its cost on rows"
+                  + " that hold no marker: the default) or hbase (HBase's own tracker).",
+              VERSION_TRACKERS),
           new Definition(
               INDEX_RPC_TIMEOUT_MS,
               DEFAULT_INDEX_RPC_TIMEOUT_MS,
@@ -599,6 +615,11 @@ public final class Settings {
 
   public long eventualHeldRetryMs() {
     return (long) get(EVENTUAL_HELD_RETRY_MS, DEFAULT_EVENTUAL_HELD_RETRY_MS);
+  }
+
+  /** One of {@link #VERSION_TRACKERS}. */
+  public String indexVersionTracker() {
+    return VERSION_TRACKERS.get((int) get(INDEX_VERSION_TRACKER, 0));
   }
 
   /** One of {@link #PLANNER_MODES}. */
