@@ -86,7 +86,7 @@ fi
 grep -E 'Tests run:|BUILD|Total time' target/mvn-phoenix.log
 
 section "HBase 2.5 line (2.5.11-hadoop3): every index kind on a mini cluster (-Dhbase.profile=2.5)"
-hbase25_tests='IndexClusterTest,LocalIndexClusterTest,OrderedIndexClusterTest'
+hbase25_tests='IndexClusterTest,LocalIndexClusterTest,OrderedIndexClusterTest,IndexVersionTrackerTest'
 hbase25_tests+=',EventualIndexClusterTest#aWriteReachesAnotherClientWithinASecondOnHBasesDefaults'
 if ! mvn -B -Dhbase.profile=2.5 -Dscbf.jmx.skip=true -Dspotless.check.skip=true test \
   -Dtest="$hbase25_tests" -Dsurefire.failIfNoSpecifiedTests=false >target/mvn-hbase25.log 2>&1; then
