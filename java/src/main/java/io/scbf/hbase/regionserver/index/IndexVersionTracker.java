@@ -89,20 +89,27 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
     if (tracker.getClass() != NewVersionBehaviorTracker.class || StockFields.FAILURE != null) {
       return tracker;
     }
-    NewVersionBehaviorTracker stock = (NewVersionBehaviorTracker) tracker;
-    if ((int) StockFields.MAX_VERSIONS.get(stock) != 1) return tracker;
-    byte[][] named = (byte[][]) StockFields.COLUMNS.get(stock);
-    NavigableSet<byte[]> columns = null;
-    if (named != null) {
-      columns = new TreeSet<>(Bytes.BYTES_COMPARATOR);
-      columns.addAll(Arrays.asList(named));
+    // Called from a coprocessor hook, where HBase aborts the server on anything but an
+    // IOException (hbase.coprocessor.abortonerror): a surprise keeps HBase's tracker instead.
+    try {
+      NewVersionBehaviorTracker stock = (NewVersionBehaviorTracker) tracker;
+      if ((int) StockFields.MAX_VERSIONS.get(stock) != 1) return tracker;
+      byte[][] named = (byte[][]) StockFields.COLUMNS.get(stock);
+      NavigableSet<byte[]> columns = null;
+      if (named != null) {
+        columns = new TreeSet<>(Bytes.BYTES_COMPARATOR);
+        columns.addAll(Arrays.asList(named));
+      }
+      return new IndexVersionTracker(
+          columns,
+          stock.getCellComparator(),
+          (int) StockFields.MIN_VERSIONS.get(stock),
+          (int) StockFields.RESULT_MAX_VERSIONS.get(stock),
+          (long) StockFields.OLDEST_STAMP.get(stock));
+    } catch (RuntimeException | LinkageError e) {
+      LOG.error("scbf: this scan keeps HBase's version tracker", e);
+      return tracker;
     }
-    return new IndexVersionTracker(
-        columns,
-        stock.getCellComparator(),
-        (int) StockFields.MIN_VERSIONS.get(stock),
-        (int) StockFields.RESULT_MAX_VERSIONS.get(stock),
-        (long) StockFields.OLDEST_STAMP.get(stock));
   }
 
   /** Why {@link #replacing} keeps HBase's tracker on this HBase version, or null. */
