@@ -261,11 +261,7 @@ class IndexFenceClusterTest {
       admin.flush(indexTable);
       assertFalse(index.get(new Get(entry.getRow())).isEmpty(), "from a store file");
       admin.majorCompact(indexTable);
-      long deadline = System.currentTimeMillis() + 30_000;
-      while (admin.getCompactionState(indexTable) != CompactionState.NONE
-          && System.currentTimeMillis() < deadline) {
-        Thread.sleep(100);
-      }
+      util.waitFor(60_000, () -> admin.getCompactionState(indexTable) == CompactionState.NONE);
       assertFalse(index.get(new Get(entry.getRow())).isEmpty(), "after a major compaction");
       assertEquals(List.of("same-ts"), rowsOf(FENCE, CITY, "a-same-ts"));
     }

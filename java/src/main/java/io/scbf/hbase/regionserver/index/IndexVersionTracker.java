@@ -81,9 +81,8 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
 
   /**
    * This tracker in place of {@code tracker} when it is HBase's {@code NEW_VERSION_BEHAVIOR}
-   * tracker of a one-version family scanned whole; else {@code tracker} itself. Its settings are
-   * read from its fields (HBase does not pass them to the hook): if they cannot be, HBase's tracker
-   * stays.
+   * tracker of a one-version family; else {@code tracker} itself. Its settings are read from its
+   * fields (HBase does not pass them to the hook): if they cannot be, HBase's tracker stays.
    */
   public static DeleteTracker replacing(DeleteTracker tracker) {
     if (tracker.getClass() != NewVersionBehaviorTracker.class || StockFields.FAILURE != null) {
@@ -113,7 +112,7 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
   }
 
   /** Why {@link #replacing} keeps HBase's tracker on this HBase version, or null. */
-  public static String unavailableReason() {
+  static String unavailableReason() {
     return StockFields.FAILURE;
   }
 
