@@ -220,9 +220,10 @@ class IndexFenceClusterTest {
 
   /**
    * Index regions read their family's delete markers through scbf's tracker (the fence's semantics
-   * at less cost, {@code IndexVersionTracker}; data regions keep HBase's): an index row deleted and
-   * put again at the same timestamp stays visible, from the memstore, a store file and after a
-   * major compaction, as HBase's NEW_VERSION_BEHAVIOR tracker shows it.
+   * at less cost, {@code IndexVersionTracker}; data regions keep HBase's but for local index
+   * families): an index row deleted and put again at the same timestamp stays visible, from the
+   * memstore, a store file and after a major compaction, as HBase's NEW_VERSION_BEHAVIOR tracker
+   * shows it.
    */
   @Test
   void indexRegionsReadTheFenceThroughScbfsTracker() throws Exception {
@@ -237,6 +238,13 @@ class IndexFenceClusterTest {
     }
     for (HRegion region : util.getMiniHBaseCluster().getRegions(FENCE)) {
       assertSame(stock, region.getCoprocessorHost().postInstantiateDeleteTracker(stock));
+    }
+    // TTL's data regions hold the local index zip: its family reads through the same tracker.
+    for (HRegion region : util.getMiniHBaseCluster().getRegions(TTL)) {
+      assertInstanceOf(
+          IndexVersionTracker.class,
+          region.getCoprocessorHost().postInstantiateDeleteTracker(stock),
+          region.toString());
     }
 
     put(FENCE, "same-ts", CITY, "a-same-ts");

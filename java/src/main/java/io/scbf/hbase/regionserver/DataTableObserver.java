@@ -7,6 +7,7 @@ import com.google.protobuf.Service;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexWriteException;
 import io.scbf.hbase.regionserver.index.IndexRegionHost;
+import io.scbf.hbase.regionserver.index.IndexVersionTracker;
 import io.scbf.hbase.regionserver.local.LocalFamilies;
 import io.scbf.hbase.regionserver.local.LocalIndex;
 import io.scbf.hbase.regionserver.repair.IndexRowRepair;
@@ -77,6 +78,7 @@ import org.apache.hadoop.hbase.ipc.RpcServer;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.regionserver.querymatcher.DeleteTracker;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.Pair;
 import org.apache.hadoop.hbase.wal.WALEdit;
@@ -140,6 +142,9 @@ public class DataTableObserver extends LocalIndexService
   private Map<String, LocalIndex> localIndexes = Map.of();
 
   private List<IndexSpec> localSpecs = List.of();
+
+  /** The local index families read through {@link IndexVersionTracker}; null: HBase's tracker. */
+  private List<byte[]> fastTrackerFamilies;
 
   /** Why this region cannot keep local index entries, or null. */
   private String localUnfit;
@@ -208,6 +213,10 @@ public class DataTableObserver extends LocalIndexService
       localUnfit = LocalIndex.unfit(region);
       if (localUnfit != null)
         LOG.error("scbf: {}; writes to its indexed columns are refused", localUnfit);
+      if (context != null && context.settings().indexVersionTracker().equals("scbf")) {
+        fastTrackerFamilies =
+            localSpecs.stream().map(spec -> IndexCatalog.localFamily(spec.alias())).toList();
+      }
     }
     long rowLockWaitMs = renv.getConfiguration().getLong("hbase.rowlock.wait.duration", 30_000);
     boolean immutableRows = IndexCatalog.hasImmutableRows(region.getTableDescriptor());
@@ -398,6 +407,18 @@ public class DataTableObserver extends LocalIndexService
       throws IOException {
     if (!localSpecs.isEmpty() && RpcServer.isInRpcCallContext())
       LocalFamilies.hide(localSpecs, get.getFamilyMap(), region);
+  }
+
+  /**
+   * Local index families keep HBase's {@code NEW_VERSION_BEHAVIOR} fence as index tables do, and
+   * are read through the same cheaper tracker; the table's other families keep HBase's.
+   */
+  @Override
+  public DeleteTracker postInstantiateDeleteTracker(
+      ObserverContext<RegionCoprocessorEnvironment> c, DeleteTracker tracker) {
+    return fastTrackerFamilies == null
+        ? tracker
+        : IndexVersionTracker.replacing(tracker, fastTrackerFamilies);
   }
 
   // ---- LocalIndexService ----

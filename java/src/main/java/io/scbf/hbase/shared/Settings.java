@@ -267,7 +267,8 @@ public final class Settings {
               true,
               "region server",
               null,
-              "Who reads the delete markers of index tables' one-version family: scbf (the same"
+              "Who reads the delete markers of index families (index tables' and local indexes'):"
+                  + " scbf (the same"
                   + " answers as HBase's NEW_VERSION_BEHAVIOR tracker without its cost on rows"
                   + " that hold no marker: the default) or hbase (HBase's own tracker).",
               VERSION_TRACKERS),

@@ -5,10 +5,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.NavigableSet;
 import java.util.TreeSet;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.regionserver.querymatcher.DeleteTracker;
@@ -39,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * the versions counted), which its delete maps do not touch, stays HBase's code: this class resets
  * its two fields as HBase's reset and prepare would, and keeps them across a hand-over.
  * IndexVersionTrackerTest checks every answer against HBase's tracker on random rows.
+ *
+ * <p>In a data region the hook cannot tell which family a scan reads (HBase passes none): there the
+ * tracker is given the local index families and, from the first cell of its family, stays HBase's
+ * tracker on any other, so a user's own {@code NEW_VERSION_BEHAVIOR} family reads as it did.
  */
 @InterfaceAudience.Private
 public final class IndexVersionTracker extends NewVersionBehaviorTracker {
@@ -52,6 +58,12 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
 
   /** HBase's tracker answers the rest of this row. */
   private boolean handedOver;
+
+  /** The families this tracker answers for, or null for any. */
+  private List<byte[]> families;
+
+  /** The scan's family is not one of {@link #families}: HBase's tracker answers every row. */
+  private boolean stockOnly;
 
   // The fields of HBase's prepare(): the previous cell of the column. Here they are the state in
   // both modes (after a hand-over, for the version count).
@@ -85,6 +97,14 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
    * fields (HBase does not pass them to the hook): if they cannot be, HBase's tracker stays.
    */
   public static DeleteTracker replacing(DeleteTracker tracker) {
+    return replacing(tracker, null);
+  }
+
+  /**
+   * As {@link #replacing(DeleteTracker)}, answering only for a scan of one of {@code families}
+   * (null: any); a scan of another family gets HBase's answers from HBase's code.
+   */
+  public static DeleteTracker replacing(DeleteTracker tracker, List<byte[]> families) {
     if (tracker.getClass() != NewVersionBehaviorTracker.class || StockFields.FAILURE != null) {
       return tracker;
     }
@@ -99,16 +119,24 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
         columns = new TreeSet<>(Bytes.BYTES_COMPARATOR);
         columns.addAll(Arrays.asList(named));
       }
-      return new IndexVersionTracker(
-          columns,
-          stock.getCellComparator(),
-          (int) StockFields.MIN_VERSIONS.get(stock),
-          (int) StockFields.RESULT_MAX_VERSIONS.get(stock),
-          (long) StockFields.OLDEST_STAMP.get(stock));
+      IndexVersionTracker replaced =
+          new IndexVersionTracker(
+              columns,
+              stock.getCellComparator(),
+              (int) StockFields.MIN_VERSIONS.get(stock),
+              (int) StockFields.RESULT_MAX_VERSIONS.get(stock),
+              (long) StockFields.OLDEST_STAMP.get(stock));
+      replaced.families = families;
+      return replaced;
     } catch (RuntimeException | LinkageError e) {
       LOG.error("scbf: this scan keeps HBase's version tracker", e);
       return tracker;
     }
+  }
+
+  /** Whether HBase's tracker answers every row: the scan's family is not one answered for. */
+  boolean readsAsHBase() {
+    return stockOnly;
   }
 
   /** Why {@link #replacing} keeps HBase's tracker on this HBase version, or null. */
@@ -119,7 +147,23 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
   @Override
   public void reset() {
     if (answered == null) return; // HBase's constructor calls reset() before ours ran
-    startRow();
+    if (stockOnly) {
+      super.reset();
+    } else {
+      startRow();
+    }
+  }
+
+  /** At the scan's first cell: a family not answered for makes this HBase's tracker for good. */
+  private void checkFamily(Cell cell) {
+    boolean ours = false;
+    for (byte[] family : families) ours |= CellUtil.matchingFamily(cell, family);
+    families = null;
+    if (!ours) {
+      stockOnly = true;
+      handedOver = true;
+      super.reset();
+    }
   }
 
   /** HBase's reset(), but for its delete maps, which only a hand-over needs. */
@@ -140,6 +184,11 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
 
   @Override
   public void add(Cell marker) {
+    if (families != null) checkFamily(marker);
+    if (stockOnly) {
+      super.add(marker);
+      return;
+    }
     if (!handedOver) handOver();
     prepare(marker, delColMap.isEmpty());
     super.add(marker);
@@ -147,6 +196,8 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
 
   @Override
   public DeleteResult isDeleted(Cell cell) {
+    if (families != null) checkFamily(cell);
+    if (stockOnly) return super.isDeleted(cell);
     if (!handedOver && (answered.size() >= MAX_REPLAY || cell.getTimestamp() == Long.MIN_VALUE)) {
       handOver(); // Long.MIN_VALUE: HBase's row node's own timestamp, compared with <=
     }
@@ -217,7 +268,7 @@ public final class IndexVersionTracker extends NewVersionBehaviorTracker {
 
   @Override
   public boolean isEmpty() {
-    return handedOver ? super.isEmpty() : !columnMapEmpty;
+    return handedOver || families != null ? super.isEmpty() : !columnMapEmpty;
   }
 
   /** The cells kept for a replay, and the previous qualifier, may point into released blocks. */

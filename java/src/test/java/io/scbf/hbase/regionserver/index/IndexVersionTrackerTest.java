@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 class IndexVersionTrackerTest {
   private static final byte[] ROW = Bytes.toBytes("r");
   private static final byte[] FAMILY = Bytes.toBytes("i");
+  private static final byte[] OTHER_FAMILY = Bytes.toBytes("d");
   private static final byte[][] QUALIFIERS = {
     new byte[0], Bytes.toBytes("a"), Bytes.toBytes("b"), Bytes.toBytes("c")
   };
@@ -50,8 +51,15 @@ class IndexVersionTrackerTest {
         for (byte[] q : QUALIFIERS) if (random.nextBoolean()) columns.add(q);
       }
       NewVersionBehaviorTracker stock = stock(columns, minVersions, oldestStamp);
+      // As in a data region: the tracker answers for its local index families only.
+      List<byte[]> families =
+          switch (random.nextInt(3)) {
+            case 0 -> null;
+            case 1 -> List.of(OTHER_FAMILY, FAMILY);
+            default -> List.of(OTHER_FAMILY);
+          };
       DeleteTracker replaced =
-          IndexVersionTracker.replacing(stock(columns, minVersions, oldestStamp));
+          IndexVersionTracker.replacing(stock(columns, minVersions, oldestStamp), families);
       assertInstanceOf(IndexVersionTracker.class, replaced);
       IndexVersionTracker fast = (IndexVersionTracker) replaced;
       boolean userScan = random.nextBoolean();
@@ -63,6 +71,7 @@ class IndexVersionTrackerTest {
         if (row.size() > IndexVersionTracker.MAX_REPLAY) rowsPastReplay++;
         String where = "seed " + seed + ", round " + round + ", row " + r + ": " + row;
         feed(stock, fast, row, userScan, random, where);
+        assertEquals(families != null && families.size() == 1, fast.readsAsHBase(), where);
       }
     }
     assertTrue(
