@@ -3,7 +3,7 @@ package io.scbf;
 import java.nio.ByteBuffer;
 
 /**
- * Every native method of the package, implemented by {@code native/jni/scbf_jni.c}.
+ * Every native method of the package, implemented by the C files in {@code native/jni/}.
  *
  * <p>Callers validate arguments (nulls, ranges) and hold the handle's guard; the glue converts C
  * status codes into exceptions: {@link IllegalArgumentException} for bad arguments or mismatched

@@ -1,16 +1,25 @@
 package io.scbf.hbase;
 
+import static io.scbf.hbase.EventualTables.AGE;
+import static io.scbf.hbase.EventualTables.AWAIT_MS;
+import static io.scbf.hbase.EventualTables.CITY;
+import static io.scbf.hbase.EventualTables.D;
+import static io.scbf.hbase.EventualTables.REGION_PREFIXES;
+import static io.scbf.hbase.EventualTables.ZIP;
+import static io.scbf.hbase.EventualTables.eventualCity;
+import static io.scbf.hbase.EventualTables.eventualZip;
+import static io.scbf.hbase.EventualTables.row;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.scbf.hbase.EventualTables.Oracle;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.testing.MiniCluster;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +56,6 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.replication.BaseReplicationEndpoint;
 import org.apache.hadoop.hbase.replication.ReplicationPeerConfig;
-import org.apache.hadoop.hbase.replication.ReplicationPeerDescription;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.Threads;
 import org.apache.hadoop.hbase.wal.WAL;
@@ -63,15 +71,10 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EventualIndexClusterTest {
-  static final byte[] D = Bytes.toBytes("d");
-  static final byte[] CITY = Bytes.toBytes("city");
-  static final byte[] ZIP = Bytes.toBytes("zip");
-  static final byte[] AGE = Bytes.toBytes("age");
-  static final long AWAIT_MS = 30_000;
-
   HBaseTestingUtility util;
   Connection connection;
   IndexAdmin indexAdmin;
+  EventualTables tables;
 
   /** A user's own peer: counts the cells of the table it is given, as a sink cluster would get. */
   public static final class CountingEndpoint extends BaseReplicationEndpoint {
@@ -136,177 +139,12 @@ class EventualIndexClusterTest {
             });
     connection = util.getConnection();
     indexAdmin = new IndexAdmin(connection);
+    tables = new EventualTables(connection);
   }
 
   @AfterAll
   void stopCluster() throws Exception {
     if (util != null) util.shutdownMiniCluster();
-  }
-
-  /** The tests' usual EVENTUAL index: city, 2 buckets. */
-  private static IndexSpec.Builder eventualCity() {
-    return IndexSpec.builder(D, CITY)
-        .alias("city")
-        .consistency(IndexSpec.Consistency.EVENTUAL)
-        .buckets(2);
-  }
-
-  /** The zip index beside it: BY_ROW, so both global layouts are checked. */
-  private static IndexSpec eventualZip() {
-    return IndexSpec.builder(D, ZIP)
-        .alias("zip")
-        .layout(IndexSpec.Layout.BY_ROW)
-        .consistency(IndexSpec.Consistency.EVENTUAL)
-        .buckets(2)
-        .build();
-  }
-
-  private void createTable(TableName table, int scope) throws IOException {
-    try (Admin admin = connection.getAdmin()) {
-      admin.createTable(
-          TableDescriptorBuilder.newBuilder(table)
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(D).setScope(scope).build())
-              .build(),
-          new byte[][] {Bytes.toBytes("r05"), Bytes.toBytes("r10")});
-    }
-  }
-
-  /** The test's oracle: row to value, per column. */
-  private static final class Oracle {
-    final Map<String, Map<String, String>> byColumn = new HashMap<>();
-    long cellsWritten; // puts' cells and deletes' family markers
-
-    void put(String column, String row, String value) {
-      byColumn.computeIfAbsent(column, c -> new HashMap<>()).put(row, value);
-    }
-
-    void delete(String row) {
-      byColumn.values().forEach(m -> m.remove(row));
-    }
-
-    TreeSet<String> rowsOf(String column, String value) {
-      TreeSet<String> out = new TreeSet<>();
-      byColumn
-          .getOrDefault(column, Map.of())
-          .forEach(
-              (r, v) -> {
-                if (v.equals(value)) out.add(r);
-              });
-      return out;
-    }
-  }
-
-  private static String row(int i) {
-    return String.format("r%02d", i);
-  }
-
-  /** Writes {@code n} random city and zip values (some rows twice) and deletes a few rows. */
-  private void writeRandom(TableName table, Oracle oracle, Random random, int n, int values)
-      throws IOException, InterruptedException {
-    try (Table t = connection.getTable(table)) {
-      List<Mutation> batch = new ArrayList<>();
-      for (int k = 0; k < n; k++) {
-        String r = row(random.nextInt(15));
-        if (random.nextInt(8) == 0) {
-          t.put(batch.stream().filter(Put.class::isInstance).map(Put.class::cast).toList());
-          batch.clear();
-          t.delete(new Delete(Bytes.toBytes(r)));
-          // HBase masks a put stamped in the delete's millisecond (26 of 500 immediate re-puts
-          // were on this machine): the row's next put must come a millisecond later for the
-          // data to be what the oracle says it is.
-          Thread.sleep(2);
-          oracle.delete(r);
-          oracle.cellsWritten++;
-          continue;
-        }
-        String city = "c" + random.nextInt(values);
-        String zip = "z" + random.nextInt(values);
-        batch.add(
-            new Put(Bytes.toBytes(r))
-                .addColumn(D, CITY, Bytes.toBytes(city))
-                .addColumn(D, ZIP, Bytes.toBytes(zip)));
-        oracle.put("city", r, city);
-        oracle.put("zip", r, zip);
-        oracle.cellsWritten += 2;
-        if (batch.size() >= 10) {
-          t.put(batch.stream().map(Put.class::cast).toList());
-          batch.clear();
-        }
-      }
-      t.put(batch.stream().map(Put.class::cast).toList());
-    }
-  }
-
-  private TreeSet<String> found(TableName table, byte[] qualifier, String value)
-      throws IOException {
-    // Strict: a BY_ROW index's routed queries see a write once its bucket has published, whether
-    // the write reached the index synchronously or through the applier (user guide, "Consistency
-    // contract").
-    try (IndexedTable t = new IndexedTable(connection, table).setStrict(true)) {
-      TreeSet<String> out = new TreeSet<>();
-      for (byte[] r : t.findRowKeys(D, qualifier, Bytes.toBytes(value))) out.add(Bytes.toString(r));
-      return out;
-    }
-  }
-
-  private void assertMatchesOracle(TableName table, Oracle oracle, int values) throws IOException {
-    assertDataMatchesOracle(table, oracle);
-    for (int v = 0; v < values; v++) {
-      assertEquals(oracle.rowsOf("city", "c" + v), found(table, CITY, "c" + v), "city c" + v);
-      assertEquals(oracle.rowsOf("zip", "z" + v), found(table, ZIP, "z" + v), "zip z" + v);
-    }
-  }
-
-  /** The data itself first: an index can only be as right as the oracle of what was written. */
-  private void assertDataMatchesOracle(TableName table, Oracle oracle) throws IOException {
-    Map<String, Map<String, String>> data = new HashMap<>();
-    try (Table t = connection.getTable(table);
-        ResultScanner s = t.getScanner(D)) {
-      for (Result r : s) {
-        String row = Bytes.toString(r.getRow());
-        for (Cell c : r.rawCells()) {
-          data.computeIfAbsent(Bytes.toString(CellUtil.cloneQualifier(c)), q -> new HashMap<>())
-              .put(row, Bytes.toString(CellUtil.cloneValue(c)));
-        }
-      }
-    }
-    for (String column : List.of("city", "zip")) {
-      assertEquals(
-          new TreeMap<>(oracle.byColumn.getOrDefault(column, Map.of())),
-          new TreeMap<>(data.getOrDefault(column, Map.of())),
-          "data of " + column);
-    }
-  }
-
-  /** The record table's cells of {@code table}'s rows for index {@code alias} (null: any index). */
-  private int recordCells(TableName table, String alias) throws IOException {
-    int n = 0;
-    try (Table t = connection.getTable(EventualRecords.TABLE);
-        ResultScanner s =
-            t.getScanner(
-                new org.apache.hadoop.hbase.client.Scan()
-                    .setRowPrefixFilter(EventualRecords.rowKey(table, new byte[0])))) {
-      for (Result r : s) {
-        for (Cell c : r.rawCells()) {
-          if (alias == null
-              || EventualRecords.indexRowOf(alias, CellUtil.cloneQualifier(c)) != null) {
-            n++;
-          }
-        }
-      }
-    }
-    return n;
-  }
-
-  private boolean covered(TableName table) throws IOException {
-    try (Admin admin = connection.getAdmin()) {
-      for (ReplicationPeerDescription d : admin.listReplicationPeers()) {
-        if (d.getPeerId().equals(EventualRecords.PEER_ID)) {
-          return d.getPeerConfig().needToReplicate(table);
-        }
-      }
-    }
-    return false;
   }
 
   /**
@@ -319,29 +157,29 @@ class EventualIndexClusterTest {
   @Test
   void eventualIndexesMatchTheDataOnceCaughtUp() throws Exception {
     TableName table = TableName.valueOf("ev_oracle");
-    createTable(table, HConstants.REPLICATION_SCOPE_GLOBAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_GLOBAL);
     try (Admin admin = connection.getAdmin()) {
-      Map<TableName, List<String>> tables = new TreeMap<>();
-      tables.put(table, null);
+      Map<TableName, List<String>> tableCfs = new TreeMap<>();
+      tableCfs.put(table, null);
       admin.addReplicationPeer(
           "counting",
           ReplicationPeerConfig.newBuilder()
               .setReplicationEndpointImpl(CountingEndpoint.class.getName())
               .setReplicateAllUserTables(false)
-              .setTableCFsMap(tables)
+              .setTableCFsMap(tableCfs)
               .build());
     }
     Oracle oracle = new Oracle();
     Random random = new Random(39);
-    writeRandom(table, oracle, random, 40, 5);
+    tables.writeRandom(table, oracle, random, 40, 5);
     indexAdmin.createIndex(table, eventualCity().build());
     indexAdmin.createIndex(table, eventualZip());
-    assertTrue(covered(table));
+    assertTrue(tables.covered(table));
     for (IndexSpec s : indexAdmin.listIndexes(table)) {
       assertEquals(IndexSpec.Consistency.EVENTUAL, s.consistency(), s.toString());
     }
     for (int round = 0; round < 2; round++) {
-      writeRandom(table, oracle, random, 60, 5);
+      tables.writeRandom(table, oracle, random, 60, 5);
       if (round == 0) {
         // A row's earlier edits are in the old server's WAL, its later ones in the new server's:
         // two sources apply the same rows, in no order between them.
@@ -349,9 +187,9 @@ class EventualIndexClusterTest {
           for (RegionInfo r : admin.getRegions(table)) admin.move(r.getEncodedNameAsBytes());
         }
       }
-      writeRandom(table, oracle, random, 60, 5);
+      tables.writeRandom(table, oracle, random, 60, 5);
       assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
-      assertMatchesOracle(table, oracle, 5);
+      tables.assertMatchesOracle(table, oracle, 5);
     }
     assertTrue(indexAdmin.verify(table, "city").isConsistent());
     assertTrue(indexAdmin.verify(table, "zip").isConsistent());
@@ -373,14 +211,14 @@ class EventualIndexClusterTest {
       admin.removeReplicationPeer("counting");
     }
 
-    assertTrue(recordCells(table, "city") > 0);
+    assertTrue(tables.recordCells(table, "city") > 0);
     indexAdmin.dropIndex(table, "city");
-    assertTrue(covered(table), "zip is still EVENTUAL");
-    assertEquals(0, recordCells(table, "city"), "a dropped index's record is removed");
-    assertTrue(recordCells(table, "zip") > 0);
+    assertTrue(tables.covered(table), "zip is still EVENTUAL");
+    assertEquals(0, tables.recordCells(table, "city"), "a dropped index's record is removed");
+    assertTrue(tables.recordCells(table, "zip") > 0);
     indexAdmin.dropIndex(table, "zip");
-    assertFalse(covered(table), "the last EVENTUAL index took the table out of the peer");
-    assertEquals(0, recordCells(table, null), "and the table's record with it");
+    assertFalse(tables.covered(table), "the last EVENTUAL index took the table out of the peer");
+    assertEquals(0, tables.recordCells(table, null), "and the table's record with it");
   }
 
   /**
@@ -392,7 +230,7 @@ class EventualIndexClusterTest {
   @Test
   void aWriteReachesAnotherClientWithinASecondOnHBasesDefaults() throws Exception {
     TableName table = TableName.valueOf("ev_poll");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, eventualCity().build());
     List<Long> lags = new ArrayList<>();
     try (Connection other = ConnectionFactory.createConnection(util.getConfiguration());
@@ -422,14 +260,14 @@ class EventualIndexClusterTest {
   @Test
   void switchesBothWaysOnline() throws Exception {
     TableName table = TableName.valueOf("ev_switch");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     Oracle oracle = new Oracle();
     Random random = new Random(7);
     indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").buckets(2).build());
     indexAdmin.createIndex(
         table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
-    writeRandom(table, oracle, random, 60, 4);
-    assertMatchesOracle(table, oracle, 4);
+    tables.writeRandom(table, oracle, random, 60, 4);
+    tables.assertMatchesOracle(table, oracle, 4);
     try (IndexedTable it = new IndexedTable(connection, table)) {
       it.findRowKeys(D, CITY, Bytes.toBytes("c0"));
       assertEquals(-1, it.lastTrace().eventualLagMs(), "STRONG answers are never behind");
@@ -437,18 +275,18 @@ class EventualIndexClusterTest {
 
     indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.EVENTUAL);
     indexAdmin.setConsistency(table, "zip", IndexSpec.Consistency.EVENTUAL);
-    writeRandom(table, oracle, random, 100, 4);
+    tables.writeRandom(table, oracle, random, 100, 4);
     assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
-    assertMatchesOracle(table, oracle, 4);
+    tables.assertMatchesOracle(table, oracle, 4);
 
-    writeRandom(table, oracle, random, 60, 4); // a backlog the switch back must apply
+    tables.writeRandom(table, oracle, random, 60, 4); // a backlog the switch back must apply
     indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.STRONG);
     indexAdmin.setConsistency(table, "zip", IndexSpec.Consistency.STRONG);
-    assertFalse(covered(table));
-    assertEquals(0, recordCells(table, null), "no EVENTUAL index left: no record either");
-    assertMatchesOracle(table, oracle, 4);
-    writeRandom(table, oracle, random, 40, 4);
-    assertMatchesOracle(table, oracle, 4); // STRONG: no await
+    assertFalse(tables.covered(table));
+    assertEquals(0, tables.recordCells(table, null), "no EVENTUAL index left: no record either");
+    tables.assertMatchesOracle(table, oracle, 4);
+    tables.writeRandom(table, oracle, random, 40, 4);
+    tables.assertMatchesOracle(table, oracle, 4); // STRONG: no await
     assertTrue(indexAdmin.verify(table, "city").isConsistent());
   }
 
@@ -461,7 +299,7 @@ class EventualIndexClusterTest {
   @Test
   void aRecordWrittenAgainAtItsDeletedTimestampIsKept() throws Exception {
     TableName table = TableName.valueOf("ev_record_fence");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, eventualCity().build());
     byte[] r1 = Bytes.toBytes("r01"), r2 = Bytes.toBytes("r02");
     long t0 = System.currentTimeMillis() - 60_000;
@@ -509,7 +347,7 @@ class EventualIndexClusterTest {
   @Test
   void awaitGivesReadYourWritesAndFindNeverReturnsAWrongRow() throws Exception {
     TableName table = TableName.valueOf("ev_await");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, eventualCity().build());
     try (Table t = connection.getTable(table);
         IndexedTable it = new IndexedTable(connection, table)) {
@@ -536,7 +374,7 @@ class EventualIndexClusterTest {
     }
     // A table without EVENTUAL index: nothing to wait for.
     TableName plain = TableName.valueOf("ev_plain");
-    createTable(plain, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(plain, HConstants.REPLICATION_SCOPE_LOCAL);
     assertTrue(indexAdmin.awaitIndexed(plain, 1));
 
     // What would leave writes unindexed is refused: a write that skips the WAL, taking the table
@@ -587,35 +425,35 @@ class EventualIndexClusterTest {
   void deletingATableTakesItOutOfThePeerWithItsRecord() throws Exception {
     TableName table = TableName.valueOf("ev_deleted");
     TableName other = TableName.valueOf("ev_kept");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
-    createTable(other, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(other, HConstants.REPLICATION_SCOPE_LOCAL);
     for (TableName t : List.of(table, other)) {
       indexAdmin.createIndex(t, eventualCity().build());
       indexAdmin.createIndex(t, eventualZip());
     }
     Random random = new Random(43);
-    writeRandom(table, new Oracle(), random, 60, 4);
+    tables.writeRandom(table, new Oracle(), random, 60, 4);
     assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
-    assertTrue(recordCells(table, null) > 0);
+    assertTrue(tables.recordCells(table, null) > 0);
     try (Admin admin = connection.getAdmin()) {
       admin.disableTable(table);
       admin.deleteTable(table);
     }
-    assertFalse(covered(table), "a deleted table leaves the peer");
-    assertTrue(covered(other), "the other table stays in it");
-    assertEquals(0, recordCells(table, null), "the deleted table's record is removed");
+    assertFalse(tables.covered(table), "a deleted table leaves the peer");
+    assertTrue(tables.covered(other), "the other table stays in it");
+    assertEquals(0, tables.recordCells(table, null), "the deleted table's record is removed");
 
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, eventualCity().build());
     indexAdmin.createIndex(table, eventualZip());
     Oracle oracle = new Oracle();
     Oracle otherOracle = new Oracle();
-    writeRandom(table, oracle, random, 60, 4);
-    writeRandom(other, otherOracle, random, 40, 4);
+    tables.writeRandom(table, oracle, random, 60, 4);
+    tables.writeRandom(other, otherOracle, random, 40, 4);
     assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
     assertTrue(indexAdmin.awaitIndexed(other, AWAIT_MS));
-    assertMatchesOracle(table, oracle, 4);
-    assertMatchesOracle(other, otherOracle, 4);
+    tables.assertMatchesOracle(table, oracle, 4);
+    tables.assertMatchesOracle(other, otherOracle, 4);
   }
 
   /**
@@ -630,7 +468,7 @@ class EventualIndexClusterTest {
     TableName held = TableName.valueOf("ev_held");
     TableName flowing = TableName.valueOf("ev_flowing");
     for (TableName t : List.of(held, flowing)) {
-      createTable(t, HConstants.REPLICATION_SCOPE_LOCAL);
+      tables.createTable(t, HConstants.REPLICATION_SCOPE_LOCAL);
       indexAdmin.createIndex(t, eventualCity().build());
       indexAdmin.createIndex(t, eventualZip());
     }
@@ -643,53 +481,36 @@ class EventualIndexClusterTest {
         index.addAll(admin.getRegions(IndexCatalog.indexTableName(held, alias)));
       }
       for (RegionInfo r : index) admin.unassign(r.getRegionName(), true);
-      writeRandom(held, heldOracle, random, 60, 4);
-      writeRandom(flowing, flowingOracle, random, 60, 4);
+      tables.writeRandom(held, heldOracle, random, 60, 4);
+      tables.writeRandom(flowing, flowingOracle, random, 60, 4);
       assertTrue(
           indexAdmin.awaitIndexed(flowing, AWAIT_MS),
           "another table's offline index held up this one's edits");
-      assertMatchesOracle(flowing, flowingOracle, 4);
+      tables.assertMatchesOracle(flowing, flowingOracle, 4);
       assertFalse(indexAdmin.awaitIndexed(held, 500), "the held table's rows are not applied yet");
 
       admin.disableTable(held);
       for (RegionInfo r : index) admin.assign(r.getRegionName());
-      writeRandom(flowing, flowingOracle, random, 60, 4);
+      tables.writeRandom(flowing, flowingOracle, random, 60, 4);
       long start = System.currentTimeMillis();
       assertTrue(
           indexAdmin.awaitIndexed(flowing, 5_000), "a disabled table held up another's edits");
       long waited = System.currentTimeMillis() - start;
-      assertMatchesOracle(flowing, flowingOracle, 4);
+      tables.assertMatchesOracle(flowing, flowingOracle, 4);
       admin.enableTable(held);
       assertTrue(indexAdmin.awaitIndexed(held, AWAIT_MS), "waited " + waited + " ms before");
-      assertMatchesOracle(held, heldOracle, 4);
+      tables.assertMatchesOracle(held, heldOracle, 4);
 
       for (RegionInfo r : index) admin.unassign(r.getRegionName(), true);
-      writeRandom(held, new Oracle(), random, 30, 4);
+      tables.writeRandom(held, new Oracle(), random, 30, 4);
       admin.disableTable(held);
-      writeRandom(flowing, flowingOracle, random, 30, 4);
+      tables.writeRandom(flowing, flowingOracle, random, 30, 4);
       assertTrue(indexAdmin.awaitIndexed(flowing, AWAIT_MS));
       admin.deleteTable(held);
     }
-    assertEquals(0, heldRows(held), "a deleted table's held rows are dropped with it");
-    assertMatchesOracle(flowing, flowingOracle, 4);
+    assertEquals(0, tables.heldRows(held), "a deleted table's held rows are dropped with it");
+    tables.assertMatchesOracle(flowing, flowingOracle, 4);
   }
-
-  /** The record table's rows held back for {@code table}: any row outside the tables' record. */
-  private int heldRows(TableName table) throws IOException {
-    int n = 0;
-    byte[] name = table.getName();
-    try (Table t = connection.getTable(EventualRecords.TABLE);
-        ResultScanner s = t.getScanner(new org.apache.hadoop.hbase.client.Scan())) {
-      for (Result r : s) {
-        byte[] row = r.getRow();
-        if (row.length > 0 && row[0] == 0 && Bytes.indexOf(row, name) >= 0) n++;
-      }
-    }
-    return n;
-  }
-
-  /** Row key prefixes that fall in each of the three regions {@link #createTable} makes. */
-  private static final String[] REGION_PREFIXES = {"a", "r07", "s"};
 
   /**
    * Regions moved while their old server still ships a backlog: the rows written just before the
@@ -700,7 +521,7 @@ class EventualIndexClusterTest {
   @Test
   void awaitCoversWritesOfRegionsThatMovedSince() throws Exception {
     TableName table = TableName.valueOf("ev_moved");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, eventualCity().build());
     try (Table t = connection.getTable(table);
         Admin admin = connection.getAdmin()) {
@@ -729,7 +550,7 @@ class EventualIndexClusterTest {
         t.put(last);
         for (RegionInfo r : admin.getRegions(table)) admin.move(r.getEncodedNameAsBytes(), to);
         assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
-        assertEquals(expected, found(table, CITY, "last" + round), "round " + round);
+        assertEquals(expected, tables.found(table, CITY, "last" + round), "round " + round);
       }
     }
   }
@@ -781,7 +602,7 @@ class EventualIndexClusterTest {
       t.put(slow);
     }
     assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
-    assertEquals(new TreeSet<>(List.of("r01")), found(table, CITY, "slow"));
+    assertEquals(new TreeSet<>(List.of("r01")), tables.found(table, CITY, "slow"));
   }
 
   /**
@@ -793,7 +614,7 @@ class EventualIndexClusterTest {
   @Test
   void aRegionServerKilledAfterALoadLeavesNoRowUnindexedOnceAwaited() throws Exception {
     TableName table = TableName.valueOf("ev_kill");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, eventualCity().build());
     // A burst, then the kill at once: the applier is still behind, so the dead server's queue
     // holds acknowledged edits that only the server claiming it will ship.
@@ -829,7 +650,7 @@ class EventualIndexClusterTest {
     for (int v = 0; v < 6; v++) {
       assertEquals(
           data.getOrDefault("c" + v, new TreeSet<>()),
-          found(table, CITY, "c" + v),
+          tables.found(table, CITY, "c" + v),
           "city c" + v + " right after awaitIndexed (" + puts + " puts)");
     }
     cluster.waitOnRegionServer(victim);
@@ -843,7 +664,7 @@ class EventualIndexClusterTest {
   @Test
   void writesAreAcknowledgedWhileTheIndexIsOffline() throws Exception {
     TableName table = TableName.valueOf("ev_offline");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, eventualCity().build());
     indexAdmin.createIndex(
         table,
@@ -859,7 +680,7 @@ class EventualIndexClusterTest {
         regions.addAll(admin.getRegions(IndexCatalog.indexTableName(table, alias)));
       }
       for (RegionInfo r : regions) admin.unassign(r.getRegionName(), true);
-      writeRandom(table, oracle, new Random(13), 100, 4);
+      tables.writeRandom(table, oracle, new Random(13), 100, 4);
       for (RegionInfo r : regions) {
         assertTrue(
             util.getMiniHBaseCluster().getServerWith(r.getRegionName()) < 0,
@@ -869,7 +690,7 @@ class EventualIndexClusterTest {
       for (RegionInfo r : regions) admin.assign(r.getRegionName());
     }
     assertTrue(indexAdmin.awaitIndexed(table, AWAIT_MS));
-    assertMatchesOracle(table, oracle, 4);
+    tables.assertMatchesOracle(table, oracle, 4);
   }
 
   /**
@@ -880,7 +701,7 @@ class EventualIndexClusterTest {
   @Test
   void anEditOfACoveredColumnAloneReachesTheIndex() throws Exception {
     TableName table = TableName.valueOf("ev_covered");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, eventualCity().covered(D, AGE).build());
     byte[] r = Bytes.toBytes("r01");
     try (Table t = connection.getTable(table);
@@ -911,7 +732,7 @@ class EventualIndexClusterTest {
   @Test
   void aLocalIndexCannotBeEventual() throws Exception {
     TableName table = TableName.valueOf("ev_local");
-    createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
+    tables.createTable(table, HConstants.REPLICATION_SCOPE_LOCAL);
     indexAdmin.createIndex(table, IndexSpec.builder(D, AGE).alias("age").local().build());
     IllegalArgumentException e =
         assertThrows(

@@ -1,5 +1,15 @@
 package io.scbf.hbase;
 
+import static io.scbf.hbase.PeopleTable.CITY;
+import static io.scbf.hbase.PeopleTable.CITY_BUCKETS;
+import static io.scbf.hbase.PeopleTable.CITY_FPP;
+import static io.scbf.hbase.PeopleTable.D;
+import static io.scbf.hbase.PeopleTable.NAME;
+import static io.scbf.hbase.PeopleTable.SCORE;
+import static io.scbf.hbase.PeopleTable.TABLE;
+import static io.scbf.hbase.PeopleTable.X;
+import static io.scbf.hbase.PeopleTable.randomWrites;
+import static io.scbf.hbase.PeopleTable.rawIndexRows;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,13 +49,11 @@ import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Append;
-import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
-import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
@@ -53,7 +61,6 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterAll;
@@ -72,14 +79,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class IndexClusterTest {
-  static final TableName TABLE = TableName.valueOf("people");
-  static final byte[] D = Bytes.toBytes("d");
-  static final byte[] X = Bytes.toBytes("x");
-  static final byte[] CITY = Bytes.toBytes("city");
-  static final byte[] NAME = Bytes.toBytes("name");
-  static final byte[] SCORE = Bytes.toBytes("score");
-  static final int CITY_BUCKETS = 8;
-  static final double CITY_FPP = 0.01;
   static final long PUBLISH_WAIT_MS = 2000; // 4 publish intervals of 500 ms
 
   HBaseTestingUtility util;
@@ -90,24 +89,7 @@ class IndexClusterTest {
   void startCluster() throws Exception {
     util = MiniCluster.start(1);
     connection = util.getConnection();
-    try (Admin admin = connection.getAdmin()) {
-      admin.createTable(
-          TableDescriptorBuilder.newBuilder(TABLE)
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(X))
-              .build(),
-          new byte[][] {Bytes.toBytes("row-1"), Bytes.toBytes("row-2"), Bytes.toBytes("row-3")});
-    }
-    new IndexAdmin(connection)
-        .createIndex(
-            TABLE,
-            IndexSpec.builder(D, CITY)
-                .alias("city")
-                .layout(IndexSpec.Layout.BY_ROW)
-                .buckets(CITY_BUCKETS)
-                .fpp(CITY_FPP)
-                .covered(D, NAME)
-                .build());
+    PeopleTable.create(connection);
     people = new IndexedTable(connection, TABLE);
   }
 
@@ -115,14 +97,6 @@ class IndexClusterTest {
   void stopCluster() throws Exception {
     if (people != null) people.close();
     if (util != null) util.shutdownMiniCluster();
-  }
-
-  static String city(int i) {
-    return "city-" + i;
-  }
-
-  static byte[] row(int i) {
-    return Bytes.toBytes(String.format("row-%04d", i));
   }
 
   @Test
@@ -136,7 +110,7 @@ class IndexClusterTest {
       done.add(
           pool.submit(
               () -> {
-                randomWrites(new Random(seed), rows, opsPerWriter);
+                randomWrites(connection, new Random(seed), rows, opsPerWriter);
                 return null;
               }));
     }
@@ -156,7 +130,7 @@ class IndexClusterTest {
       assertEquals(
           oracle.rows(v),
           Oracle.resultRows(people.find(D, CITY, v)),
-          "strict " + Bytes.toString(v) + " raw index rows: " + rawIndexRows(v));
+          "strict " + Bytes.toString(v) + " raw index rows: " + rawIndexRows(connection, v));
       assertEquals(CITY_BUCKETS, people.lastTrace().regions().asked());
     }
     people.setStrict(false);
@@ -186,72 +160,6 @@ class IndexClusterTest {
       assertEquals(oracle.range(r[0], r[1]), Oracle.resultRows(people.range(D, CITY, r[0], r[1])));
       assertEquals(CITY_BUCKETS, people.lastTrace().regions().asked());
     }
-  }
-
-  /** The index rows of a value, read directly from the index table (no endpoint, no cache). */
-  private List<String> rawIndexRows(byte[] value) throws IOException {
-    List<String> rows = new ArrayList<>();
-    try (Table t = connection.getTable(IndexCatalog.indexTableName(TABLE, "city"))) {
-      for (int b = 0; b < CITY_BUCKETS; b++) {
-        byte[] prefix = IndexKeyCodec.valuePrefix(b, Bytes.toBytes("city"), value);
-        try (var scanner =
-            t.getScanner(
-                new org.apache.hadoop.hbase.client.Scan().setStartStopRowForPrefixScan(prefix))) {
-          for (Result r : scanner)
-            rows.add(Bytes.toStringBinary(IndexKeyCodec.parse(r.getRow()).userRow()));
-        }
-      }
-    }
-    return rows;
-  }
-
-  /** Puts, value changes, multi-column puts, column/family/row deletes, batched and single. */
-  private void randomWrites(Random rnd, int rows, int ops) throws IOException {
-    try (Table t = connection.getTable(TABLE)) {
-      List<Mutation> batch = new ArrayList<>();
-      for (int i = 0; i < ops; i++) {
-        byte[] row = row(rnd.nextInt(rows));
-        int kind = rnd.nextInt(10);
-        Mutation m;
-        if (kind < 4) {
-          m = new Put(row).addColumn(D, CITY, Bytes.toBytes(city(rnd.nextInt(40))));
-        } else if (kind < 6) {
-          m =
-              new Put(row)
-                  .addColumn(D, CITY, Bytes.toBytes(city(rnd.nextInt(40))))
-                  .addColumn(D, NAME, Bytes.toBytes("n" + rnd.nextInt(1000)))
-                  .addColumn(X, SCORE, Bytes.toBytes(rnd.nextInt()));
-        } else if (kind == 6) {
-          m = new Delete(row).addColumns(D, CITY);
-        } else if (kind == 7) {
-          m = new Delete(row).addFamily(D);
-        } else if (kind == 8) {
-          m = new Delete(row);
-        } else {
-          m = new Put(row).addColumn(D, NAME, Bytes.toBytes("n" + rnd.nextInt(1000)));
-        }
-        if (rnd.nextBoolean()) {
-          batch.add(m);
-          if (batch.size() >= 20) {
-            batch(t, batch);
-          }
-        } else if (m instanceof Put p) {
-          t.put(p);
-        } else {
-          t.delete((Delete) m);
-        }
-      }
-      batch(t, batch);
-    }
-  }
-
-  private static void batch(Table t, List<Mutation> batch) throws IOException {
-    try {
-      t.batch(batch, new Object[batch.size()]);
-    } catch (InterruptedException e) {
-      throw new IOException(e);
-    }
-    batch.clear();
   }
 
   @Test
