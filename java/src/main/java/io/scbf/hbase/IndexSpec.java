@@ -5,10 +5,7 @@ import io.scbf.hbase.shared.TypedValues;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -67,7 +64,6 @@ public final class IndexSpec {
   public static final int MAX_COLUMNS = 8;
 
   private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9_]{1,32}");
-  private static final HexFormat HEX = HexFormat.of();
 
   private final List<Column> columns;
   private final List<ValueType> types;
@@ -103,7 +99,7 @@ public final class IndexSpec {
     this.expression = b.expression;
     this.where = List.copyOf(b.where);
     this.whereColumns = where.stream().map(c -> new Column(c.family(), c.qualifier())).toList();
-    this.encoded = encodeFields();
+    this.encoded = IndexSpecCodec.encode(this);
   }
 
   public static Builder builder(byte[] family, byte[] qualifier) {
@@ -316,7 +312,7 @@ public final class IndexSpec {
    * @throws IllegalArgumentException if the index is local and {@code consistency} is EVENTUAL
    */
   public IndexSpec withConsistency(Consistency consistency) {
-    return decode(encodeFields(consistency));
+    return decode(IndexSpecCodec.encode(this, consistency));
   }
 
   /**
@@ -602,177 +598,9 @@ public final class IndexSpec {
     return encoded;
   }
 
-  /**
-   * The spec version: each layout or feature an older jar would misread (writing and looking up
-   * rows where they are not) gets a version that jar refuses: "v2" for {@code BY_VALUE}, "v3" for
-   * {@code ORDERED} or typed columns, "v4" for an expression, a WHERE or {@link
-   * Consistency#EVENTUAL} (an older jar would keep writing the index synchronously beside the
-   * replication), "v5" for a WHERE with a range or "present" condition (0.3.0 reads a WHERE as INs
-   * only: it would fail on the condition's text with a bare hex error, not say why).
-   */
-  private String version(Consistency consistency) {
-    if (where.stream().anyMatch(c -> c.kind() != Condition.Kind.IN)) return "v5";
-    if (consistency == Consistency.EVENTUAL || expression != null || !where.isEmpty()) return "v4";
-    if (layout == Layout.ORDERED || isTyped()) return "v3";
-    return layout == Layout.BY_VALUE ? "v2" : "v1";
-  }
-
-  private String encodeFields() {
-    return encodeFields(consistency);
-  }
-
-  private String encodeFields(Consistency consistency) {
-    StringBuilder sb = new StringBuilder(version(consistency));
-    sb.append(";family=").append(HEX.formatHex(family()));
-    sb.append(";qualifier=").append(HEX.formatHex(qualifier()));
-    sb.append(";alias=").append(alias);
-    sb.append(";buckets=").append(buckets);
-    sb.append(";fpp=").append(fpp);
-    sb.append(";capacity=").append(initialCapacity);
-    if (local) sb.append(";local=true");
-    if (layout == Layout.BY_VALUE) sb.append(";layout=by-value");
-    if (layout == Layout.ORDERED) sb.append(";layout=ordered");
-    if (isComposite()) appendColumns(sb.append(";then="), columns.subList(1, columns.size()));
-    if (isTyped()) {
-      sb.append(";types=");
-      for (int i = 0; i < types.size(); i++)
-        sb.append(i > 0 ? "," : "").append(types.get(i).text());
-    }
-    appendColumns(sb.append(";covered="), covered);
-    if (expression != null) sb.append(";expr=").append(expression.text());
-    if (!where.isEmpty()) {
-      sb.append(";where=");
-      for (int i = 0; i < where.size(); i++)
-        sb.append(i > 0 ? "," : "").append(where.get(i).text());
-    }
-    if (consistency == Consistency.EVENTUAL) sb.append(";consistency=eventual");
-    return sb.toString();
-  }
-
-  /** Inverse of the {@code where} field of {@link #encodeFields()}. */
-  private static Condition[] parseWhere(String text) {
-    String[] conditions = text.split(",", -1);
-    Condition[] out = new Condition[conditions.length];
-    for (int i = 0; i < conditions.length; i++) out[i] = Condition.parse(conditions[i]);
-    return out;
-  }
-
-  private static void appendColumns(StringBuilder sb, List<Column> list) {
-    for (int i = 0; i < list.size(); i++) {
-      if (i > 0) sb.append(',');
-      sb.append(HEX.formatHex(list.get(i).family()))
-          .append(':')
-          .append(HEX.formatHex(list.get(i).qualifier()));
-    }
-  }
-
-  private static List<Column> parseColumns(String field, String text) {
-    List<Column> out = new ArrayList<>();
-    if (text.isEmpty()) return out;
-    for (String c : text.split(",", -1)) {
-      int colon = c.indexOf(':');
-      if (colon < 0) {
-        throw new IllegalArgumentException("malformed " + field + " column '" + c + "'");
-      }
-      out.add(
-          new Column(HEX.parseHex(c.substring(0, colon)), HEX.parseHex(c.substring(colon + 1))));
-    }
-    return out;
-  }
-
   /** Inverse of {@link #encode()}; validates like the builder. */
   public static IndexSpec decode(String text) {
-    Map<String, String> fields = new LinkedHashMap<>();
-    String[] parts = text.split(";", -1);
-    if (parts.length == 0
-        || !(parts[0].equals("v1")
-            || parts[0].equals("v2")
-            || parts[0].equals("v3")
-            || parts[0].equals("v4")
-            || parts[0].equals("v5"))) {
-      throw new IllegalArgumentException(
-          "not an scbf index spec (expected 'v1;...' to 'v5;...'): " + text);
-    }
-    for (int i = 1; i < parts.length; i++) {
-      int eq = parts[i].indexOf('=');
-      if (eq < 0)
-        throw new IllegalArgumentException("malformed index spec field '" + parts[i] + "'");
-      fields.put(parts[i].substring(0, eq), parts[i].substring(eq + 1));
-    }
-    try {
-      Builder b =
-          builder(
-                  HEX.parseHex(required(fields, "family")),
-                  HEX.parseHex(required(fields, "qualifier")))
-              .alias(required(fields, "alias"))
-              .buckets(Integer.parseInt(required(fields, "buckets")))
-              .fpp(Double.parseDouble(required(fields, "fpp")))
-              .initialCapacity(Long.parseLong(required(fields, "capacity")));
-      String local = fields.getOrDefault("local", "false");
-      if (local.equals("true")) {
-        b.local();
-      } else if (!local.equals("false")) {
-        throw new IllegalArgumentException(
-            "index spec field local must be true or false: " + local);
-      }
-      // A spec written before the layout existed (or by a jar whose default was BY_ROW) names no
-      // layout: it is a bucket index, whatever the builder's default is now.
-      String layout = fields.getOrDefault("layout", "by-row");
-      if (layout.equals("by-value")) {
-        b.layout(Layout.BY_VALUE);
-      } else if (layout.equals("by-row")) {
-        b.layout(Layout.BY_ROW);
-      } else if (layout.equals("ordered")) {
-        b.layout(Layout.ORDERED);
-      } else {
-        throw new IllegalArgumentException(
-            "index spec field layout must be by-row, by-value or ordered: " + layout);
-      }
-      List<Column> then = parseColumns("then", fields.getOrDefault("then", ""));
-      String typesText = fields.get("types");
-      List<ValueType> types = new ArrayList<>();
-      if (typesText != null) {
-        for (String t : typesText.split(",", -1)) types.add(ValueType.ofText(t));
-        if (types.size() != then.size() + 1) {
-          throw new IllegalArgumentException(
-              "index spec names " + types.size() + " types for " + (then.size() + 1) + " columns");
-        }
-        b.type(types.get(0));
-      }
-      for (int i = 0; i < then.size(); i++) {
-        Column c = then.get(i);
-        b.thenColumn(c.family, c.qualifier, types.isEmpty() ? ValueType.BYTES : types.get(i + 1));
-      }
-      for (Column c : parseColumns("covered", fields.getOrDefault("covered", ""))) {
-        b.covered(c.family, c.qualifier);
-      }
-      String expr = fields.get("expr");
-      if (expr != null) b.expression(IndexExpression.parse(expr));
-      String whereText = fields.get("where");
-      if (whereText != null) b.where(parseWhere(whereText));
-      String consistency = fields.getOrDefault("consistency", "strong");
-      if (consistency.equals("eventual")) {
-        b.consistency(Consistency.EVENTUAL);
-      } else if (!consistency.equals("strong")) {
-        throw new IllegalArgumentException(
-            "index spec field consistency must be strong or eventual: " + consistency);
-      }
-      IndexSpec spec = b.build();
-      if (!spec.version(spec.consistency).equals(parts[0])) {
-        throw new IllegalArgumentException(
-            "index spec version " + parts[0] + " does not match its fields (" + spec + ")");
-      }
-      return spec;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "malformed index spec '" + text + "': " + e.getMessage(), e);
-    }
-  }
-
-  private static String required(Map<String, String> fields, String key) {
-    String v = fields.get(key);
-    if (v == null) throw new IllegalArgumentException("index spec lacks field '" + key + "'");
-    return v;
+    return IndexSpecCodec.decode(text);
   }
 
   @Override
