@@ -8,7 +8,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -62,8 +61,6 @@ public final class IndexSpec {
 
   /** Columns of a composite index, at most. */
   public static final int MAX_COLUMNS = 8;
-
-  private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9_]{1,32}");
 
   private final List<Column> columns;
   private final List<ValueType> types;
@@ -838,130 +835,22 @@ public final class IndexSpec {
     }
 
     public IndexSpec build() {
-      if (family == null || family.length == 0) {
-        throw new IllegalArgumentException("index family must be given and non-empty");
-      }
-      if (qualifier == null) {
-        throw new IllegalArgumentException("index qualifier must not be null (it may be empty)");
-      }
-      if (alias == null || !ALIAS.matcher(alias).matches()) {
-        throw new IllegalArgumentException(
-            "index alias must match [A-Za-z0-9_]{1,32}, got "
-                + (alias == null ? "none" : "'" + alias + "'"));
-      }
+      IndexSpecChecks.named(family, qualifier, alias);
       if (local) {
-        if (bucketsSet && buckets != 1) {
-          throw new IllegalArgumentException(
-              "a local index has no buckets (its entries live in the data regions), got buckets="
-                  + buckets);
-        }
-        if (layout != null && layout != Layout.BY_ROW) {
-          throw new IllegalArgumentException(
-              "a local index lives in the data regions; layout " + layout + " is for global ones");
-        }
-        if (consistency == Consistency.EVENTUAL) {
-          throw new IllegalArgumentException(
-              "a local index is written in the data write's own mini-batch and WAL entry, so it is"
-                  + " always STRONG; EVENTUAL is for global indexes");
-        }
+        IndexSpecChecks.local(bucketsSet, buckets, layout, consistency);
         buckets = 1;
       }
       if (resolvedLayout() == Layout.ORDERED && !bucketsSet) buckets = 1;
-      if (buckets < MIN_BUCKETS || buckets > MAX_BUCKETS) {
-        throw new IllegalArgumentException(
-            "buckets must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS + "], got " + buckets);
-      }
-      if (!(fpp >= MIN_FPP && fpp <= 0.5)) {
-        throw new IllegalArgumentException("fpp must be in [" + MIN_FPP + ", 0.5], got " + fpp);
-      }
-      if (initialCapacity < 1 || initialCapacity > MAX_INITIAL_CAPACITY) {
-        throw new IllegalArgumentException(
-            "initialCapacity must be in [1, 2^24], got " + initialCapacity);
-      }
-      long filterBytes = initialFilterBytes(initialCapacity, fpp);
-      if (filterBytes > MAX_INITIAL_FILTER_BYTES) {
-        throw new IllegalArgumentException(
-            "initialCapacity "
-                + initialCapacity
-                + " at fpp "
-                + fpp
-                + " needs a first filter of "
-                + (filterBytes >> 20)
-                + " MiB per bucket; the limit is "
-                + (MAX_INITIAL_FILTER_BYTES >> 20)
-                + " MiB (lower the capacity: the filter grows as keys arrive)");
-      }
+      IndexSpecChecks.sizes(buckets, fpp, initialCapacity);
       List<Column> indexed = new ArrayList<>(1 + further.size());
       indexed.add(new Column(family, qualifier));
       indexed.addAll(further);
-      if (indexed.size() > MAX_COLUMNS) {
-        throw new IllegalArgumentException(
-            "a composite index has at most " + MAX_COLUMNS + " columns, got " + indexed.size());
-      }
-      for (int i = 1; i < indexed.size(); i++) {
-        if (indexed.subList(0, i).contains(indexed.get(i))) {
-          throw new IllegalArgumentException("indexed column " + indexed.get(i) + " listed twice");
-        }
-      }
-      for (int i = 0; i < covered.size(); i++) {
-        if (indexed.contains(covered.get(i))) {
-          throw new IllegalArgumentException(
-              "covered column " + covered.get(i) + " is an indexed column");
-        }
-        if (covered.subList(0, i).contains(covered.get(i))) {
-          throw new IllegalArgumentException("covered column " + covered.get(i) + " listed twice");
-        }
-      }
-      checkDerivation(indexed.size());
+      IndexSpecChecks.columns(indexed, covered);
+      IndexSpecChecks.derivation(expression, type, where, indexed.size());
       List<ValueType> types = new ArrayList<>(indexed.size());
       types.add(type);
       types.addAll(furtherTypes);
       return new IndexSpec(this, indexed, types);
-    }
-
-    private void checkDerivation(int columns) {
-      if (expression != null) {
-        if (columns > 1) {
-          throw new IllegalArgumentException(
-              "an expression index has one column; a composite index indexes its columns' values");
-        }
-        boolean fits =
-            expression.producesLong()
-                ? type == ValueType.BYTES || type == ValueType.LONG
-                : type == ValueType.BYTES || type == ValueType.STRING;
-        if (!fits) {
-          throw new IllegalArgumentException(
-              "expression "
-                  + expression
-                  + " produces "
-                  + (expression.producesLong()
-                      ? "a long (type long or bytes)"
-                      : "text (type string or bytes)")
-                  + ", not "
-                  + type.text());
-        }
-      }
-      if (where.size() > MAX_COLUMNS) {
-        throw new IllegalArgumentException(
-            "a partial index has at most "
-                + MAX_COLUMNS
-                + " WHERE conditions, got "
-                + where.size());
-      }
-      for (int i = 0; i < where.size(); i++) {
-        Condition c = where.get(i);
-        if (c.family().length == 0) {
-          throw new IllegalArgumentException("WHERE condition " + c + " needs a column family");
-        }
-        for (int j = 0; j < i; j++) {
-          Condition o = where.get(j);
-          if (Arrays.equals(c.family(), o.family())
-              && Arrays.equals(c.qualifier(), o.qualifier())) {
-            throw new IllegalArgumentException(
-                "WHERE names column " + new Column(c.family(), c.qualifier()) + " twice");
-          }
-        }
-      }
     }
 
     private Layout resolvedLayout() {
