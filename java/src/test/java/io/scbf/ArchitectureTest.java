@@ -45,11 +45,11 @@ class ArchitectureTest {
       Set.of(API + ".IndexedTable", API + ".IndexAdmin");
 
   /**
-   * IndexSpec's internals: IndexSpec calls them (its text form, its builder's checks), so in
-   * another package they and IndexSpec would import each other.
+   * IndexSpec's internals: IndexSpec calls them (its text form, its builder's checks, delegates of
+   * its deprecated members), so in another package they and IndexSpec would import each other.
    */
   private static final Set<String> API_INTERNALS =
-      Set.of(API + ".IndexSpecCodec", API + ".IndexSpecChecks");
+      Set.of(API + ".IndexSpecCodec", API + ".IndexSpecChecks", API + ".IndexValues");
 
   private static final Path MAIN_SOURCES = Path.of("java/src/main/java");
 

@@ -149,130 +149,59 @@ public final class IndexSpec {
   }
 
   /**
-   * The value a row holds for this index, given its columns' current values, in its index form (see
-   * {@link ValueType}): the column's value, or for a composite index the encoded tuple; null if the
-   * row lacks an indexed column or holds a value that is not a valid encoding of its column's type
-   * (such a row is not indexed: writes of one are refused, builds name the rows holding one), if
-   * its {@link #expression()} has no value of it, or if it does not satisfy the {@link #where()} of
-   * a partial index. Every path that writes, builds, verifies or re-checks entries computes them
-   * here.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public byte[] valueOf(Function<Column, byte[]> current) {
-    for (int i = 0; i < where.size(); i++) {
-      if (!where.get(i).test(current.apply(whereColumns.get(i)))) return null;
-    }
-    if (!isComposite()) {
-      byte[] v = current.apply(column());
-      if (v != null && expression != null) v = expression.apply(v);
-      return v == null ? null : formOrNull(0, v);
-    }
-    List<byte[]> values = new ArrayList<>(columns.size());
-    for (int i = 0; i < columns.size(); i++) {
-      byte[] v = current.apply(columns.get(i));
-      if (v == null) return null;
-      byte[] form = formOrNull(i, v);
-      if (form == null) return null;
-      values.add(form);
-    }
-    return CompositeValue.encode(values);
-  }
-
-  private byte[] formOrNull(int column, byte[] raw) {
-    try {
-      return types.get(column).indexForm(raw);
-    } catch (IllegalArgumentException notOfTheType) {
-      return null;
-    }
+    return IndexValues.valueOf(this, current);
   }
 
   /**
-   * Why {@code raw} is not a value of indexed column {@code column}'s type, or null if it is (any
-   * value of a {@link ValueType#BYTES} column is). Null for an expression index: a value the
-   * expression cannot compute leaves the row unindexed, it does not refuse the write.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public String invalidValue(Column column, byte[] raw) {
-    int i = columns.indexOf(column);
-    if (i < 0 || types.get(i) == ValueType.BYTES || expression != null) return null;
-    try {
-      types.get(i).indexForm(raw);
-      return null;
-    } catch (IllegalArgumentException e) {
-      return "column "
-          + column
-          + " of index '"
-          + alias
-          + "' is "
-          + types.get(i)
-          + ": "
-          + e.getMessage();
-    }
+    return IndexValues.invalidValue(this, column, raw);
   }
 
   /**
-   * The index form of a value of the indexed column (a composite index's first column) given as
-   * {@code Bytes.toBytes} writes it: the form queries compare with.
-   *
-   * @throws IllegalArgumentException if {@code raw} is not a value of the column's type
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public byte[] indexForm(byte[] raw) {
-    return indexForm(0, raw);
+    return IndexValues.indexForm(this, raw);
   }
 
-  /** {@link #indexForm(byte[])} of the {@code column}-th indexed column (0-based). */
+  /**
+   * @deprecated internal; kept until a release whose notes list its removal.
+   */
+  @Deprecated
   public byte[] indexForm(int column, byte[] raw) {
-    try {
-      return types.get(column).indexForm(raw);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "index '"
-              + alias
-              + "' column "
-              + columns.get(column)
-              + " is "
-              + types.get(column)
-              + ": "
-              + e.getMessage(),
-          e);
-    }
+    return IndexValues.indexForm(this, column, raw);
   }
 
   /**
-   * The value of a one-column index's index form as {@code Bytes.toBytes} writes it; a composite
-   * index's tuple as it is.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public byte[] rawForm(byte[] indexForm) {
-    return isComposite() ? indexForm : type().rawForm(indexForm);
-  }
-
-  /** {@link #valueOf(Function)} of a data row read with (at least) the indexed columns. */
-  public byte[] valueOf(Result row) {
-    return valueOf(c -> row.getValue(c.family, c.qualifier));
+    return IndexValues.rawForm(this, indexForm);
   }
 
   /**
-   * The indexed value of a row whose indexed columns hold {@code values}, in index order: the value
-   * itself for a one-column index.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
+  public byte[] valueOf(Result row) {
+    return IndexValues.valueOf(this, row);
+  }
+
+  /**
+   * @deprecated internal; kept until a release whose notes list its removal.
+   */
+  @Deprecated
   public byte[] valueOf(List<byte[]> values) {
-    if (values.size() != columns.size()) {
-      throw new IllegalArgumentException(
-          "index '"
-              + alias
-              + "' has "
-              + columns.size()
-              + " column(s) "
-              + columns
-              + ", got "
-              + values.size()
-              + " value(s)");
-    }
-    List<byte[]> forms = new ArrayList<>(values.size());
-    for (int i = 0; i < values.size(); i++) {
-      byte[] v = values.get(i);
-      if (v == null) throw new IllegalArgumentException("values must not be null");
-      forms.add(indexForm(i, v));
-    }
-    return isComposite() ? CompositeValue.encode(forms) : forms.get(0);
+    return IndexValues.valueOf(this, values);
   }
 
   public String alias() {
@@ -498,30 +427,24 @@ public final class IndexSpec {
   }
 
   /**
-   * Every column whose change rewrites an index row: the indexed ones, then the covered ones, then
-   * those of a partial index's {@link #where()} (each once).
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public List<Column> watchedColumns() {
-    List<Column> all = new ArrayList<>(columns.size() + covered.size() + where.size());
-    all.addAll(columns);
-    all.addAll(covered);
-    return withWhereColumns(all);
+    return IndexValues.watchedColumns(this);
   }
 
   /**
-   * The columns that decide whether and under which value a row is indexed: the indexed ones, then
-   * those of the {@link #where()} that are not indexed.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public List<Column> decidingColumns() {
-    return withWhereColumns(new ArrayList<>(columns));
+    return IndexValues.decidingColumns(this);
   }
 
-  /** {@code columns} followed by the WHERE's columns it lacks. */
-  private List<Column> withWhereColumns(List<Column> columns) {
-    for (Column c : whereColumns) {
-      if (!columns.contains(c)) columns.add(c);
-    }
-    return columns;
+  /** The columns of {@link #where()}, in its order. */
+  List<Column> whereColumns() {
+    return whereColumns;
   }
 
   /**
@@ -561,23 +484,16 @@ public final class IndexSpec {
    * allows. Always true for an index without a WHERE.
    */
   public boolean isImpliedBy(List<Condition> conditions) {
-    return isImpliedBy(conditions, c -> Set.of(ValueType.BYTES));
+    return IndexValues.isImpliedBy(this, conditions);
   }
 
   /**
-   * {@link #isImpliedBy(List)} for a query that may compare an IN condition's values with a row's
-   * in any of {@code comparedIn(condition)} ({@link ValueType#BYTES}: byte for byte), as it does
-   * when a typed index answers the condition: the implication must hold in each.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public boolean isImpliedBy(
       List<Condition> conditions, Function<Condition, Set<ValueType>> comparedIn) {
-    for (Condition w : where) {
-      if (conditions.stream()
-          .noneMatch(c -> comparedIn.apply(c).stream().allMatch(t -> c.implies(w, t)))) {
-        return false;
-      }
-    }
-    return true;
+    return IndexValues.isImpliedBy(this, conditions, comparedIn);
   }
 
   /**

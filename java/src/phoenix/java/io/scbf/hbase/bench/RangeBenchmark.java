@@ -6,6 +6,7 @@ import io.scbf.hbase.Coprocessors;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.ValueOrder;
@@ -843,7 +844,10 @@ public final class RangeBenchmark {
     byte[] alias = Bytes.toBytes(spec.alias());
     byte[][] bounds =
         IndexKeyCodec.rangeBounds(
-            0, alias, spec.indexForm(Bytes.toBytes(lo)), spec.indexForm(Bytes.toBytes(hi)));
+            0,
+            alias,
+            IndexValues.indexForm(spec, Bytes.toBytes(lo)),
+            IndexValues.indexForm(spec, Bytes.toBytes(hi)));
     long n = 0;
     try (Table t = hbase.getTable(IndexCatalog.indexTableName(ORDERED, "v"));
         ResultScanner s =
