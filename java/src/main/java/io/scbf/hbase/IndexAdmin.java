@@ -333,7 +333,7 @@ public final class IndexAdmin {
     TreeSet<byte[]> keys = new TreeSet<>(Bytes.BYTES_COMPARATOR);
     byte[] aliasBytes = alias.getBytes(StandardCharsets.UTF_8);
     for (byte[] v : values) {
-      byte[] form = spec.indexForm(v);
+      byte[] form = IndexValues.indexForm(spec, v);
       for (int s = 0; s < spec.buckets(); s++) {
         keys.add(IndexKeyCodec.valuePrefix(s, aliasBytes, form));
       }

@@ -5,13 +5,9 @@ import io.scbf.hbase.shared.TypedValues;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -66,9 +62,6 @@ public final class IndexSpec {
   /** Columns of a composite index, at most. */
   public static final int MAX_COLUMNS = 8;
 
-  private static final Pattern ALIAS = Pattern.compile("[A-Za-z0-9_]{1,32}");
-  private static final HexFormat HEX = HexFormat.of();
-
   private final List<Column> columns;
   private final List<ValueType> types;
   private final String alias;
@@ -103,7 +96,7 @@ public final class IndexSpec {
     this.expression = b.expression;
     this.where = List.copyOf(b.where);
     this.whereColumns = where.stream().map(c -> new Column(c.family(), c.qualifier())).toList();
-    this.encoded = encodeFields();
+    this.encoded = IndexSpecCodec.encode(this);
   }
 
   public static Builder builder(byte[] family, byte[] qualifier) {
@@ -156,130 +149,59 @@ public final class IndexSpec {
   }
 
   /**
-   * The value a row holds for this index, given its columns' current values, in its index form (see
-   * {@link ValueType}): the column's value, or for a composite index the encoded tuple; null if the
-   * row lacks an indexed column or holds a value that is not a valid encoding of its column's type
-   * (such a row is not indexed: writes of one are refused, builds name the rows holding one), if
-   * its {@link #expression()} has no value of it, or if it does not satisfy the {@link #where()} of
-   * a partial index. Every path that writes, builds, verifies or re-checks entries computes them
-   * here.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public byte[] valueOf(Function<Column, byte[]> current) {
-    for (int i = 0; i < where.size(); i++) {
-      if (!where.get(i).test(current.apply(whereColumns.get(i)))) return null;
-    }
-    if (!isComposite()) {
-      byte[] v = current.apply(column());
-      if (v != null && expression != null) v = expression.apply(v);
-      return v == null ? null : formOrNull(0, v);
-    }
-    List<byte[]> values = new ArrayList<>(columns.size());
-    for (int i = 0; i < columns.size(); i++) {
-      byte[] v = current.apply(columns.get(i));
-      if (v == null) return null;
-      byte[] form = formOrNull(i, v);
-      if (form == null) return null;
-      values.add(form);
-    }
-    return CompositeValue.encode(values);
-  }
-
-  private byte[] formOrNull(int column, byte[] raw) {
-    try {
-      return types.get(column).indexForm(raw);
-    } catch (IllegalArgumentException notOfTheType) {
-      return null;
-    }
+    return IndexValues.valueOf(this, current);
   }
 
   /**
-   * Why {@code raw} is not a value of indexed column {@code column}'s type, or null if it is (any
-   * value of a {@link ValueType#BYTES} column is). Null for an expression index: a value the
-   * expression cannot compute leaves the row unindexed, it does not refuse the write.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public String invalidValue(Column column, byte[] raw) {
-    int i = columns.indexOf(column);
-    if (i < 0 || types.get(i) == ValueType.BYTES || expression != null) return null;
-    try {
-      types.get(i).indexForm(raw);
-      return null;
-    } catch (IllegalArgumentException e) {
-      return "column "
-          + column
-          + " of index '"
-          + alias
-          + "' is "
-          + types.get(i)
-          + ": "
-          + e.getMessage();
-    }
+    return IndexValues.invalidValue(this, column, raw);
   }
 
   /**
-   * The index form of a value of the indexed column (a composite index's first column) given as
-   * {@code Bytes.toBytes} writes it: the form queries compare with.
-   *
-   * @throws IllegalArgumentException if {@code raw} is not a value of the column's type
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public byte[] indexForm(byte[] raw) {
-    return indexForm(0, raw);
+    return IndexValues.indexForm(this, raw);
   }
 
-  /** {@link #indexForm(byte[])} of the {@code column}-th indexed column (0-based). */
+  /**
+   * @deprecated internal; kept until a release whose notes list its removal.
+   */
+  @Deprecated
   public byte[] indexForm(int column, byte[] raw) {
-    try {
-      return types.get(column).indexForm(raw);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "index '"
-              + alias
-              + "' column "
-              + columns.get(column)
-              + " is "
-              + types.get(column)
-              + ": "
-              + e.getMessage(),
-          e);
-    }
+    return IndexValues.indexForm(this, column, raw);
   }
 
   /**
-   * The value of a one-column index's index form as {@code Bytes.toBytes} writes it; a composite
-   * index's tuple as it is.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public byte[] rawForm(byte[] indexForm) {
-    return isComposite() ? indexForm : type().rawForm(indexForm);
-  }
-
-  /** {@link #valueOf(Function)} of a data row read with (at least) the indexed columns. */
-  public byte[] valueOf(Result row) {
-    return valueOf(c -> row.getValue(c.family, c.qualifier));
+    return IndexValues.rawForm(this, indexForm);
   }
 
   /**
-   * The indexed value of a row whose indexed columns hold {@code values}, in index order: the value
-   * itself for a one-column index.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
+  public byte[] valueOf(Result row) {
+    return IndexValues.valueOf(this, row);
+  }
+
+  /**
+   * @deprecated internal; kept until a release whose notes list its removal.
+   */
+  @Deprecated
   public byte[] valueOf(List<byte[]> values) {
-    if (values.size() != columns.size()) {
-      throw new IllegalArgumentException(
-          "index '"
-              + alias
-              + "' has "
-              + columns.size()
-              + " column(s) "
-              + columns
-              + ", got "
-              + values.size()
-              + " value(s)");
-    }
-    List<byte[]> forms = new ArrayList<>(values.size());
-    for (int i = 0; i < values.size(); i++) {
-      byte[] v = values.get(i);
-      if (v == null) throw new IllegalArgumentException("values must not be null");
-      forms.add(indexForm(i, v));
-    }
-    return isComposite() ? CompositeValue.encode(forms) : forms.get(0);
+    return IndexValues.valueOf(this, values);
   }
 
   public String alias() {
@@ -316,7 +238,7 @@ public final class IndexSpec {
    * @throws IllegalArgumentException if the index is local and {@code consistency} is EVENTUAL
    */
   public IndexSpec withConsistency(Consistency consistency) {
-    return decode(encodeFields(consistency));
+    return decode(IndexSpecCodec.encode(this, consistency));
   }
 
   /**
@@ -505,30 +427,24 @@ public final class IndexSpec {
   }
 
   /**
-   * Every column whose change rewrites an index row: the indexed ones, then the covered ones, then
-   * those of a partial index's {@link #where()} (each once).
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public List<Column> watchedColumns() {
-    List<Column> all = new ArrayList<>(columns.size() + covered.size() + where.size());
-    all.addAll(columns);
-    all.addAll(covered);
-    return withWhereColumns(all);
+    return IndexValues.watchedColumns(this);
   }
 
   /**
-   * The columns that decide whether and under which value a row is indexed: the indexed ones, then
-   * those of the {@link #where()} that are not indexed.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public List<Column> decidingColumns() {
-    return withWhereColumns(new ArrayList<>(columns));
+    return IndexValues.decidingColumns(this);
   }
 
-  /** {@code columns} followed by the WHERE's columns it lacks. */
-  private List<Column> withWhereColumns(List<Column> columns) {
-    for (Column c : whereColumns) {
-      if (!columns.contains(c)) columns.add(c);
-    }
-    return columns;
+  /** The columns of {@link #where()}, in its order. */
+  List<Column> whereColumns() {
+    return whereColumns;
   }
 
   /**
@@ -568,23 +484,16 @@ public final class IndexSpec {
    * allows. Always true for an index without a WHERE.
    */
   public boolean isImpliedBy(List<Condition> conditions) {
-    return isImpliedBy(conditions, c -> Set.of(ValueType.BYTES));
+    return IndexValues.isImpliedBy(this, conditions);
   }
 
   /**
-   * {@link #isImpliedBy(List)} for a query that may compare an IN condition's values with a row's
-   * in any of {@code comparedIn(condition)} ({@link ValueType#BYTES}: byte for byte), as it does
-   * when a typed index answers the condition: the implication must hold in each.
+   * @deprecated internal; kept until a release whose notes list its removal.
    */
+  @Deprecated
   public boolean isImpliedBy(
       List<Condition> conditions, Function<Condition, Set<ValueType>> comparedIn) {
-    for (Condition w : where) {
-      if (conditions.stream()
-          .noneMatch(c -> comparedIn.apply(c).stream().allMatch(t -> c.implies(w, t)))) {
-        return false;
-      }
-    }
-    return true;
+    return IndexValues.isImpliedBy(this, conditions, comparedIn);
   }
 
   /**
@@ -602,177 +511,9 @@ public final class IndexSpec {
     return encoded;
   }
 
-  /**
-   * The spec version: each layout or feature an older jar would misread (writing and looking up
-   * rows where they are not) gets a version that jar refuses: "v2" for {@code BY_VALUE}, "v3" for
-   * {@code ORDERED} or typed columns, "v4" for an expression, a WHERE or {@link
-   * Consistency#EVENTUAL} (an older jar would keep writing the index synchronously beside the
-   * replication), "v5" for a WHERE with a range or "present" condition (0.3.0 reads a WHERE as INs
-   * only: it would fail on the condition's text with a bare hex error, not say why).
-   */
-  private String version(Consistency consistency) {
-    if (where.stream().anyMatch(c -> c.kind() != Condition.Kind.IN)) return "v5";
-    if (consistency == Consistency.EVENTUAL || expression != null || !where.isEmpty()) return "v4";
-    if (layout == Layout.ORDERED || isTyped()) return "v3";
-    return layout == Layout.BY_VALUE ? "v2" : "v1";
-  }
-
-  private String encodeFields() {
-    return encodeFields(consistency);
-  }
-
-  private String encodeFields(Consistency consistency) {
-    StringBuilder sb = new StringBuilder(version(consistency));
-    sb.append(";family=").append(HEX.formatHex(family()));
-    sb.append(";qualifier=").append(HEX.formatHex(qualifier()));
-    sb.append(";alias=").append(alias);
-    sb.append(";buckets=").append(buckets);
-    sb.append(";fpp=").append(fpp);
-    sb.append(";capacity=").append(initialCapacity);
-    if (local) sb.append(";local=true");
-    if (layout == Layout.BY_VALUE) sb.append(";layout=by-value");
-    if (layout == Layout.ORDERED) sb.append(";layout=ordered");
-    if (isComposite()) appendColumns(sb.append(";then="), columns.subList(1, columns.size()));
-    if (isTyped()) {
-      sb.append(";types=");
-      for (int i = 0; i < types.size(); i++)
-        sb.append(i > 0 ? "," : "").append(types.get(i).text());
-    }
-    appendColumns(sb.append(";covered="), covered);
-    if (expression != null) sb.append(";expr=").append(expression.text());
-    if (!where.isEmpty()) {
-      sb.append(";where=");
-      for (int i = 0; i < where.size(); i++)
-        sb.append(i > 0 ? "," : "").append(where.get(i).text());
-    }
-    if (consistency == Consistency.EVENTUAL) sb.append(";consistency=eventual");
-    return sb.toString();
-  }
-
-  /** Inverse of the {@code where} field of {@link #encodeFields()}. */
-  private static Condition[] parseWhere(String text) {
-    String[] conditions = text.split(",", -1);
-    Condition[] out = new Condition[conditions.length];
-    for (int i = 0; i < conditions.length; i++) out[i] = Condition.parse(conditions[i]);
-    return out;
-  }
-
-  private static void appendColumns(StringBuilder sb, List<Column> list) {
-    for (int i = 0; i < list.size(); i++) {
-      if (i > 0) sb.append(',');
-      sb.append(HEX.formatHex(list.get(i).family()))
-          .append(':')
-          .append(HEX.formatHex(list.get(i).qualifier()));
-    }
-  }
-
-  private static List<Column> parseColumns(String field, String text) {
-    List<Column> out = new ArrayList<>();
-    if (text.isEmpty()) return out;
-    for (String c : text.split(",", -1)) {
-      int colon = c.indexOf(':');
-      if (colon < 0) {
-        throw new IllegalArgumentException("malformed " + field + " column '" + c + "'");
-      }
-      out.add(
-          new Column(HEX.parseHex(c.substring(0, colon)), HEX.parseHex(c.substring(colon + 1))));
-    }
-    return out;
-  }
-
   /** Inverse of {@link #encode()}; validates like the builder. */
   public static IndexSpec decode(String text) {
-    Map<String, String> fields = new LinkedHashMap<>();
-    String[] parts = text.split(";", -1);
-    if (parts.length == 0
-        || !(parts[0].equals("v1")
-            || parts[0].equals("v2")
-            || parts[0].equals("v3")
-            || parts[0].equals("v4")
-            || parts[0].equals("v5"))) {
-      throw new IllegalArgumentException(
-          "not an scbf index spec (expected 'v1;...' to 'v5;...'): " + text);
-    }
-    for (int i = 1; i < parts.length; i++) {
-      int eq = parts[i].indexOf('=');
-      if (eq < 0)
-        throw new IllegalArgumentException("malformed index spec field '" + parts[i] + "'");
-      fields.put(parts[i].substring(0, eq), parts[i].substring(eq + 1));
-    }
-    try {
-      Builder b =
-          builder(
-                  HEX.parseHex(required(fields, "family")),
-                  HEX.parseHex(required(fields, "qualifier")))
-              .alias(required(fields, "alias"))
-              .buckets(Integer.parseInt(required(fields, "buckets")))
-              .fpp(Double.parseDouble(required(fields, "fpp")))
-              .initialCapacity(Long.parseLong(required(fields, "capacity")));
-      String local = fields.getOrDefault("local", "false");
-      if (local.equals("true")) {
-        b.local();
-      } else if (!local.equals("false")) {
-        throw new IllegalArgumentException(
-            "index spec field local must be true or false: " + local);
-      }
-      // A spec written before the layout existed (or by a jar whose default was BY_ROW) names no
-      // layout: it is a bucket index, whatever the builder's default is now.
-      String layout = fields.getOrDefault("layout", "by-row");
-      if (layout.equals("by-value")) {
-        b.layout(Layout.BY_VALUE);
-      } else if (layout.equals("by-row")) {
-        b.layout(Layout.BY_ROW);
-      } else if (layout.equals("ordered")) {
-        b.layout(Layout.ORDERED);
-      } else {
-        throw new IllegalArgumentException(
-            "index spec field layout must be by-row, by-value or ordered: " + layout);
-      }
-      List<Column> then = parseColumns("then", fields.getOrDefault("then", ""));
-      String typesText = fields.get("types");
-      List<ValueType> types = new ArrayList<>();
-      if (typesText != null) {
-        for (String t : typesText.split(",", -1)) types.add(ValueType.ofText(t));
-        if (types.size() != then.size() + 1) {
-          throw new IllegalArgumentException(
-              "index spec names " + types.size() + " types for " + (then.size() + 1) + " columns");
-        }
-        b.type(types.get(0));
-      }
-      for (int i = 0; i < then.size(); i++) {
-        Column c = then.get(i);
-        b.thenColumn(c.family, c.qualifier, types.isEmpty() ? ValueType.BYTES : types.get(i + 1));
-      }
-      for (Column c : parseColumns("covered", fields.getOrDefault("covered", ""))) {
-        b.covered(c.family, c.qualifier);
-      }
-      String expr = fields.get("expr");
-      if (expr != null) b.expression(IndexExpression.parse(expr));
-      String whereText = fields.get("where");
-      if (whereText != null) b.where(parseWhere(whereText));
-      String consistency = fields.getOrDefault("consistency", "strong");
-      if (consistency.equals("eventual")) {
-        b.consistency(Consistency.EVENTUAL);
-      } else if (!consistency.equals("strong")) {
-        throw new IllegalArgumentException(
-            "index spec field consistency must be strong or eventual: " + consistency);
-      }
-      IndexSpec spec = b.build();
-      if (!spec.version(spec.consistency).equals(parts[0])) {
-        throw new IllegalArgumentException(
-            "index spec version " + parts[0] + " does not match its fields (" + spec + ")");
-      }
-      return spec;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "malformed index spec '" + text + "': " + e.getMessage(), e);
-    }
-  }
-
-  private static String required(Map<String, String> fields, String key) {
-    String v = fields.get(key);
-    if (v == null) throw new IllegalArgumentException("index spec lacks field '" + key + "'");
-    return v;
+    return IndexSpecCodec.decode(text);
   }
 
   @Override
@@ -1010,130 +751,22 @@ public final class IndexSpec {
     }
 
     public IndexSpec build() {
-      if (family == null || family.length == 0) {
-        throw new IllegalArgumentException("index family must be given and non-empty");
-      }
-      if (qualifier == null) {
-        throw new IllegalArgumentException("index qualifier must not be null (it may be empty)");
-      }
-      if (alias == null || !ALIAS.matcher(alias).matches()) {
-        throw new IllegalArgumentException(
-            "index alias must match [A-Za-z0-9_]{1,32}, got "
-                + (alias == null ? "none" : "'" + alias + "'"));
-      }
+      IndexSpecChecks.named(family, qualifier, alias);
       if (local) {
-        if (bucketsSet && buckets != 1) {
-          throw new IllegalArgumentException(
-              "a local index has no buckets (its entries live in the data regions), got buckets="
-                  + buckets);
-        }
-        if (layout != null && layout != Layout.BY_ROW) {
-          throw new IllegalArgumentException(
-              "a local index lives in the data regions; layout " + layout + " is for global ones");
-        }
-        if (consistency == Consistency.EVENTUAL) {
-          throw new IllegalArgumentException(
-              "a local index is written in the data write's own mini-batch and WAL entry, so it is"
-                  + " always STRONG; EVENTUAL is for global indexes");
-        }
+        IndexSpecChecks.local(bucketsSet, buckets, layout, consistency);
         buckets = 1;
       }
       if (resolvedLayout() == Layout.ORDERED && !bucketsSet) buckets = 1;
-      if (buckets < MIN_BUCKETS || buckets > MAX_BUCKETS) {
-        throw new IllegalArgumentException(
-            "buckets must be in [" + MIN_BUCKETS + ", " + MAX_BUCKETS + "], got " + buckets);
-      }
-      if (!(fpp >= MIN_FPP && fpp <= 0.5)) {
-        throw new IllegalArgumentException("fpp must be in [" + MIN_FPP + ", 0.5], got " + fpp);
-      }
-      if (initialCapacity < 1 || initialCapacity > MAX_INITIAL_CAPACITY) {
-        throw new IllegalArgumentException(
-            "initialCapacity must be in [1, 2^24], got " + initialCapacity);
-      }
-      long filterBytes = initialFilterBytes(initialCapacity, fpp);
-      if (filterBytes > MAX_INITIAL_FILTER_BYTES) {
-        throw new IllegalArgumentException(
-            "initialCapacity "
-                + initialCapacity
-                + " at fpp "
-                + fpp
-                + " needs a first filter of "
-                + (filterBytes >> 20)
-                + " MiB per bucket; the limit is "
-                + (MAX_INITIAL_FILTER_BYTES >> 20)
-                + " MiB (lower the capacity: the filter grows as keys arrive)");
-      }
+      IndexSpecChecks.sizes(buckets, fpp, initialCapacity);
       List<Column> indexed = new ArrayList<>(1 + further.size());
       indexed.add(new Column(family, qualifier));
       indexed.addAll(further);
-      if (indexed.size() > MAX_COLUMNS) {
-        throw new IllegalArgumentException(
-            "a composite index has at most " + MAX_COLUMNS + " columns, got " + indexed.size());
-      }
-      for (int i = 1; i < indexed.size(); i++) {
-        if (indexed.subList(0, i).contains(indexed.get(i))) {
-          throw new IllegalArgumentException("indexed column " + indexed.get(i) + " listed twice");
-        }
-      }
-      for (int i = 0; i < covered.size(); i++) {
-        if (indexed.contains(covered.get(i))) {
-          throw new IllegalArgumentException(
-              "covered column " + covered.get(i) + " is an indexed column");
-        }
-        if (covered.subList(0, i).contains(covered.get(i))) {
-          throw new IllegalArgumentException("covered column " + covered.get(i) + " listed twice");
-        }
-      }
-      checkDerivation(indexed.size());
+      IndexSpecChecks.columns(indexed, covered);
+      IndexSpecChecks.derivation(expression, type, where, indexed.size());
       List<ValueType> types = new ArrayList<>(indexed.size());
       types.add(type);
       types.addAll(furtherTypes);
       return new IndexSpec(this, indexed, types);
-    }
-
-    private void checkDerivation(int columns) {
-      if (expression != null) {
-        if (columns > 1) {
-          throw new IllegalArgumentException(
-              "an expression index has one column; a composite index indexes its columns' values");
-        }
-        boolean fits =
-            expression.producesLong()
-                ? type == ValueType.BYTES || type == ValueType.LONG
-                : type == ValueType.BYTES || type == ValueType.STRING;
-        if (!fits) {
-          throw new IllegalArgumentException(
-              "expression "
-                  + expression
-                  + " produces "
-                  + (expression.producesLong()
-                      ? "a long (type long or bytes)"
-                      : "text (type string or bytes)")
-                  + ", not "
-                  + type.text());
-        }
-      }
-      if (where.size() > MAX_COLUMNS) {
-        throw new IllegalArgumentException(
-            "a partial index has at most "
-                + MAX_COLUMNS
-                + " WHERE conditions, got "
-                + where.size());
-      }
-      for (int i = 0; i < where.size(); i++) {
-        Condition c = where.get(i);
-        if (c.family().length == 0) {
-          throw new IllegalArgumentException("WHERE condition " + c + " needs a column family");
-        }
-        for (int j = 0; j < i; j++) {
-          Condition o = where.get(j);
-          if (Arrays.equals(c.family(), o.family())
-              && Arrays.equals(c.qualifier(), o.qualifier())) {
-            throw new IllegalArgumentException(
-                "WHERE names column " + new Column(c.family(), c.qualifier()) + " twice");
-          }
-        }
-      }
     }
 
     private Layout resolvedLayout() {

@@ -178,21 +178,25 @@ class IndexSpecTest {
     assertFalse(
         IndexSpec.builder(F, Q).alias("p").build().encode().contains("then"),
         "one-column specs encode as before");
-    assertEquals(composite.columns(), composite.watchedColumns());
+    assertEquals(composite.columns(), IndexValues.watchedColumns(composite));
 
     byte[] tuple =
-        composite.valueOf(List.of(Bytes.toBytes("x"), new byte[0], new byte[] {0, (byte) 0xff}));
+        IndexValues.valueOf(
+            composite, List.of(Bytes.toBytes("x"), new byte[0], new byte[] {0, (byte) 0xff}));
     assertEquals(
         List.of("x", "", Bytes.toStringBinary(new byte[] {0, (byte) 0xff})),
         io.scbf.hbase.shared.CompositeValue.decode(tuple).stream()
             .map(Bytes::toStringBinary)
             .toList());
     assertNull(
-        composite.valueOf(c -> c.equals(new IndexSpec.Column(F, a)) ? null : Bytes.toBytes("v")),
+        IndexValues.valueOf(
+            composite, c -> c.equals(new IndexSpec.Column(F, a)) ? null : Bytes.toBytes("v")),
         "a row lacking one indexed column is not indexed");
-    assertThrows(IllegalArgumentException.class, () -> composite.valueOf(List.of(new byte[1])));
+    assertThrows(
+        IllegalArgumentException.class, () -> IndexValues.valueOf(composite, List.of(new byte[1])));
     IndexSpec one = IndexSpec.builder(F, Q).alias("one").build();
-    assertEquals("v", Bytes.toString(one.valueOf(List.of(Bytes.toBytes("v")))), "raw value");
+    assertEquals(
+        "v", Bytes.toString(IndexValues.valueOf(one, List.of(Bytes.toBytes("v")))), "raw value");
 
     assertTrue(
         failure(IndexSpec.builder(F, Q).thenColumn(F, Q).alias("d")).contains("listed twice"));
@@ -341,21 +345,25 @@ class IndexSpecTest {
   void valueOfAppliesTheExpressionAndTheWhere() {
     IndexSpec lower =
         IndexSpec.builder(F, Q).alias("l").expression(IndexExpression.lower()).build();
-    assertArrayEquals(Bytes.toBytes("ab"), lower.valueOf(c -> Bytes.toBytes("aB")));
-    assertNull(lower.valueOf(c -> new byte[] {(byte) 0xff}));
-    assertNull(lower.invalidValue(lower.column(), new byte[] {(byte) 0xff}), "never refused");
+    assertArrayEquals(Bytes.toBytes("ab"), IndexValues.valueOf(lower, c -> Bytes.toBytes("aB")));
+    assertNull(IndexValues.valueOf(lower, c -> new byte[] {(byte) 0xff}));
+    assertNull(
+        IndexValues.invalidValue(lower, lower.column(), new byte[] {(byte) 0xff}), "never refused");
     IndexSpec partial =
         IndexSpec.builder(F, Q)
             .alias("w")
             .where(Condition.eq(F, STATUS, Bytes.toBytes("ACTIVE")))
             .build();
     IndexSpec.Column status = new IndexSpec.Column(F, STATUS);
-    assertEquals(List.of(partial.column(), status), partial.watchedColumns());
+    assertEquals(List.of(partial.column(), status), IndexValues.watchedColumns(partial));
     assertArrayEquals(
         Bytes.toBytes("v"),
-        partial.valueOf(c -> c.equals(status) ? Bytes.toBytes("ACTIVE") : Bytes.toBytes("v")));
-    assertNull(partial.valueOf(c -> c.equals(status) ? Bytes.toBytes("GONE") : Bytes.toBytes("v")));
-    assertNull(partial.valueOf(c -> c.equals(status) ? null : Bytes.toBytes("v")));
+        IndexValues.valueOf(
+            partial, c -> c.equals(status) ? Bytes.toBytes("ACTIVE") : Bytes.toBytes("v")));
+    assertNull(
+        IndexValues.valueOf(
+            partial, c -> c.equals(status) ? Bytes.toBytes("GONE") : Bytes.toBytes("v")));
+    assertNull(IndexValues.valueOf(partial, c -> c.equals(status) ? null : Bytes.toBytes("v")));
   }
 
   /**
@@ -369,11 +377,13 @@ class IndexSpecTest {
     byte[] one = Bytes.toBytes(new java.math.BigDecimal("1.0"));
     IndexSpec atOne = IndexSpec.builder(F, Q).alias("w").where(Condition.eq(F, price, one)).build();
     List<Condition> query = List.of(Condition.eq(F, price, one));
-    assertTrue(atOne.isImpliedBy(query));
-    assertTrue(atOne.isImpliedBy(query, c -> java.util.Set.of(ValueType.BYTES)));
-    assertFalse(atOne.isImpliedBy(query, c -> java.util.Set.of(ValueType.BIG_DECIMAL)));
+    assertTrue(IndexValues.isImpliedBy(atOne, query));
+    assertTrue(IndexValues.isImpliedBy(atOne, query, c -> java.util.Set.of(ValueType.BYTES)));
     assertFalse(
-        atOne.isImpliedBy(query, c -> java.util.Set.of(ValueType.BYTES, ValueType.BIG_DECIMAL)));
+        IndexValues.isImpliedBy(atOne, query, c -> java.util.Set.of(ValueType.BIG_DECIMAL)));
+    assertFalse(
+        IndexValues.isImpliedBy(
+            atOne, query, c -> java.util.Set.of(ValueType.BYTES, ValueType.BIG_DECIMAL)));
     IndexSpec inRange =
         IndexSpec.builder(F, Q)
             .alias("r")
@@ -388,7 +398,8 @@ class IndexSpecTest {
                     ValueType.BIG_DECIMAL))
             .build();
     assertTrue(
-        inRange.isImpliedBy(query, c -> java.util.Set.of(ValueType.BYTES, ValueType.BIG_DECIMAL)));
+        IndexValues.isImpliedBy(
+            inRange, query, c -> java.util.Set.of(ValueType.BYTES, ValueType.BIG_DECIMAL)));
   }
 
   @Test
@@ -399,13 +410,15 @@ class IndexSpecTest {
     IndexSpec partial =
         IndexSpec.builder(F, city).alias("w").where(Condition.in(F, STATUS, active, idle)).build();
     Condition inCity = Condition.eq(F, city, Bytes.toBytes("Oslo"));
-    assertTrue(partial.isImpliedBy(List.of(inCity, Condition.eq(F, STATUS, active))));
-    assertTrue(partial.isImpliedBy(List.of(Condition.in(F, STATUS, idle, active), inCity)));
-    assertFalse(partial.isImpliedBy(List.of(inCity)));
+    assertTrue(IndexValues.isImpliedBy(partial, List.of(inCity, Condition.eq(F, STATUS, active))));
+    assertTrue(
+        IndexValues.isImpliedBy(partial, List.of(Condition.in(F, STATUS, idle, active), inCity)));
+    assertFalse(IndexValues.isImpliedBy(partial, List.of(inCity)));
     assertFalse(
-        partial.isImpliedBy(List.of(inCity, Condition.in(F, STATUS, active, Bytes.toBytes("X")))));
-    assertFalse(partial.isImpliedBy(List.of(inCity, Condition.eq(F, Q, active))));
-    assertTrue(IndexSpec.builder(F, city).alias("p").build().isImpliedBy(List.of()));
+        IndexValues.isImpliedBy(
+            partial, List.of(inCity, Condition.in(F, STATUS, active, Bytes.toBytes("X")))));
+    assertFalse(IndexValues.isImpliedBy(partial, List.of(inCity, Condition.eq(F, Q, active))));
+    assertTrue(IndexValues.isImpliedBy(IndexSpec.builder(F, city).alias("p").build(), List.of()));
   }
 
   @Test
@@ -446,12 +459,12 @@ class IndexSpecTest {
     row.put(new IndexSpec.Column(F, Bytes.toBytes("b")), new byte[0]);
     row.put(new IndexSpec.Column(F, Bytes.toBytes("flag")), new byte[0]);
     row.put(new IndexSpec.Column(F, STATUS), Bytes.toBytes("A"));
-    assertArrayEquals(Bytes.toBytes("v"), back.valueOf(row::get));
+    assertArrayEquals(Bytes.toBytes("v"), IndexValues.valueOf(back, row::get));
     row.put(new IndexSpec.Column(F, age), Bytes.toBytes(65));
-    assertNull(back.valueOf(row::get), "out of the range");
+    assertNull(IndexValues.valueOf(back, row::get), "out of the range");
     row.put(new IndexSpec.Column(F, age), Bytes.toBytes(64));
     row.remove(new IndexSpec.Column(F, Bytes.toBytes("flag")));
-    assertNull(back.valueOf(row::get), "flag absent");
+    assertNull(IndexValues.valueOf(back, row::get), "flag absent");
     String range = "range:int:[fffffffb:00000041)";
     String[][] broken = {
       {range, "range:int:[fffffffb:00000041"}, // HI lacks its bracket
@@ -483,23 +496,27 @@ class IndexSpecTest {
     Condition inCity = Condition.eq(F, city, Bytes.toBytes("Oslo"));
     Condition active = Condition.eq(F, STATUS, Bytes.toBytes("A"));
     assertTrue(
-        adults.isImpliedBy(
+        IndexValues.isImpliedBy(
+            adults,
             List.of(
                 inCity,
                 active,
                 Condition.range(
                     F, age, Bytes.toBytes(30), true, Bytes.toBytes(40), true, ValueType.INT))));
     assertTrue(
-        adults.isImpliedBy(
+        IndexValues.isImpliedBy(
+            adults,
             List.of(Condition.in(F, age, Bytes.toBytes(18), Bytes.toBytes(99)), inCity, active)));
     assertFalse(
-        adults.isImpliedBy(
+        IndexValues.isImpliedBy(
+            adults,
             List.of(inCity, active, Condition.in(F, age, Bytes.toBytes(17), Bytes.toBytes(99)))));
     assertFalse(
-        adults.isImpliedBy(List.of(inCity, Condition.eq(F, age, Bytes.toBytes(20)))),
+        IndexValues.isImpliedBy(adults, List.of(inCity, Condition.eq(F, age, Bytes.toBytes(20)))),
         "nothing says status is present");
     assertTrue(
-        adults.isImpliedBy(
+        IndexValues.isImpliedBy(
+            adults,
             List.of(
                 inCity,
                 Condition.present(F, STATUS),

@@ -619,7 +619,7 @@ class OrderedIndexClusterTest {
         IndexKeyCodec.rowKey(
             0,
             Bytes.toBytes("by_q"),
-            spec.indexForm(Bytes.toBytes((long) last)),
+            IndexValues.indexForm(spec, Bytes.toBytes((long) last)),
             Bytes.toBytes(quote(last)));
     assertEquals(1, quoteRegions().size(), "one index region before the split");
     List<String> got = new ArrayList<>();

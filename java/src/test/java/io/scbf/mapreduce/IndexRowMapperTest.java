@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.CoveredValues;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
@@ -121,7 +122,7 @@ class IndexRowMapperTest {
     }
     assertEquals(1, emitted.size());
     assertArrayEquals(
-        typed.indexForm(Bytes.toBytes(-5L)),
+        IndexValues.indexForm(typed, Bytes.toBytes(-5L)),
         IndexKeyCodec.parse(emitted.get(0).getRow()).value(),
         "the index form, not the raw bytes");
     assertEquals(4, count(BuildCounter.ROWS_READ));

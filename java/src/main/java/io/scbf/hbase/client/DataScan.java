@@ -3,6 +3,7 @@ package io.scbf.hbase.client;
 import io.scbf.hbase.Condition;
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexValueFilter;
@@ -48,7 +49,7 @@ final class DataScan {
     this.pool = pool;
   }
 
-  /** Rows whose current value of the index ({@link IndexSpec#valueOf}) equals {@code value}. */
+  /** Rows whose current value of the index ({@link IndexValues#valueOf}) equals {@code value}. */
   List<Result> point(IndexSpec spec, byte[] value) throws IOException {
     return scan(pointFilter(spec, value), valueTest(spec, v -> Bytes.equals(v, value)));
   }
@@ -97,7 +98,7 @@ final class DataScan {
       for (byte[] v : c.values()) {
         any.addFilter(
             spec != null && spec.isTyped()
-                ? IndexValueFilter.equalTo(spec, spec.indexForm(v))
+                ? IndexValueFilter.equalTo(spec, IndexValues.indexForm(spec, v))
                 : test(f, q, CompareOperator.EQUAL, v));
       }
       return any;
@@ -210,7 +211,7 @@ final class DataScan {
   /** The client-side test of the row's current value of the index (absent: no match). */
   private static Predicate<Result> valueTest(IndexSpec spec, Predicate<byte[]> matches) {
     return r -> {
-      byte[] v = spec.valueOf(r);
+      byte[] v = IndexValues.valueOf(spec, r);
       return v != null && matches.test(v);
     };
   }

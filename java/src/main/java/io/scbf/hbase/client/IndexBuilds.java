@@ -4,6 +4,7 @@ import com.google.protobuf.ServiceException;
 import io.scbf.hbase.BuildProgress;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.Column;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
@@ -54,7 +55,7 @@ public final class IndexBuilds {
                 + "' needs; choose another alias");
       }
     }
-    for (Column c : spec.watchedColumns()) {
+    for (Column c : IndexValues.watchedColumns(spec)) {
       if (!data.hasColumnFamily(c.family())) {
         throw new IllegalArgumentException(
             "table "

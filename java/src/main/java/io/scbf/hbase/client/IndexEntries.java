@@ -2,6 +2,7 @@ package io.scbf.hbase.client;
 
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.CoveredValues;
 import io.scbf.hbase.shared.PackedHits;
 import java.util.LinkedHashMap;
@@ -23,6 +24,6 @@ final class IndexEntries {
       }
     }
     return new IndexEntry(
-        hit.row(), covered, hit.value() == null ? null : spec.rawForm(hit.value()));
+        hit.row(), covered, hit.value() == null ? null : IndexValues.rawForm(spec, hit.value()));
   }
 }

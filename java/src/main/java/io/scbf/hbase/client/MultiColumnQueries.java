@@ -2,6 +2,7 @@ package io.scbf.hbase.client;
 
 import io.scbf.hbase.Condition;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.QueryTrace;
@@ -137,7 +138,7 @@ public final class MultiColumnQueries {
       routes.add(values);
       if (spec == null) continue;
       for (byte[] raw : c.values()) {
-        byte[] v = spec.indexForm(raw);
+        byte[] v = IndexValues.indexForm(spec, raw);
         Routed routed = context.route(spec, v);
         values.add(new ValueRoute(spec, v, routed, context.plan(Answer.ROW_KEYS, spec, routed)));
       }
@@ -208,7 +209,7 @@ public final class MultiColumnQueries {
       if (s.expression() != null) {
         choices.add(
             "expression index '" + s.alias() + "' not used: it is asked by alias with its value");
-      } else if (!s.isImpliedBy(all, this::comparedIn)) {
+      } else if (!IndexValues.isImpliedBy(s, all, this::comparedIn)) {
         choices.add(
             "partial index '"
                 + s.alias()
@@ -256,7 +257,7 @@ public final class MultiColumnQueries {
       byte[] form = typedForm(spec, current);
       if (form == null) return false;
       boolean any = false;
-      for (byte[] v : c.values()) any |= Arrays.equals(form, spec.indexForm(v));
+      for (byte[] v : c.values()) any |= Arrays.equals(form, IndexValues.indexForm(spec, v));
       if (!any) return false;
     }
     return true;
@@ -266,7 +267,7 @@ public final class MultiColumnQueries {
   private static byte[] typedForm(IndexSpec spec, byte[] current) {
     if (current == null) return null;
     try {
-      return spec.indexForm(current);
+      return IndexValues.indexForm(spec, current);
     } catch (IllegalArgumentException notOfTheType) {
       return null;
     }

@@ -2,6 +2,7 @@ package io.scbf.hbase.client;
 
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.ValueOrder;
@@ -264,7 +265,7 @@ public final class OrderedQueries {
       throws IOException {
     List<Result> rows = new ArrayList<>(context.scans.range(spec, lo, hi));
     Comparator<Result> ascending =
-        Comparator.<Result, byte[]>comparing(spec::valueOf, Bytes::compareTo)
+        Comparator.<Result, byte[]>comparing(r -> IndexValues.valueOf(spec, r), Bytes::compareTo)
             .thenComparing(Result::getRow, Bytes::compareTo);
     rows.sort(order == ValueOrder.DESCENDING ? ascending.reversed() : ascending);
     return rows;

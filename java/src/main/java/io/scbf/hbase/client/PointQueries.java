@@ -2,6 +2,7 @@ package io.scbf.hbase.client;
 
 import io.scbf.hbase.IndexEntry;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.QueryTrace;
@@ -34,13 +35,13 @@ public final class PointQueries {
   /** Row keys the index holds for {@code family:qualifier = value}, sorted, without re-check. */
   public List<byte[]> rowKeys(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    return rowKeys(spec, spec.indexForm(value));
+    return rowKeys(spec, IndexValues.indexForm(spec, value));
   }
 
   /** {@link #rowKeys(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
   List<byte[]> rowKeys(String index, List<byte[]> values) throws IOException {
     IndexSpec spec = context.indexes.named(index);
-    return rowKeys(spec, spec.valueOf(values));
+    return rowKeys(spec, IndexValues.valueOf(spec, values));
   }
 
   private List<byte[]> rowKeys(IndexSpec spec, byte[] value) throws IOException {
@@ -74,7 +75,7 @@ public final class PointQueries {
   /** The data rows with {@code family:qualifier = value} now (index answers re-checked). */
   public List<Result> rows(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    return rows(spec, spec.indexForm(value));
+    return rows(spec, IndexValues.indexForm(spec, value));
   }
 
   private List<Result> rows(IndexSpec spec, byte[] value) throws IOException {
@@ -108,13 +109,13 @@ public final class PointQueries {
   public List<IndexEntry> entries(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    return entries(spec, spec.indexForm(value));
+    return entries(spec, IndexValues.indexForm(spec, value));
   }
 
   /** {@link #entries(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
   List<IndexEntry> entries(String index, List<byte[]> values) throws IOException {
     IndexSpec spec = context.indexes.named(index);
-    return entries(spec, spec.valueOf(values));
+    return entries(spec, IndexValues.valueOf(spec, values));
   }
 
   private List<IndexEntry> entries(IndexSpec spec, byte[] value) throws IOException {
@@ -142,7 +143,7 @@ public final class PointQueries {
   /** The plan a point query returning {@code answer} would run now, with its estimates. */
   public QueryPlan explain(byte[] family, byte[] qualifier, byte[] value, Answer answer) {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    return explain(spec, spec.indexForm(value), answer);
+    return explain(spec, IndexValues.indexForm(spec, value), answer);
   }
 
   /**
@@ -180,7 +181,7 @@ public final class PointQueries {
     IndexSpec spec = context.indexes.named(index);
     List<byte[]> given = List.of(values); // rejects null values
     if (given.isEmpty()) throw new IllegalArgumentException("find needs at least one value");
-    if (given.size() >= spec.columns().size()) return rows(spec, spec.valueOf(given));
+    if (given.size() >= spec.columns().size()) return rows(spec, IndexValues.valueOf(spec, given));
     return ranges.rows(index, given, null, null);
   }
 
@@ -192,7 +193,7 @@ public final class PointQueries {
   /** The plan a point query on one tuple of {@code index} returning {@code answer} would run. */
   QueryPlan explain(String index, List<byte[]> values, Answer answer) {
     IndexSpec spec = context.indexes.named(index);
-    return explain(spec, spec.valueOf(values), answer);
+    return explain(spec, IndexValues.valueOf(spec, values), answer);
   }
 
   /** Runs a DATA_SCAN plan and traces it. */

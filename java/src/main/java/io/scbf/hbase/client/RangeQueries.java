@@ -1,6 +1,7 @@
 package io.scbf.hbase.client;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.shared.CompositeValue;
 import io.scbf.hbase.shared.IndexKeyCodec;
@@ -108,15 +109,16 @@ public final class RangeQueries {
               + given.size());
     }
     List<byte[]> leading = new ArrayList<>(given.size());
-    for (int i = 0; i < given.size(); i++) leading.add(spec.indexForm(i, given.get(i)));
+    for (int i = 0; i < given.size(); i++)
+      leading.add(IndexValues.indexForm(spec, i, given.get(i)));
     int next = given.size();
-    byte[] from = lo == null ? null : spec.indexForm(next, lo);
-    byte[] to = hi == null ? null : spec.indexForm(next, hi);
+    byte[] from = lo == null ? null : IndexValues.indexForm(spec, next, lo);
+    byte[] to = hi == null ? null : IndexValues.indexForm(spec, next, hi);
     return spec.isComposite() ? CompositeValue.bounds(leading, from, to) : new byte[][] {from, to};
   }
 
   /** The index form of a bound of a one-column range (null: unbounded). */
   static byte[] form(IndexSpec spec, byte[] bound) {
-    return bound == null ? null : spec.indexForm(bound);
+    return bound == null ? null : IndexValues.indexForm(spec, bound);
   }
 }

@@ -1,6 +1,7 @@
 package io.scbf.hbase.client;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.IndexPlacement;
 import java.io.IOException;
@@ -50,7 +51,7 @@ final class Rechecks {
     return rows(
         rows,
         r -> {
-          byte[] v = spec.valueOf(r);
+          byte[] v = IndexValues.valueOf(spec, r);
           return v != null && predicate.test(v);
         });
   }
@@ -81,7 +82,7 @@ final class Rechecks {
     List<Result> out = new ArrayList<>(rows.size());
     for (int i = 0; i < read.size(); i++) {
       Result r = read.get(i);
-      if (!r.isEmpty() && Arrays.equals(spec.valueOf(r), values.get(i))) out.add(r);
+      if (!r.isEmpty() && Arrays.equals(IndexValues.valueOf(spec, r), values.get(i))) out.add(r);
     }
     return out;
   }

@@ -1,6 +1,7 @@
 package io.scbf.hbase.client;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryPlan.Answer;
 import io.scbf.hbase.QueryTrace;
@@ -32,13 +33,13 @@ public final class StreamedQueries {
    */
   public ResultScanner point(byte[] family, byte[] qualifier, byte[] value) throws IOException {
     IndexSpec spec = context.indexes.onColumn(family, qualifier);
-    return point(spec, spec.indexForm(value));
+    return point(spec, IndexValues.indexForm(spec, value));
   }
 
   /** {@link #point(byte[], byte[], byte[])} of one tuple of the index named {@code index}. */
   ResultScanner point(String index, List<byte[]> values) throws IOException {
     IndexSpec spec = context.indexes.named(index);
-    return point(spec, spec.valueOf(values));
+    return point(spec, IndexValues.valueOf(spec, values));
   }
 
   private ResultScanner point(IndexSpec spec, byte[] value) throws IOException {

@@ -1,6 +1,7 @@
 package io.scbf.hbase.master;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -88,7 +89,7 @@ public class IndexDescriptorValidator implements MasterCoprocessor, MasterObserv
       problems.add("attribute " + bad.getKey() + " is not a valid index spec: " + bad.getValue());
     }
     for (IndexSpec spec : read.valid()) {
-      for (IndexSpec.Column c : spec.watchedColumns()) {
+      for (IndexSpec.Column c : IndexValues.watchedColumns(spec)) {
         if (!desc.hasColumnFamily(c.family())) {
           problems.add(
               "index '" + spec.alias() + "' uses column " + c + ", whose family is absent");

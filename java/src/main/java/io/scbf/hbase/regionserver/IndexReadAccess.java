@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import java.util.Optional;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.ipc.RpcServer;
@@ -29,7 +30,7 @@ final class IndexReadAccess {
       throws AccessDeniedException {
     Checked c = checked(region);
     if (c == null) return;
-    for (IndexSpec.Column col : spec.watchedColumns()) {
+    for (IndexSpec.Column col : IndexValues.watchedColumns(spec)) {
       if (!c.auth.authorizeUserTable(
           c.user, dataTable, col.family(), col.qualifier(), Action.READ)) {
         throw denied(c.user, dataTable + ":" + col, spec);

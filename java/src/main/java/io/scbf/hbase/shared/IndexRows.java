@@ -2,6 +2,7 @@ package io.scbf.hbase.shared;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.Column;
+import io.scbf.hbase.IndexValues;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -34,14 +35,14 @@ public final class IndexRows {
   /** A scan of the latest version of the columns the index reads (indexed and covered). */
   public Scan scan() {
     Scan scan = new Scan().readVersions(1);
-    for (Column c : spec.watchedColumns()) scan.addColumn(c.family(), c.qualifier());
+    for (Column c : IndexValues.watchedColumns(spec)) scan.addColumn(c.family(), c.qualifier());
     return scan;
   }
 
   /** A read of one data row's columns the index reads, as {@link #scan()} reads them. */
   public Get get(byte[] row) {
     Get get = new Get(row); // one version, as the scan reads
-    for (Column c : spec.watchedColumns()) get.addColumn(c.family(), c.qualifier());
+    for (Column c : IndexValues.watchedColumns(spec)) get.addColumn(c.family(), c.qualifier());
     return get;
   }
 
@@ -62,7 +63,7 @@ public final class IndexRows {
   public String invalidValue(Result row) {
     for (Column c : spec.columns()) {
       byte[] v = row.getValue(c.family(), c.qualifier());
-      String invalid = v == null ? null : spec.invalidValue(c, v);
+      String invalid = v == null ? null : IndexValues.invalidValue(spec, c, v);
       if (invalid != null) return invalid;
     }
     return null;

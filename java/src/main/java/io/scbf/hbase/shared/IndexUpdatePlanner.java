@@ -2,6 +2,7 @@ package io.scbf.hbase.shared;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.Column;
+import io.scbf.hbase.IndexValues;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -68,7 +69,7 @@ public final class IndexUpdatePlanner {
   public IndexUpdatePlanner(List<IndexSpec> specs, Predicate<IndexSpec> expires) {
     this.expires = expires;
     this.specs = List.copyOf(specs);
-    for (IndexSpec s : specs) watched.addAll(s.watchedColumns());
+    for (IndexSpec s : specs) watched.addAll(IndexValues.watchedColumns(s));
     for (Column c : watched) named.add(new Named(c, c.family(), c.qualifier()));
   }
 
@@ -98,13 +99,13 @@ public final class IndexUpdatePlanner {
 
   /**
    * True if the mutation writes some but not all columns deciding an index's value ({@link
-   * IndexSpec#decidingColumns}: a composite index's tuple, a partial index's WHERE): the row's
+   * IndexValues#decidingColumns}: a composite index's tuple, a partial index's WHERE): the row's
    * other columns decide whether and how it is indexed, so even an insert-only table must read
    * them.
    */
   public boolean writesPartOfATuple(Mutation m) {
     for (IndexSpec spec : specs) {
-      List<Column> deciding = spec.decidingColumns();
+      List<Column> deciding = IndexValues.decidingColumns(spec);
       if (deciding.size() < 2) continue;
       int written = 0;
       for (Column col : deciding) {
@@ -197,7 +198,7 @@ public final class IndexUpdatePlanner {
     for (IndexSpec spec : specs) {
       if (!spec.columns().contains(col)) continue;
       byte[] value = CellUtil.cloneValue(c);
-      String invalid = spec.invalidValue(col, value);
+      String invalid = IndexValues.invalidValue(spec, col, value);
       if (invalid != null) {
         throw new DoNotRetryIOException(
             "the write was refused: "
@@ -207,7 +208,7 @@ public final class IndexUpdatePlanner {
       }
       if (spec.expression() != null) value = spec.expression().apply(value);
       if (value == null) continue; // not indexed, so no key to be too long
-      byte[] form = spec.indexForm(spec.columns().indexOf(col), value);
+      byte[] form = IndexValues.indexForm(spec, spec.columns().indexOf(col), value);
       byte[] indexed = spec.isComposite() ? CompositeValue.encode(List.of(form)) : form;
       String tooLong = tooLong(spec, indexed, row);
       if (tooLong != null) {
@@ -370,8 +371,8 @@ public final class IndexUpdatePlanner {
     List<IndexMutation> out = new ArrayList<>();
     for (IndexSpec spec : specs) {
       byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
-      byte[] oldValue = spec.valueOf(before::value);
-      byte[] newValue = spec.valueOf(after::value);
+      byte[] oldValue = IndexValues.valueOf(spec, before::value);
+      byte[] newValue = IndexValues.valueOf(spec, after::value);
       boolean valueChanged = !Arrays.equals(oldValue, newValue);
       if (newValue != null && valueChanged && spec.isComposite()) {
         String tooLong = tooLong(spec, newValue, row);
@@ -428,7 +429,7 @@ public final class IndexUpdatePlanner {
    */
   public static long indexTimestamp(IndexSpec spec, RowState state) {
     long ts = Long.MIN_VALUE;
-    for (Column c : spec.watchedColumns()) {
+    for (Column c : IndexValues.watchedColumns(spec)) {
       RowState.Version v = state.get(c);
       if (v != null) ts = Math.max(ts, v.timestamp());
       // A covered column deleted in this batch: the rewrite is newer than the row it replaces.
@@ -449,7 +450,7 @@ public final class IndexUpdatePlanner {
    */
   public static long replacedAt(IndexSpec spec, RowState before, RowState after) {
     long ts = indexTimestamp(spec, before);
-    for (Column c : spec.decidingColumns()) {
+    for (Column c : IndexValues.decidingColumns(spec)) {
       RowState.Version v = after.get(c);
       if (v != null) ts = Math.max(ts, v.timestamp());
       ts = Math.max(ts, after.deleteMark(c));

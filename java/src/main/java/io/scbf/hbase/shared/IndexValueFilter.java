@@ -1,6 +1,7 @@
 package io.scbf.hbase.shared;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -16,7 +17,7 @@ import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The scan filter of a typed index's scan plan: keeps the rows whose value of the index ({@link
- * IndexSpec#valueOf}, in index form) lies in [lo, hi) (null: unbounded), tested in the region
+ * IndexValues#valueOf}, in index form) lies in [lo, hi) (null: unbounded), tested in the region
  * servers as the client would test it. HBase's own value filters compare the columns' raw bytes,
  * whose order is not a typed column's order (a negative long sorts after every positive one). Runs
  * on region servers, which have the scbf jar on their class path, like the coprocessors.
@@ -53,7 +54,8 @@ public final class IndexValueFilter extends FilterBase {
   @Override
   public void filterRowCells(List<Cell> cells) {
     byte[] v =
-        spec.valueOf(
+        IndexValues.valueOf(
+            spec,
             c -> {
               byte[] f = c.family(), q = c.qualifier();
               // The latest version of a column comes first among its cells.

@@ -9,6 +9,7 @@ import static io.scbf.hbase.bench.RangeMeasure.widthText;
 
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.IndexedTable;
 import io.scbf.hbase.ValueOrder;
 import io.scbf.hbase.bench.RangeMeasure.Config;
@@ -79,7 +80,8 @@ final class RangeQueries extends RangeRun {
     byte[] alias = Bytes.toBytes(spec.alias());
     byte[][] bounds =
         IndexKeyCodec.rangeBounds(
-            0, alias, spec.indexForm(Bytes.toBytes(lo)), spec.indexForm(Bytes.toBytes(hi)));
+            0, alias, IndexValues.indexForm(spec, Bytes.toBytes(lo)),
+            IndexValues.indexForm(spec, Bytes.toBytes(hi)));
     long n = 0;
     try (Table t = hbase.getTable(IndexCatalog.indexTableName(ORDERED, "v"));
         ResultScanner s =

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.ValueType;
+import io.scbf.hbase.IndexValues;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -156,7 +157,7 @@ class TypedValuesTest {
             .build()
             .buckets());
     // An invalid row value is not indexed (null), a valid one is in index form.
-    assertEquals(null, spec.valueOf(c -> new byte[3]));
+    assertEquals(null, IndexValues.valueOf(spec, c -> new byte[3]));
   }
 
   /**

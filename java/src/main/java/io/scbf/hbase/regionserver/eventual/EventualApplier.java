@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver.eventual;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.Column;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
@@ -148,7 +149,7 @@ public final class EventualApplier {
     for (IndexSpec s : global) derivations.put(s, new IndexRows(s));
     Scan watched = new Scan().readVersions(1);
     for (IndexSpec s : global) {
-      for (Column c : s.watchedColumns()) watched.addColumn(c.family(), c.qualifier());
+      for (Column c : IndexValues.watchedColumns(s)) watched.addColumn(c.family(), c.qualifier());
     }
     Map<Bytes, Map<Bytes, Long>> written = new HashMap<>(); // record row -> index rows put
     try (Table data = connections.get().getTable(dataTable);

@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver.eventual;
 
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexSpec.Column;
+import io.scbf.hbase.IndexValues;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -26,7 +27,7 @@ public final class WatchedCells {
   public WatchedCells(List<IndexSpec> specs) {
     for (IndexSpec s : specs) {
       if (s.isLocal()) continue;
-      for (Column c : s.watchedColumns()) {
+      for (Column c : IndexValues.watchedColumns(s)) {
         columns.add(c);
         families.add(new Bytes(c.family()));
       }

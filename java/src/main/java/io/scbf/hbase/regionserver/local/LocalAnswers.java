@@ -2,6 +2,7 @@ package io.scbf.hbase.regionserver.local;
 
 import com.google.protobuf.ByteString;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.regionserver.index.IndexRegion;
 import io.scbf.hbase.regionserver.lookup.IndexLookups;
 import io.scbf.hbase.regionserver.region.RowBatchReader;
@@ -233,7 +234,7 @@ final class LocalAnswers {
           if (Bytes.compareTo(row, rowStart) >= 0) break; // past the bounds' end
           continue;
         }
-        byte[] v = spec.valueOf(Result.create(cells));
+        byte[] v = IndexValues.valueOf(spec, Result.create(cells));
         if (v != null && IndexKeyCodec.inRange(v, lo, hi)) {
           byte[] key = IndexKeyCodec.rowKey(0, alias, v, row);
           if (resume == null || Bytes.compareTo(key, resume) > 0) {
@@ -265,7 +266,7 @@ final class LocalAnswers {
   private long addIfMatches(
       List<Cell> cells, Predicate<byte[]> matches, LocalQueryResponse.Builder out) {
     Result r = Result.create(cells);
-    byte[] v = spec.valueOf(r);
+    byte[] v = IndexValues.valueOf(spec, r);
     if (v == null || !matches.test(v)) return 0;
     ByteString bytes = ProtobufUtil.toResult(r).toByteString();
     out.addRows(bytes);
@@ -315,7 +316,7 @@ final class LocalAnswers {
       Predicate<byte[]> matches,
       LocalQueryResponse.Builder out) {
     if (answer == LocalQueryRequest.Answer.ROWS) return addIfMatches(cells, matches, out) > 0;
-    byte[] v = spec.valueOf(Result.create(cells));
+    byte[] v = IndexValues.valueOf(spec, Result.create(cells));
     if (v == null || !matches.test(v)) return false;
     IndexHit.Builder hit = IndexHit.newBuilder().setRow(ByteString.copyFrom(row));
     if (answer == LocalQueryRequest.Answer.ENTRIES && !spec.covered().isEmpty()) {

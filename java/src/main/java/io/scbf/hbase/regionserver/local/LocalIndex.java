@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver.local;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.regionserver.filter.BucketFilter;
 import io.scbf.hbase.regionserver.filter.FilterBookkeeping;
 import io.scbf.hbase.regionserver.index.IndexRegion;
@@ -305,7 +306,8 @@ public final class LocalIndex {
   private long buildFromRows() throws IOException {
     IndexUpdatePlanner planner = new IndexUpdatePlanner(List.of(spec));
     Scan scan = new Scan().readVersions(1).setCacheBlocks(false);
-    for (IndexSpec.Column c : spec.watchedColumns()) scan.addColumn(c.family(), c.qualifier());
+    for (IndexSpec.Column c : IndexValues.watchedColumns(spec))
+      scan.addColumn(c.family(), c.qualifier());
     List<Mutation> puts = new ArrayList<>();
     return forEachRow(
         scan,

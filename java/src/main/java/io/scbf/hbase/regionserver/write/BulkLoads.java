@@ -1,6 +1,7 @@
 package io.scbf.hbase.regionserver.write;
 
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.IndexCatalog;
 import java.util.List;
 import org.apache.hadoop.hbase.client.TableDescriptor;
@@ -30,7 +31,7 @@ public final class BulkLoads {
             + "', which is built (only an index defined for the bulk build, IndexAdmin.defineIndex,"
             + " takes loaded entries)";
       }
-      for (IndexSpec.Column c : s.watchedColumns()) {
+      for (IndexSpec.Column c : IndexValues.watchedColumns(s)) {
         if (c.inFamily(family)) {
           return "family "
               + Bytes.toStringBinary(family)
