@@ -44,7 +44,7 @@ cmake --build build-tsan -j"$jobs" >/dev/null
 # Every suite's multi-threaded cases live in a Check tcase named "concurrency".
 # TSan needs a fixed address-space layout on kernels with high mmap entropy.
 SCBF_TEST_SCALE=0.05 TSAN_OPTIONS=halt_on_error=1 CK_RUN_CASE=concurrency \
-  setarch "$(uname -m)" -R ctest --test-dir build-tsan --output-on-failure -R 'concurrency|hotcache|routeset'
+  setarch "$(uname -m)" -R ctest --test-dir build-tsan --output-on-failure -R 'concurrency|hotcache_bytes|routeset'
 
 section "C suite for linux-aarch64 (cross-built, under qemu-user)"
 bash scripts/aarch64-check.sh

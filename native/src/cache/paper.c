@@ -17,7 +17,7 @@
  * pending visits closes, which is repaired lazily when it reaches the top.
  * Admission ("does the candidate outscore the entries it would displace?")
  * and eviction cost O(log n), instead of the paper's sort per period.
- * test_hotcache.c checks all of this against an eager implementation.
+ * test_hotcache_policy.c checks all of this against an eager implementation.
  */
 #define _GNU_SOURCE /* clock_gettime */
 #include "shard_internal.h"
