@@ -248,6 +248,7 @@ public class DataTableObserver extends LocalIndexService
               context.settings(),
               services::connection,
               services.indexWriters(),
+              services.indexCallsInFlight(),
               context.metrics()::indexWaited);
       IndexCleanups cleanups = new IndexCleanups(services.indexCleanup());
       watchedRows = new WatchedRows(context.settings().watchedRowsMax());

@@ -128,7 +128,11 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
       services = context.attach();
       IndexWriter writer =
           new IndexWriter(
-              context.settings(), services::connection, services.indexWriters(), (t, us) -> {});
+              context.settings(),
+              services::connection,
+              services.indexWriters(),
+              services.indexCallsInFlight(),
+              (t, us) -> {});
       chunks =
           Executors.newFixedThreadPool(
               CHUNK_THREADS,

@@ -6,6 +6,7 @@ import io.scbf.hbase.regionserver.index.FilterCompactor;
 import io.scbf.hbase.regionserver.index.FilterPublisher;
 import io.scbf.hbase.regionserver.index.IndexRegionHost;
 import io.scbf.hbase.regionserver.index.OpenIndexRegions;
+import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.shared.DaemonThreads;
 import io.scbf.hbase.shared.Settings;
 import java.io.IOException;
@@ -43,6 +44,7 @@ final class IndexServices implements AutoCloseable {
   private final ExecutorService builder;
   private final ExecutorService watchedRowsBuilder;
   private final ExecutorService indexWriters;
+  private final IndexWriter.SharedCalls indexCalls = new IndexWriter.SharedCalls();
   private final ThreadPoolExecutor indexCleanup;
   private final OpenIndexRegions regions = new OpenIndexRegions();
   private final FilterPublisher publisher;
@@ -135,6 +137,11 @@ final class IndexServices implements AutoCloseable {
    */
   ExecutorService indexWriters() {
     return indexWriters;
+  }
+
+  /** The index calls in flight from this server, which its index writers group with. */
+  IndexWriter.SharedCalls indexCallsInFlight() {
+    return indexCalls;
   }
 
   /**

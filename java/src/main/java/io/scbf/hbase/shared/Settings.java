@@ -32,6 +32,7 @@ public final class Settings {
   public static final String CACHE_DECAY = "scbf.cache.decay";
   public static final String INDEX_WRITE_RETRIES = "scbf.index.write.retries";
   public static final String INDEX_WRITE_THREADS = "scbf.index.write.threads";
+  public static final String INDEX_WRITE_GROUPING = "scbf.index.write.grouping";
   public static final String INDEX_HANDLER_COUNT = "scbf.index.handler.count";
   public static final String INDEX_RPC_PRIORITY = "scbf.index.rpc.priority";
   public static final String INDEX_VERSION_TRACKER = "scbf.index.version.tracker";
@@ -109,6 +110,9 @@ public final class Settings {
 
   /** The words of {@link #CLIENT_LOCAL_READ_AFTER_ACK}. */
   public static final List<String> READ_AFTER_ACK_MODES = List.of("true", "false");
+
+  /** The words of {@link #INDEX_WRITE_GROUPING}. */
+  public static final List<String> WRITE_GROUPING_MODES = List.of("true", "false");
 
   /** The words of {@link #INDEX_VERSION_TRACKER}. */
   public static final List<String> VERSION_TRACKERS = List.of("scbf", "hbase");
@@ -238,6 +242,19 @@ public final class Settings {
               "Threads that send a data write's index rows to the index region servers in"
                   + " parallel (one call per server), and as many that send index deletes after"
                   + " data writes."),
+          new Definition(
+              INDEX_WRITE_GROUPING,
+              0,
+              0,
+              WRITE_GROUPING_MODES.size() - 1,
+              true,
+              "region server",
+              null,
+              "true: index writes bound for a server that has one of this server's calls in"
+                  + " flight wait and go together in the next call (one RPC, handler and WAL sync"
+                  + " for many data writes under load; a write alone goes at once); false: one"
+                  + " call per data write and server.",
+              WRITE_GROUPING_MODES),
           new Definition(
               INDEX_HANDLER_COUNT,
               DEFAULT_INDEX_HANDLER_COUNT,
@@ -616,6 +633,11 @@ public final class Settings {
 
   public long eventualHeldRetryMs() {
     return (long) get(EVENTUAL_HELD_RETRY_MS, DEFAULT_EVENTUAL_HELD_RETRY_MS);
+  }
+
+  /** See {@link #INDEX_WRITE_GROUPING}. */
+  public boolean indexWriteGrouping() {
+    return get(INDEX_WRITE_GROUPING, 0) == 0;
   }
 
   /** One of {@link #VERSION_TRACKERS}. */

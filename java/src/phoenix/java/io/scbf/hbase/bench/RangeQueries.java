@@ -80,7 +80,9 @@ final class RangeQueries extends RangeRun {
     byte[] alias = Bytes.toBytes(spec.alias());
     byte[][] bounds =
         IndexKeyCodec.rangeBounds(
-            0, alias, IndexValues.indexForm(spec, Bytes.toBytes(lo)),
+            0,
+            alias,
+            IndexValues.indexForm(spec, Bytes.toBytes(lo)),
             IndexValues.indexForm(spec, Bytes.toBytes(hi)));
     long n = 0;
     try (Table t = hbase.getTable(IndexCatalog.indexTableName(ORDERED, "v"));

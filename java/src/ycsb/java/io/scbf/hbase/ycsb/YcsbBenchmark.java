@@ -104,6 +104,12 @@ public final class YcsbBenchmark {
               // seconds while idle).
               conf.setLong("replication.source.sleepforretries", 20);
               conf.setInt("replication.source.maxretriesmultiplier", 5);
+              // -Dscbf.<setting>=<value> (through -Dbench.heap): one setting's A/B across runs.
+              for (String key : System.getProperties().stringPropertyNames()) {
+                if (key.startsWith("scbf.") && !key.startsWith("scbf.log.")) {
+                  conf.set(key, System.getProperty(key));
+                }
+              }
               if (phoenix) {
                 conf.set(
                     "hbase.regionserver.wal.codec",

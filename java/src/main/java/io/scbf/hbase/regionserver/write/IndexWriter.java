@@ -14,9 +14,11 @@ import io.scbf.hbase.shared.proto.IndexProtos.RegionWriteFailure;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -79,13 +81,37 @@ public final class IndexWriter {
     void indexWritten(String indexTable, long micros);
   }
 
+  /**
+   * What one grouped call carries at most, in index mutations (a data batch heavier than that goes
+   * alone): about what HBase's own client sends per server and call.
+   */
+  static final int MAX_GROUP_MUTATIONS = 1_000;
+
+  /** What the index writers of one region server share: their calls in flight, by server. */
+  public static final class SharedCalls {
+    private final CallGroups<ServerName, List<RegionRows>, Failed> groups =
+        new CallGroups<>(MAX_GROUP_MUTATIONS);
+  }
+
   private final Settings settings;
   private final ConnectionSource connections;
   private final ExecutorService writers;
+  private final CallGroups<ServerName, List<RegionRows>, Failed> groups; // null: each call alone
   private final WaitListener waits;
 
   /**
+   * The Admin of the current connection, kept: it only makes the per-server channels (HBase's
+   * HBaseAdmin makes each from the connection alone, so threads may share it), and making one per
+   * call cost about 1% of an indexed write's CPU.
+   */
+  private volatile AdminOf admin;
+
+  private record AdminOf(Connection connection, Admin admin) {}
+
+  /**
    * @param writers the threads that send the per-server index calls of a data write in parallel
+   * @param shared the calls of the server's other index writers, to group with ({@link
+   *     CallGroups}); each call goes alone if null or {@code scbf.index.write.grouping} is false
    * @param waits told after each successful {@link Phase#BEFORE_DATA} write, per index table, the
    *     time from the write's start until the last call carrying that index's rows returned
    *     (retries included): what the data write waited for that index
@@ -94,18 +120,20 @@ public final class IndexWriter {
       Settings settings,
       ConnectionSource connections,
       ExecutorService writers,
+      SharedCalls shared,
       WaitListener waits) {
     this.settings = settings;
     this.connections = connections;
     this.writers = writers;
+    this.groups = shared != null && settings.indexWriteGrouping() ? shared.groups : null;
     this.waits = waits;
   }
 
   /** The rows of one index region, as located. */
-  private record RegionRows(TableName table, HRegionLocation location, List<Mutation> mutations) {}
+  record RegionRows(TableName table, HRegionLocation location, List<Mutation> mutations) {}
 
   /** What one attempt left to do: regions to resend, and the last reason. */
-  private static final class Failed {
+  static final class Failed {
     final List<RegionRows> regions = new ArrayList<>();
     String reason;
     boolean fatal;
@@ -237,12 +265,19 @@ public final class IndexWriter {
     return failed;
   }
 
-  private static Failed timed(
+  private Failed timed(
       Connection connection,
       ServerName server,
       List<RegionRows> regions,
       Map<TableName, Long> doneAt) {
-    Failed failed = send(connection, server, regions);
+    Failed failed =
+        groups == null
+            ? send(connection, server, regions)
+            : groups.call(
+                server,
+                regions,
+                regions.stream().mapToInt(r -> r.mutations().size()).sum(),
+                (s, parts) -> sendGroup(connection, s, parts));
     if (doneAt != null) {
       long end = System.nanoTime();
       for (RegionRows r : regions) doneAt.merge(r.table(), end, Math::max);
@@ -250,7 +285,41 @@ public final class IndexWriter {
     return failed;
   }
 
-  private static Failed send(Connection connection, ServerName server, List<RegionRows> regions) {
+  /**
+   * One call carrying several data writes' rows for one server, a result for each. A region's
+   * failure does not say whose rows caused it, so each write with rows in a failed region is sent
+   * again alone and gets its own answer (index writes are idempotent; the rows that were applied
+   * stay applied).
+   */
+  private List<Failed> sendGroup(
+      Connection connection, ServerName server, List<List<RegionRows>> parts) {
+    if (parts.size() == 1) return List.of(send(connection, server, parts.get(0)));
+    Map<String, RegionRows> merged = new LinkedHashMap<>();
+    for (List<RegionRows> part : parts) {
+      for (RegionRows r : part) {
+        merged
+            .computeIfAbsent(
+                r.location().getRegion().getEncodedName(),
+                e -> new RegionRows(r.table(), r.location(), new ArrayList<>()))
+            .mutations()
+            .addAll(r.mutations());
+      }
+    }
+    Failed together = send(connection, server, new ArrayList<>(merged.values()));
+    Set<String> failedRegions = new HashSet<>();
+    for (RegionRows r : together.regions)
+      failedRegions.add(r.location().getRegion().getEncodedName());
+    List<Failed> out = new ArrayList<>(parts.size());
+    for (List<RegionRows> part : parts) {
+      boolean inFailedRegion =
+          part.stream()
+              .anyMatch(r -> failedRegions.contains(r.location().getRegion().getEncodedName()));
+      out.add(inFailedRegion ? send(connection, server, part) : new Failed());
+    }
+    return out;
+  }
+
+  private Failed send(Connection connection, ServerName server, List<RegionRows> regions) {
     Failed failed = new Failed();
     IndexWriteRequest.Builder request = IndexWriteRequest.newBuilder();
     Map<String, RegionRows> byEncoded = new LinkedHashMap<>();
@@ -261,9 +330,9 @@ public final class IndexWriter {
       for (Mutation m : r.mutations()) w.addMutations(toProto(m));
       request.addRegions(w);
     }
-    try (Admin admin = connection.getAdmin()) {
+    try {
       IndexWriteResponse response =
-          IndexWriteService.newBlockingStub(admin.coprocessorService(server))
+          IndexWriteService.newBlockingStub(admin(connection).coprocessorService(server))
               .write(null, request.build());
       for (RegionWriteFailure f : response.getFailuresList()) {
         RegionRows r = byEncoded.get(f.getEncodedRegion());
@@ -275,6 +344,15 @@ public final class IndexWriter {
       for (RegionRows r : regions) failed.add(r, server + ": " + cause, retriable);
     }
     return failed;
+  }
+
+  private Admin admin(Connection connection) throws IOException {
+    AdminOf current = admin;
+    if (current == null || current.connection() != connection) {
+      current = new AdminOf(connection, connection.getAdmin());
+      admin = current;
+    }
+    return current.admin();
   }
 
   /**
