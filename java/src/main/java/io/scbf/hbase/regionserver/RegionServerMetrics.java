@@ -207,6 +207,9 @@ final class RegionServerMetrics implements BatchIndexer.Metrics {
     servicesGauge(registry, "scbfPublishedBytes", services, s -> s.publisher().publishedBytes());
     servicesGauge(registry, "scbfFilterCompactions", services, s -> s.compactor().compactions());
     servicesGauge(registry, "scbfFilterCompactionRows", services, s -> s.compactor().rowsCounted());
+    servicesGauge(registry, "scbfIndexWriteCalls", services, s -> s.indexCallsInFlight().calls());
+    servicesGauge(
+        registry, "scbfIndexWritesCarried", services, s -> s.indexCallsInFlight().writesCarried());
     gauge(registry, "scbfStaleIndexRows", staleIndexRows::sum);
     gauge(registry, "scbfStaleIndexRowsRemoved", staleIndexRowsRemoved::sum);
     gauge(registry, "scbfOldRowReadsSkipped", oldRowReadsSkipped::sum);

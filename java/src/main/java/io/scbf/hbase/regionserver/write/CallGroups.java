@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -30,6 +31,8 @@ public final class CallGroups<K, T, R> {
 
   private final int maxWeight;
   private final ConcurrentHashMap<K, Queue<T, R>> queues = new ConcurrentHashMap<>();
+  private final LongAdder calls = new LongAdder();
+  private final LongAdder parts = new LongAdder();
 
   /**
    * @param maxWeight what one call may carry, summed over its parts' weights; a part heavier than
@@ -88,6 +91,16 @@ public final class CallGroups<K, T, R> {
     return me.result;
   }
 
+  /** Calls sent. */
+  public long calls() {
+    return calls.sum();
+  }
+
+  /** Parts those calls carried: over {@link #calls}, how many callers a call served. */
+  public long parts() {
+    return parts.sum();
+  }
+
   /** Callers waiting for a call to {@code destination} to end. */
   int waiting(K destination) {
     Queue<T, R> q = queues.get(destination);
@@ -114,6 +127,8 @@ public final class CallGroups<K, T, R> {
     try {
       List<T> parts = new ArrayList<>(group.size());
       for (Waiter<T, R> w : group) parts.add(w.part);
+      calls.increment();
+      this.parts.add(parts.size());
       results = sender.send(destination, parts);
       if (results.size() != group.size()) {
         throw new IllegalStateException(results.size() + " results for " + group.size() + " parts");

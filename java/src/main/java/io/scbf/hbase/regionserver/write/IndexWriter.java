@@ -91,6 +91,16 @@ public final class IndexWriter {
   public static final class SharedCalls {
     private final CallGroups<ServerName, List<RegionRows>, Failed> groups =
         new CallGroups<>(MAX_GROUP_MUTATIONS);
+
+    /** Grouped calls sent (with {@code scbf.index.write.grouping}). */
+    public long calls() {
+      return groups.calls();
+    }
+
+    /** The index writes of data batches those calls carried. */
+    public long writesCarried() {
+      return groups.parts();
+    }
   }
 
   private final Settings settings;
