@@ -3,6 +3,7 @@ package io.scbf.hbase.ycsb;
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.regionserver.IndexProbe;
 import io.scbf.hbase.testing.MiniCluster;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -16,6 +17,7 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -84,6 +86,8 @@ public final class YcsbBenchmark {
     final AtomicLong errors = new AtomicLong();
     double loadSeconds;
     double opsSeconds;
+    long loadIndexCalls;
+    long opsIndexCalls;
   }
 
   public static void main(String[] args) throws Exception {
@@ -116,6 +120,9 @@ public final class YcsbBenchmark {
                     "org.apache.hadoop.hbase.regionserver.wal.IndexedWALEditCodec");
               }
             });
+    // Calls the region servers' index pools served (scbf's global index writes and lookups;
+    // Phoenix's go through HBase's ordinary pools): what an indexed write cost in index calls.
+    LongSupplier indexCalls = () -> IndexProbe.indexCalls(util);
     try {
       Connection hbase = util.getConnection();
       String url = "jdbc:phoenix:localhost:" + util.getZkCluster().getClientPort() + ":/hbase";
@@ -166,8 +173,8 @@ public final class YcsbBenchmark {
       List<Target> warmUps = new ArrayList<>();
       warmUps.add(new HBaseTarget(hbase, "warm-up", null));
       if (phoenix) warmUps.add(new PhoenixTarget(url, "warm-up", null));
-      run(warmUps, records / 4, ops / 4, threads, 1);
-      List<Run> runs = run(targets, records, ops, threads, rounds);
+      run(warmUps, records / 4, ops / 4, threads, 1, indexCalls);
+      List<Run> runs = run(targets, records, ops, threads, rounds, indexCalls);
       System.out.printf(
           "%n| table | load rows/s | vs unindexed | workload A ops/s | vs unindexed | errors |"
               + " index misses of 500 |%n| --- | --- | --- | --- | --- | --- | --- |%n");
@@ -215,7 +222,8 @@ public final class YcsbBenchmark {
    * slice, then every target's second, ...), then looks up 500 rows of each indexed target through
    * its index.
    */
-  static List<Run> run(List<Target> targets, int records, int ops, int threads, int rounds)
+  static List<Run> run(
+      List<Target> targets, int records, int ops, int threads, int rounds, LongSupplier indexCalls)
       throws Exception {
     Properties p = new Properties();
     p.setProperty(CoreWorkload.TABLENAME_PROPERTY, "usertable");
@@ -247,7 +255,9 @@ public final class YcsbBenchmark {
         CoreWorkload load = new CoreWorkload();
         load.init(slice);
         Totals t = totals.get(i);
+        long calls = indexCalls.getAsLong();
         t.loadSeconds += phase(load, targets.get(i), t.errors, slice, threads, to - from, true);
+        t.loadIndexCalls += indexCalls.getAsLong() - calls;
       }
     }
     for (int r = 0; r < rounds; r++) {
@@ -256,7 +266,9 @@ public final class YcsbBenchmark {
         CoreWorkload a = new CoreWorkload(); // keys chosen over all records (no insertstart)
         a.init(p);
         Totals t = totals.get(i);
+        long calls = indexCalls.getAsLong();
         t.opsSeconds += phase(a, targets.get(i), t.errors, p, threads, count, false);
+        t.opsIndexCalls += indexCalls.getAsLong() - calls;
       }
     }
     // Routed queries of BY_ROW and local indexes are promised rows after publication and the
@@ -270,11 +282,14 @@ public final class YcsbBenchmark {
       Run run =
           new Run(target, records / t.loadSeconds, ops / t.opsSeconds, t.errors.get(), misses);
       System.out.printf(
-          "%s: load %,.0f rows/s, workload A %,.0f ops/s, %d errors%s%n",
+          "%s: load %,.0f rows/s, workload A %,.0f ops/s, %d errors, index calls served %.2f per"
+              + " loaded row and %.2f per workload A operation%s%n",
           target.name(),
           run.loadRowsPerSecond(),
           run.opsPerSecond(),
           run.errors(),
+          (double) t.loadIndexCalls / records,
+          (double) t.opsIndexCalls / ops,
           target.indexed() ? ", " + misses + " misses of 500 rows looked up by field0" : "");
       runs.add(run);
     }
