@@ -87,6 +87,23 @@ public final class IndexProbe {
     return sumOfMetric(util, RegionServerMetrics::localEntriesBuilt);
   }
 
+  /**
+   * Index write calls the region servers sent through {@code scbf.index.write.grouping}, each
+   * carrying one or more data writes' index rows (servers without scbf's coprocessor send none).
+   */
+  public static long indexWriteCallsSent(HBaseTestingUtility util) {
+    long sum = 0;
+    for (var t : util.getMiniHBaseCluster().getLiveRegionServerThreads()) {
+      IndexRegionServerCoprocessor scbf =
+          t.getRegionServer()
+              .getRegionServerCoprocessorHost()
+              .findCoprocessor(IndexRegionServerCoprocessor.class);
+      IndexServices services = scbf == null ? null : scbf.context().servicesOrNull();
+      if (services != null) sum += services.indexCallsInFlight().calls();
+    }
+    return sum;
+  }
+
   private static long sumOfMetric(
       HBaseTestingUtility util, java.util.function.ToLongFunction<RegionServerMetrics> metric) {
     long sum = 0;
