@@ -16,6 +16,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.RepairRowsResponse;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -38,6 +40,7 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.util.ToolRunner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -659,19 +662,9 @@ class ScbfAdminClusterTest {
   @Test
   @Order(12)
   void theReadmesCliQuickStartRunsAsWritten() throws Exception {
-    String readme = Files.readString(Path.of("README.md"));
-    int section = readme.indexOf("## CLI quick start");
-    int from = readme.indexOf("```sh\n", section) + "```sh\n".length();
-    List<String> lines = readme.substring(from, readme.indexOf("```", from)).lines().toList();
-    assertTrue(section >= 0 && lines.size() >= 5, "README.md's CLI quick start: " + lines);
-    try (Admin admin = connection.getAdmin()) {
-      for (String name : List.of("people", "accounts")) {
-        admin.createTable(
-            TableDescriptorBuilder.newBuilder(TableName.valueOf(name))
-                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
-                .build());
-      }
-    }
+    List<String> lines = shBlock("README.md", "## CLI quick start");
+    freshTable("people");
+    freshTable("accounts");
     try (Table people = connection.getTable(TableName.valueOf("people"));
         Table accounts = connection.getTable(TableName.valueOf("accounts"))) {
       for (int i = 0; i < 21; i++) {
@@ -683,21 +676,128 @@ class ScbfAdminClusterTest {
             new Put(row(i)).addColumn(D, Bytes.toBytes("balance"), Bytes.toBytes(i * 10L - 100)));
       }
     }
+    Map<String, Run> runs = runAsWritten(lines);
+    assertEquals(
+        7, runs.get("find people d:city Paris --limit 20").out().lines().count(), "the Paris rows");
+    // Balances -100..100 by 10: [-50, 50) holds -50..40, the largest (40, row 14) first.
+    List<String> range =
+        runs.get("range accounts balance -50 50 --desc --limit 10").out().lines().toList();
+    assertEquals(10, range.size(), range.toString());
+    assertTrue(range.get(0).startsWith("row-0014\t"), range.get(0));
+    assertTrue(
+        runs.get("verify people city").out().contains(": 21 data rows, 21 index rows;"),
+        runs.toString());
+  }
+
+  /**
+   * Issue 51: every command of the operations guide's CLI session runs as written, in its order,
+   * each exiting 0, on the tables the guide describes; what the queries print is checked against
+   * the rows written.
+   */
+  @Test
+  @Order(13)
+  void theOperationsGuidesCliSessionRunsAsWritten() throws Exception {
+    List<String> lines =
+        shBlock("docs/operations.md", "## Operating: the admin CLI, verify and repair");
+    freshTable("people");
+    freshTable("accounts");
+    try (Table people = connection.getTable(TableName.valueOf("people"));
+        Table accounts = connection.getTable(TableName.valueOf("accounts"))) {
+      for (int i = 0; i < 30; i++) {
+        people.put(
+            new Put(row(i))
+                .addColumn(D, CITY, Bytes.toBytes(i % 3 == 0 ? "Paris" : "Oslo"))
+                .addColumn(D, NAME, Bytes.toBytes("name-" + i))
+                .addColumn(
+                    D, Bytes.toBytes("email"), Bytes.toBytes(i == 7 ? "Alice@X.org" : "p" + i))
+                .addColumn(
+                    D, Bytes.toBytes("status"), Bytes.toBytes(i % 2 == 0 ? "ACTIVE" : "GONE"))
+                .addColumn(D, Bytes.toBytes("age"), Bytes.toBytes(10 + i)));
+        accounts.put(
+            new Put(row(i))
+                .addColumn(D, Bytes.toBytes("balance"), Bytes.toBytes(i * 10L - 150))
+                .addColumn(
+                    D, Bytes.toBytes("currency"), Bytes.toBytes(i % 2 == 0 ? "EUR" : "NOK")));
+      }
+    }
+    Map<String, Run> runs = runAsWritten(lines);
+    assertTrue(runs.size() >= 25, "the guide's session: " + runs.keySet());
+    // Paris: rows 0, 3, ..., 27; ACTIVE among them the even ones (0, 6, 12, 18, 24).
+    assertEquals(
+        10,
+        runs.get("find people d:city Paris --limit 20 --strict").out().lines().count(),
+        runs.toString());
+    assertEquals(
+        10, runs.get("find people city Paris --keys-only").out().lines().count(), runs.toString());
+    assertEquals(
+        "row-0007",
+        runs.get("find people email_lc alice@x.org")
+            .out()
+            .lines()
+            .findFirst()
+            .orElse("")
+            .split("\t")[0]);
+    assertEquals(
+        5, runs.get("find people city_active Paris").out().lines().count(), runs.toString());
+    assertEquals(
+        1, runs.get("find accounts balance -50").out().lines().count(), "balance -50: row 10");
+    // Balances -150..140 by 10: [-50, 50) holds -50..40 (rows 10..19), ascending.
+    List<String> range = runs.get("range accounts bal_o -50 50").out().lines().toList();
+    assertEquals(10, range.size(), range.toString());
+    assertTrue(range.get(0).startsWith("row-0010\t"), range.get(0));
+    assertTrue(
+        runs.get("verify people city").out().contains(": 30 data rows, 30 index rows;"),
+        runs.toString());
+  }
+
+  /** The lines of the first sh block after {@code heading} in {@code file}. */
+  static List<String> shBlock(String file, String heading) throws IOException {
+    String text = Files.readString(Path.of(file));
+    int section = text.indexOf(heading);
+    assertTrue(section >= 0, file + " has no " + heading);
+    int from = text.indexOf("```sh\n", section) + "```sh\n".length();
+    List<String> lines = text.substring(from, text.indexOf("```", from)).lines().toList();
+    assertTrue(lines.size() >= 5, file + ": " + lines);
+    return lines;
+  }
+
+  /** An empty table {@code name} with family d: dropped first, with its indexes, if it exists. */
+  void freshTable(String name) throws IOException {
+    TableName table = TableName.valueOf(name);
+    try (Admin admin = connection.getAdmin()) {
+      if (admin.tableExists(table)) {
+        IndexAdmin indexes = new IndexAdmin(connection);
+        for (IndexSpec spec : indexes.listIndexes(table)) indexes.dropIndex(table, spec.alias());
+        admin.disableTable(table);
+        admin.deleteTable(table);
+      }
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+    }
+  }
+
+  /**
+   * Runs each line as the shell would hand it to scbf-admin (generic options such as {@code -D}
+   * through ToolRunner, on this cluster's configuration), asserting exit 0; keyed by the command
+   * line's words after scbf-admin, single-spaced, without the comment.
+   */
+  Map<String, Run> runAsWritten(List<String> lines) throws Exception {
     Map<String, Run> runs = new LinkedHashMap<>();
     for (String line : lines) {
       List<String> words = DocsAgreeWithCodeTest.shellWords(line.replaceFirst("\\s+#.*", ""));
       assertEquals("scbf-admin", words.get(0), line);
-      Run run = cli(words.subList(1, words.size()).toArray(new String[0]));
+      String[] args = words.subList(1, words.size()).toArray(new String[0]);
+      if (args[0].startsWith("-")) {
+        Configuration conf = new Configuration(util.getConfiguration());
+        assertEquals(0, ToolRunner.run(conf, new ScbfAdmin(), args), line);
+        continue;
+      }
+      Run run = cli(args);
       assertEquals(0, run.status(), line + "\n" + run.out() + run.err());
-      runs.put(String.join(" ", words.subList(1, Math.min(3, words.size()))), run);
+      runs.put(String.join(" ", args), run);
     }
-    assertEquals(7, runs.get("find people").out().lines().count(), "the Paris rows");
-    // Balances -100..100 by 10: [-50, 50) holds -50..40, the largest (40, row 14) first.
-    List<String> range = runs.get("range accounts").out().lines().toList();
-    assertEquals(10, range.size(), range.toString());
-    assertTrue(range.get(0).startsWith("row-0014\t"), range.get(0));
-    assertTrue(
-        runs.get("verify people").out().contains(": 21 data rows, 21 index rows;"),
-        runs.toString());
+    return runs;
   }
 }
