@@ -211,9 +211,29 @@ public final class BuildIndexTool extends Configured implements Tool {
       }
     }
     for (IndexSpec spec : selected) {
-      if (spec.isLocal() && options.mode() != BuildOptions.Mode.HFILES) {
+      if (options.mode() == BuildOptions.Mode.HFILES) continue;
+      if (spec.isLocal()) {
         throw new UsageException(
             "index '" + spec.alias() + "' is local: its entries are built with --mode hfiles");
+      }
+      // A built index's regions refuse client Puts (only the data regions' own writes, repairs
+      // and rebuilds may touch its rows), so a Puts job would fail in its mappers.
+      TableDescriptor index;
+      try (Admin admin = connection.getAdmin()) {
+        index = admin.getDescriptor(IndexCatalog.indexTableName(table, spec.alias()));
+      }
+      if (!IndexCatalog.isBuilding(index)) {
+        throw new UsageException(
+            "index '"
+                + spec.alias()
+                + "' of "
+                + table
+                + " is built: its regions take no client Puts; build it again with --mode"
+                + " hfiles (the default), or rebuild it (scbf-admin rebuild "
+                + table
+                + " "
+                + spec.alias()
+                + ")");
       }
     }
     return selected;

@@ -24,6 +24,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +34,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
@@ -670,6 +674,77 @@ class BuildIndexToolTest {
     IndexProbe.filters(util, indexTable(BULK, spec)).forEach((b, f) -> adds.put(b, f.adds()));
     assertEquals(oracle.rowsPerBucket(spec.buckets()), adds, "index rows counted per bucket");
   }
+
+  /**
+   * Issue 51: every job command line of the guides (docs/bulk-build.md, docs/operations.md) runs as
+   * written: the words after the class name, on a table "people" as the guides describe, builds
+   * first, then verifies, each exiting 0; the built index then answers like a scan.
+   */
+  @Test
+  @Order(12)
+  void theGuidesJobCommandLinesRunAsWritten() throws Exception {
+    Map<String, List<List<String>>> lines = new TreeMap<>(); // by tool: Build before Verify
+    for (String guide : List.of("docs/bulk-build.md", "docs/operations.md")) {
+      boolean inSh = false;
+      for (String line : Files.readAllLines(Path.of(guide))) {
+        if (line.startsWith("```")) {
+          inSh = line.equals("```sh");
+          continue;
+        }
+        Matcher m = TOOL_LINE.matcher(line.replaceFirst("\\s+#.*", ""));
+        if (inSh && !line.startsWith("#") && m.find()) {
+          List<String> args = List.of(m.group(2).trim().split("\\s+"));
+          lines.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(args);
+        }
+      }
+    }
+    assertEquals(List.of("BuildIndexTool", "VerifyIndexTool"), List.copyOf(lines.keySet()));
+    assertTrue(lines.get("BuildIndexTool").size() >= 4, lines.toString());
+    TableName people = TableName.valueOf("people");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(people)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+    }
+    try (Table t = connection.getTable(people)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        puts.add(new Put(row(i)).addColumn(D, CITY, Bytes.toBytes("city-" + (i % 5))));
+      }
+      t.put(puts);
+    }
+    IndexAdmin indexes = new IndexAdmin(connection);
+    IndexSpec city = IndexSpec.builder(D, CITY).alias("city").build();
+    for (List<String> args : lines.get("BuildIndexTool")) {
+      // Each example from the guides' starting point: the index defined, not yet built.
+      if (!indexes.listIndexes(people).isEmpty()) indexes.dropIndex(people, "city");
+      indexes.defineIndex(people, city);
+      Run r = run(args.toArray(new String[0]));
+      assertEquals(0, r.status(), args + "\n" + r.out() + r.err());
+      assertFalse(indexes.isBuilding(people, "city"), args.toString());
+    }
+    // A Puts job on a built index is refused before it starts (it used to fail in its mappers,
+    // exit 1, "failed: NA").
+    Run puts = run("people", "--mode", "puts");
+    assertEquals(BuildIndexTool.EXIT_USAGE, puts.status(), puts.err());
+    assertTrue(
+        puts.err().contains("index 'city' of people is built: its regions take no client Puts"),
+        puts.err());
+    for (List<String> args : lines.get("VerifyIndexTool")) {
+      Run r = runVerify(args.toArray(new String[0]));
+      assertEquals(0, r.status(), args + "\n" + r.out() + r.err());
+    }
+    try (IndexedTable t = new IndexedTable(connection, people)) {
+      for (int c = 0; c < 5; c++) {
+        assertEquals(40, t.findRowKeys(D, CITY, Bytes.toBytes("city-" + c)).size(), "city-" + c);
+      }
+    }
+  }
+
+  /** A guide's job line: the tool's class, then its arguments (after yarn jar or hbase). */
+  private static final Pattern TOOL_LINE =
+      Pattern.compile("io\\.scbf\\.mapreduce\\.(BuildIndexTool|VerifyIndexTool)\\b(.*)$");
 
   private void assertFiltersEqualStreamed(IndexSpec spec) throws InterruptedException {
     assertSameFilters(
