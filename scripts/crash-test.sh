@@ -21,7 +21,7 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 source scripts/cluster.sh
 cluster_init
 
-jar=$(pwd)/$(ls target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc' | head -1)
+jar=$(pwd)/$(ls target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc|hbase-shaded-client' | head -1)
 workload() { java -Xmx512m -cp "$WORK/conf/client:$(pwd)/target/test-classes:$jar:$HBASE_CP" \
   io.scbf.hbase.crash.CrashWorkload "$@" 2>>"$WORK/logs/client.log"; }
 

@@ -32,7 +32,7 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 source scripts/cluster.sh
 cluster_init
 
-jar=$(pwd)/$(ls target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc' | head -1)
+jar=$(pwd)/$(ls target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc|hbase-shaded-client' | head -1)
 echo "the previous release: ${PREVIOUS:-$(cat .ci/previous-release)}"
 previous=$(bash scripts/previous-release.sh)
 # A copy: the servers run from it while a later build may replace target/previous-release.

@@ -29,7 +29,7 @@ if ! (cd "$out/src" && mvn -B -q -DskipTests -Dspotless.check.skip=true -Dmaven.
   echo "previous-release: the build of $commit failed (log: $out/build.log)" >&2
   exit 1
 fi
-built=$(ls "$out"/src/target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc' | head -1)
+built=$(ls "$out"/src/target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc|hbase-shaded-client' | head -1)
 cp "$built" "$jar.tmp" && mv "$jar.tmp" "$jar"
 echo "$commit" >"$out/commit"
 rm -rf "$out/src"

@@ -13,8 +13,8 @@ import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.RouteRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.RoutingStateRequest;
 import io.scbf.hbase.testing.MiniCluster;
-import io.scbf.hbase.testing.NoNativeClient;
 import io.scbf.hbase.testing.Oracle;
+import io.scbf.hbase.testing.StandaloneClient;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -207,7 +207,7 @@ class RoutingClusterTest {
     command.add("-Dscbf.native.path=/nonexistent/libscbfjni.so");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
-    command.add(NoNativeClient.class.getName());
+    command.add(StandaloneClient.class.getName());
     command.add(conf.get("hbase.zookeeper.quorum"));
     command.add(conf.get("hbase.zookeeper.property.clientPort"));
     command.add(TABLE.getNameAsString());

@@ -13,13 +13,14 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * A client application in a JVM of its own, for tests that start it with the native library made
- * unloadable ({@code -Dscbf.native.path} naming no file): {@code NoNativeClient QUORUM PORT TABLE
- * family:qualifier=value...} prints, per query, {@code Q <query> <rows> <trace>}, then {@code
- * master-calls N} and {@code native-loaded B}.
+ * A client application in a JVM of its own, for tests that start it on a class path of their
+ * choosing (the native library made unloadable with {@code -Dscbf.native.path} naming no file;
+ * HBase's shaded client): {@code StandaloneClient QUORUM PORT TABLE family:qualifier=value...}
+ * prints, per query, {@code Q <query> <rows> <trace>}, then {@code master-calls N} and {@code
+ * native-loaded B}.
  */
-public final class NoNativeClient {
-  private NoNativeClient() {}
+public final class StandaloneClient {
+  private StandaloneClient() {}
 
   public static void main(String[] args) throws Exception {
     Configuration conf = HBaseConfiguration.create();
