@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # A real multi-process HBase cluster for the crash and lifecycle tests: ZooKeeper, an HMaster and
-# two region servers as separate JVMs (HBase 2.6.1 from Maven Central, local file system). Sourced;
+# two region servers as separate JVMs (HBase 2.6.1 from Maven Central, or the pom's profile
+# HBASE_PROFILE names, e.g. 2.5; local file system). Sourced;
 # the caller sets WORK (a fresh directory) and PORT (base port), then calls cluster_init, which sets
 # HBASE_CP (HBase and its dependencies, without the scbf jar) and writes a client's site in
 # $WORK/conf/client.
@@ -9,6 +10,7 @@ cluster_init() {
   ZK_PORT=$((PORT + 5718))
   mkdir -p "$WORK/logs" "$WORK/data/zk"
   mvn -B -q dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" \
+    ${HBASE_PROFILE:+-Dhbase.profile=$HBASE_PROFILE} \
     -Dmdep.includeScope=test >"$WORK/logs/mvn-classpath.log" 2>&1
   HBASE_CP=$(cat "$WORK/cp.txt")
   site "$WORK/conf/client" 0 0

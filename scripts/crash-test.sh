@@ -9,20 +9,24 @@
 #
 #   scripts/crash-test.sh            # 4 kills (RS, master, RS, RS), 2-4 minutes; CI runs this
 #   KILLS=10 scripts/crash-test.sh   # a longer run
-# Environment: KILLS (default 4), PORT_BASE (default 16100), KEEP=1 to keep the cluster's files.
-# Needs the jar and test classes built (`mvn -DskipTests package test-compile`); exits 1 on a
-# lost write or a missed row.
+#   HBASE_PROFILE=2.5 KILLS=1 scripts/crash-test.sh   # on HBase 2.5.11 (CI runs this short form)
+# Environment: KILLS (default 4), PORT_BASE (default 16100), KEEP=1 to keep the cluster's files,
+# HBASE_PROFILE (2.5: the HBase 2.5 line's servers, jar and test classes, from target/hbase-2.5).
+# Needs the jar and test classes built (`mvn -DskipTests package test-compile`, with
+# -Dhbase.profile=2.5 for that line); exits 1 on a lost write or a missed row.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KILLS=${KILLS:-4}
 PORT=${PORT_BASE:-16100}
-WORK=$(pwd)/target/crash-test
+build=$(pwd)/target${HBASE_PROFILE:+/hbase-$HBASE_PROFILE}
+WORK=$(pwd)/target/crash-test${HBASE_PROFILE:+-$HBASE_PROFILE}
 rm -rf "$WORK" && mkdir -p "$WORK"
 source scripts/cluster.sh
 cluster_init
 
-jar=$(pwd)/$(ls target/scbf-hbase-*.jar | grep -v -E 'sources|javadoc|hbase-shaded-client' | head -1)
-workload() { java -Xmx512m -cp "$WORK/conf/client:$(pwd)/target/test-classes:$jar:$HBASE_CP" \
+jar=$(ls "$build"/scbf-hbase-*.jar | grep -v -E 'sources|javadoc|hbase-shaded-client' | head -1)
+echo "HBase $(basename "$(tr ':' '\n' <<<"$HBASE_CP" | grep -m1 '/hbase-server-')" .jar), $(basename "$jar")"
+workload() { java -Xmx512m -cp "$WORK/conf/client:$build/test-classes:$jar:$HBASE_CP" \
   io.scbf.hbase.crash.CrashWorkload "$@" 2>>"$WORK/logs/client.log"; }
 
 start zk; sleep 2

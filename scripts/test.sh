@@ -11,7 +11,8 @@
 #      the API check against the last release's jar (japicmp; scripts/previous-release.sh builds it)
 #   5b. Apache Phoenix and scbf on one mini cluster (mvn -Pphoenix test)
 #   5c. the HBase 2.5 line: a short mini-cluster suite built against 2.5.11 (-Dhbase.profile=2.5)
-#   6. the multi-process crash test (scripts/crash-test.sh: 4 kill -9 of servers mid-write)
+#   6. the multi-process crash test (scripts/crash-test.sh: 4 kill -9 of servers mid-write), and
+#      its short form (1 kill -9, mid-split) on HBase 2.5.11 with the 2.5 line's jar
 #   7. the multi-process lifecycle test (scripts/lifecycle-test.sh: install, rolling upgrade from the
 #      previous release (the jar step 5 built), rollback, uninstall, a writer running throughout;
 #      the binary release step 5 packaged, unpacked, its scbf-admin run against the cluster)
@@ -88,7 +89,9 @@ grep -E 'Tests run:|BUILD|Total time' target/mvn-phoenix.log
 section "HBase 2.5 line (2.5.11-hadoop3): every index kind on a mini cluster (-Dhbase.profile=2.5)"
 hbase25_tests='IndexClusterTest,LocalIndexClusterTest,OrderedIndexClusterTest,IndexVersionTrackerTest'
 hbase25_tests+=',EventualIndexClusterTest#aWriteReachesAnotherClientWithinASecondOnHBasesDefaults'
-if ! mvn -B -Dhbase.profile=2.5 -Dscbf.jmx.skip=true -Dspotless.check.skip=true test \
+# `package` too: the 2.5 line's jar for the crash test's short form below (no javadoc or sources).
+if ! mvn -B -Dhbase.profile=2.5 -Dscbf.jmx.skip=true -Dspotless.check.skip=true \
+  -Dmaven.javadoc.skip=true -Dmaven.source.skip=true package \
   -Dtest="$hbase25_tests" -Dsurefire.failIfNoSpecifiedTests=false >target/mvn-hbase25.log 2>&1; then
   grep -E 'Tests run:|FAIL|ERROR' target/mvn-hbase25.log | tail -n 80
   tail -n 80 target/mvn-hbase25.log
@@ -102,6 +105,13 @@ if ! bash scripts/crash-test.sh >target/crash-test.log 2>&1; then
   exit 1
 fi
 grep -E 'setup:|kill -9|write:|check:|checker|split:|move:' target/crash-test.log
+
+section "The crash test's short form on HBase 2.5.11 (1 kill -9 mid-split; the 2.5 line's jar)"
+if ! HBASE_PROFILE=2.5 KILLS=1 bash scripts/crash-test.sh >target/crash-test-2.5.log 2>&1; then
+  tail -n 40 target/crash-test-2.5.log
+  exit 1
+fi
+grep -E '^HBase |setup:|kill -9|write:|check:|checker|split:|move:' target/crash-test-2.5.log
 
 section "Multi-process lifecycle test (install, rolling upgrade, rollback, uninstall)"
 if ! bash scripts/lifecycle-test.sh >target/lifecycle-test.log 2>&1; then
