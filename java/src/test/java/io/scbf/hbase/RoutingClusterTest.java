@@ -16,11 +16,8 @@ import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
 import io.scbf.hbase.testing.StandaloneClient;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
@@ -198,32 +195,28 @@ class RoutingClusterTest {
   @Test
   @Order(3)
   void aClientWithoutTheNativeLibraryAnswersAndRoutesByTheMaster() throws Exception {
-    Configuration conf = util.getConfiguration();
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
+    List<String> jvmOptions = new ArrayList<>();
     for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) command.add(a);
+      if (a.startsWith("--add-opens") || a.startsWith("--add-exports")) jvmOptions.add(a);
     }
-    command.add("-Dscbf.native.path=/nonexistent/libscbfjni.so");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(StandaloneClient.class.getName());
-    command.add(conf.get("hbase.zookeeper.quorum"));
-    command.add(conf.get("hbase.zookeeper.property.clientPort"));
-    command.add(TABLE.getNameAsString());
+    jvmOptions.add("-Dscbf.native.path=/nonexistent/libscbfjni.so");
     List<Integer> values = List.of(0, 7, 39);
+    List<String> queries = new ArrayList<>();
     for (int v : values) {
-      command.add("d:city=c" + v);
-      command.add("d:zip=z" + v);
+      queries.add("d:city=c" + v);
+      queries.add("d:zip=z" + v);
     }
-    command.add("d:city=absent");
-    Path log = Files.createTempFile("no-native-client", ".log");
-    Process p =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    assertTrue(p.waitFor(180, TimeUnit.SECONDS), "the client did not finish: " + log);
-    List<String> out = Files.readAllLines(log);
-    String all = String.join("\n", out);
-    assertEquals(0, p.exitValue(), all);
+    queries.add("d:city=absent");
+    StandaloneClient.Run run =
+        StandaloneClient.run(
+            util.getConfiguration(),
+            jvmOptions,
+            System.getProperty("java.class.path"),
+            TABLE,
+            queries);
+    List<String> out = run.output().lines().toList();
+    String all = run.output();
+    assertEquals(0, run.status(), all);
     assertTrue(out.contains("native-loaded false"), all);
     assertTrue(all.contains("no native library in this client"), "the fallback is logged");
     for (int v : values) {
@@ -244,7 +237,6 @@ class RoutingClusterTest {
             .findFirst()
             .orElse(-1);
     assertTrue(masterCalls >= values.size() * 2 + 1, all);
-    Files.delete(log);
   }
 
   @Test

@@ -7,12 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.StandaloneClient;
 import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -81,7 +77,7 @@ class ShadedClientIT {
   @Test
   void aClientOnTheShadedClientAndTheShadedClientJarAnswersGlobalAndLocalIndexes()
       throws Exception {
-    Run run = client(System.getProperty("scbf.test.shaded.client.jar"), false);
+    StandaloneClient.Run run = client(System.getProperty("scbf.test.shaded.client.jar"), false);
     assertEquals(0, run.status(), run.output());
     for (int v : List.of(0, 3, 9)) {
       assertTrue(
@@ -97,20 +93,18 @@ class ShadedClientIT {
   @Test
   void thePlainJarDoesNotLinkOnTheShadedClient() throws Exception {
     // With the protobuf 2.5 the plain jar depends on, as an application would add it.
-    Run run = client(System.getProperty("scbf.test.jar"), true);
+    StandaloneClient.Run run = client(System.getProperty("scbf.test.jar"), true);
     assertNotEquals(0, run.status(), run.output());
     assertTrue(
         run.output().contains("does not implement the requested interface com.google.protobuf"),
         run.output());
   }
 
-  record Run(int status, String output) {}
-
   /**
    * StandaloneClient on the shaded client, its dependencies and {@code scbfJar} (with protobuf-java
    * 2.5 if {@code withProtobuf}).
    */
-  Run client(String scbfJar, boolean withProtobuf) throws Exception {
+  StandaloneClient.Run client(String scbfJar, boolean withProtobuf) throws Exception {
     List<String> classPath = new ArrayList<>();
     classPath.add(System.getProperty("hbase.shaded.client.jar"));
     classPath.add(scbfJar);
@@ -125,30 +119,16 @@ class ShadedClientIT {
         classPath.add(entry);
       }
     }
-    Configuration conf = util.getConfiguration();
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.add("-cp");
-    command.add(String.join(File.pathSeparator, classPath));
-    command.add(StandaloneClient.class.getName());
-    command.add(conf.get("hbase.zookeeper.quorum"));
-    command.add(conf.get("hbase.zookeeper.property.clientPort"));
-    command.add(TABLE.getNameAsString());
+    List<String> queries = new ArrayList<>();
     for (int v : List.of(0, 3, 9)) {
-      command.add("d:city=c" + v);
-      command.add("d:zip=z" + v);
+      queries.add("d:city=c" + v);
+      queries.add("d:zip=z" + v);
     }
-    Path log = Files.createTempFile("shaded-client", ".log");
-    try {
-      Process p =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(log.toFile())
-              .start();
-      assertTrue(p.waitFor(180, TimeUnit.SECONDS), "the client did not finish: " + log);
-      return new Run(p.exitValue(), Files.readString(log));
-    } finally {
-      Files.delete(log);
-    }
+    return StandaloneClient.run(
+        util.getConfiguration(),
+        List.of(),
+        String.join(File.pathSeparator, classPath),
+        TABLE,
+        queries);
   }
 }

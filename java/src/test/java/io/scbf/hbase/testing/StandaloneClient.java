@@ -2,8 +2,12 @@ package io.scbf.hbase.testing;
 
 import io.scbf.Native;
 import io.scbf.hbase.IndexedTable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
@@ -21,6 +25,48 @@ import org.apache.hadoop.hbase.util.Bytes;
  */
 public final class StandaloneClient {
   private StandaloneClient() {}
+
+  /** What a run printed (standard output and error together), and its exit status. */
+  public record Run(int status, String output) {}
+
+  /**
+   * Runs this class in a JVM of its own ({@code jvmOptions}, then {@code classPath}) against the
+   * cluster of {@code conf}, asking {@code queries} ({@code family:qualifier=value}) of {@code
+   * table}; fails if it has not finished within 180 s.
+   */
+  public static Run run(
+      Configuration conf,
+      List<String> jvmOptions,
+      String classPath,
+      TableName table,
+      List<String> queries)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(classPath);
+    command.add(StandaloneClient.class.getName());
+    command.add(conf.get("hbase.zookeeper.quorum"));
+    command.add(conf.get("hbase.zookeeper.property.clientPort"));
+    command.add(table.getNameAsString());
+    command.addAll(queries);
+    Path log = Files.createTempFile("standalone-client", ".log");
+    try {
+      Process p =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+      if (!p.waitFor(180, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError("the client did not finish in 180 s:\n" + Files.readString(log));
+      }
+      return new Run(p.exitValue(), Files.readString(log));
+    } finally {
+      Files.delete(log);
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     Configuration conf = HBaseConfiguration.create();
