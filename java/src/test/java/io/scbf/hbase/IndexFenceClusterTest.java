@@ -3,6 +3,7 @@ package io.scbf.hbase;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -359,8 +360,9 @@ class IndexFenceClusterTest {
   }
 
   /**
-   * A data family's TTL change is carried to its indexes: a longer one before the data table's
-   * modify, a shorter one after it (never an index row expiring before its data).
+   * A data family's shorter TTL is carried to its indexes: local index families in the same modify,
+   * index tables after it (never an index row expiring before its data). A longer one is refused
+   * ({@link #raisingTheTtlOrMinVersionsOfAnIndexedFamilyIsRefused}).
    */
   @Test
   void indexTtlFollowsTheDataFamily() throws Exception {
@@ -368,8 +370,7 @@ class IndexFenceClusterTest {
     try (Admin admin = connection.getAdmin()) {
       admin.createTable(
           TableDescriptorBuilder.newBuilder(table)
-              .setColumnFamily(
-                  ColumnFamilyDescriptorBuilder.newBuilder(D).setTimeToLive(60).build())
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
               .build());
     }
     IndexAdmin indexAdmin = new IndexAdmin(connection);
@@ -377,17 +378,10 @@ class IndexFenceClusterTest {
     indexAdmin.createIndex(table, IndexSpec.builder(D, ZIP).alias("zip").local().build());
     TableName index = IndexCatalog.indexTableName(table, "city");
     try (Admin admin = connection.getAdmin()) {
-      assertEquals(60, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
-      assertEquals(60, ttl(admin, table, IndexCatalog.localFamily("zip")));
-      for (int next : new int[] {120, 30, org.apache.hadoop.hbase.HConstants.FOREVER}) {
-        TableDescriptor data = admin.getDescriptor(table);
-        admin.modifyTable(
-            TableDescriptorBuilder.newBuilder(data)
-                .modifyColumnFamily(
-                    ColumnFamilyDescriptorBuilder.newBuilder(data.getColumnFamily(D))
-                        .setTimeToLive(next)
-                        .build())
-                .build());
+      assertEquals(HConstants.FOREVER, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
+      assertEquals(HConstants.FOREVER, ttl(admin, table, IndexCatalog.localFamily("zip")));
+      for (int next : new int[] {120, 30}) {
+        admin.modifyTable(withTtl(admin.getDescriptor(table), next));
         assertEquals(next, ttl(admin, table, IndexCatalog.localFamily("zip")));
         long deadline = System.currentTimeMillis() + 60_000; // a shorter TTL follows the modify
         while (ttl(admin, index, IndexCatalog.INDEX_FAMILY) != next
@@ -396,7 +390,22 @@ class IndexFenceClusterTest {
         }
         assertEquals(next, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
       }
+      TableDescriptor data = admin.getDescriptor(table);
+      IOException refused =
+          assertThrows(IOException.class, () -> admin.modifyTable(withTtl(data, 60)));
+      assertTrue(refused.getMessage().contains("TTL (30 s to 60 s)"), refused.getMessage());
+      assertEquals(30, ttl(admin, table, D));
+      assertEquals(30, ttl(admin, index, IndexCatalog.INDEX_FAMILY));
     }
+  }
+
+  private static TableDescriptor withTtl(TableDescriptor data, int ttlSeconds) {
+    return TableDescriptorBuilder.newBuilder(data)
+        .modifyColumnFamily(
+            ColumnFamilyDescriptorBuilder.newBuilder(data.getColumnFamily(D))
+                .setTimeToLive(ttlSeconds)
+                .build())
+        .build();
   }
 
   /**
@@ -437,6 +446,71 @@ class IndexFenceClusterTest {
       assertEquals(1, it.findEntries(D, CITY, Bytes.toBytes("Oslo")).size());
       assertEquals(List.of("r1"), strings(it.findRowKeys(D, ZIP, Bytes.toBytes("0150"))));
       assertEquals(List.of("r1"), strings(it.findRowKeys(D, NAME, Bytes.toBytes("Ann"))));
+    }
+  }
+
+  /**
+   * Issue 49, differential seed 1050: raising a TTL or MIN_VERSIONS shows again the cells past the
+   * old TTL that a region still holds, and data and index regions drop such cells at different
+   * flushes and compactions. Here the data's store file still holds r1 while its index entries were
+   * compacted away: before the refusal the raise made HBase show r1 and every index miss it ({@code
+   * expected [r1] but was []}). Such alters are refused (the guide says to drop the indexes, alter,
+   * and create them again), and index answers still match HBase.
+   */
+  @Test
+  void raisingTheTtlOrMinVersionsOfAnIndexedFamilyIsRefused() throws Exception {
+    String[][] alters = {{"MIN_VERSIONS", "1"}, {"TTL", "3600"}};
+    for (String[] alter : alters) {
+      TableName table = TableName.valueOf("fence_raise_" + alter[0]);
+      try (Admin admin = connection.getAdmin()) {
+        admin.createTable(
+            TableDescriptorBuilder.newBuilder(table)
+                .setColumnFamily(
+                    ColumnFamilyDescriptorBuilder.newBuilder(D).setTimeToLive(4).build())
+                .build());
+      }
+      IndexAdmin indexAdmin = new IndexAdmin(connection);
+      indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").build());
+      indexAdmin.createIndex(
+          table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
+      indexAdmin.createIndex(table, IndexSpec.builder(D, NAME).alias("name").local().build());
+      try (Table t = connection.getTable(table);
+          Admin admin = connection.getAdmin()) {
+        t.put(cityZipName("r1", "Bergen", "5003", "Bo", System.currentTimeMillis()));
+        admin.flush(table); // r1's data cells in a store file, not yet expired
+        Thread.sleep(6_000);
+        // The index entries, expired now, compacted away.
+        List<TableName> indexTables =
+            List.of(
+                IndexCatalog.indexTableName(table, "city"),
+                IndexCatalog.indexTableName(table, "zip"));
+        for (TableName index : indexTables) {
+          admin.flush(index);
+          admin.majorCompact(index);
+        }
+        admin.majorCompact(table, IndexCatalog.localFamily("name"));
+        for (TableName compacted : List.of(indexTables.get(0), indexTables.get(1), table)) {
+          util.waitFor(60_000, () -> admin.getCompactionState(compacted) == CompactionState.NONE);
+        }
+        TableDescriptor before = admin.getDescriptor(table);
+        ColumnFamilyDescriptorBuilder raised =
+            ColumnFamilyDescriptorBuilder.newBuilder(before.getColumnFamily(D));
+        int value = Integer.parseInt(alter[1]);
+        if (alter[0].equals("TTL")) raised.setTimeToLive(value);
+        else raised.setMinVersions(value);
+        IOException refused = null;
+        try {
+          admin.modifyTable(
+              TableDescriptorBuilder.newBuilder(before).modifyColumnFamily(raised.build()).build());
+        } catch (IOException e) {
+          refused = e;
+        }
+        assertIndexesShowWhatHBaseShows(table);
+        assertNotNull(refused, alter[0] + " raised on an indexed family with a TTL");
+        assertTrue(refused.getMessage().contains("scbf"), refused.getMessage());
+        assertTrue(refused.getMessage().contains(alter[0]), refused.getMessage());
+        assertEquals(before.getColumnFamily(D), admin.getDescriptor(table).getColumnFamily(D));
+      }
     }
   }
 

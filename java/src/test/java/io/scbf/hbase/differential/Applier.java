@@ -18,6 +18,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
@@ -204,6 +205,18 @@ final class Applier {
       }
     }
     return true;
+  }
+
+  /** Whether the product refuses this alter of the table as it is now. */
+  boolean refuses(Op.AlterFamily a) throws IOException {
+    if (!schema.watchesFamily(a.family())) return false;
+    try (Admin admin = connection.getAdmin()) {
+      ColumnFamilyDescriptor f =
+          admin.getDescriptor(table).getColumnFamily(Bytes.toBytes(a.family()));
+      int ttl = f.getTimeToLive() == HConstants.FOREVER ? 0 : f.getTimeToLive();
+      return new Schema.Family(a.family(), 1, ttl, f.getMinVersions(), false, false)
+          .alterShowsExpiredCells(a.setting(), a.value());
+    }
   }
 
   private void alter(Admin admin, Op.AlterFamily a) throws IOException {

@@ -190,6 +190,23 @@ final class Runner {
       }
       return null;
     }
+    if (op instanceof Op.AlterFamily a && applier.refuses(a)) {
+      String before = family(writer, name, a.family());
+      try {
+        applier.event(a);
+        return Failure.ofOp(step, op, "not refused:", "the docs say the product refuses it");
+      } catch (IOException e) {
+        if (!causes(e).contains("scbf")) {
+          return Failure.ofOp(step, op, "refused for another reason:", causes(e));
+        }
+      }
+      if (count) stats.refusalsChecked++;
+      String after = family(writer, name, a.family());
+      if (!before.equals(after)) {
+        return Failure.ofOp(step, op, "refused but changed the family:", before + " -> " + after);
+      }
+      return null;
+    }
     try {
       if (op instanceof Op.Write w) applier.write(w);
       else if (!applier.event(op) && count) stats.eventsSkipped++;
@@ -218,6 +235,12 @@ final class Runner {
   private static String row(Connection c, TableName name, String row) throws IOException {
     try (Table t = c.getTable(name)) {
       return Snapshot.describe(row, Snapshot.cells(t.get(new Get(Bytes.toBytes(row)))));
+    }
+  }
+
+  private static String family(Connection c, TableName name, String family) throws IOException {
+    try (Admin admin = c.getAdmin()) {
+      return admin.getDescriptor(name).getColumnFamily(Bytes.toBytes(family)).toString();
     }
   }
 

@@ -47,6 +47,20 @@ record Schema(
           keepDeletedCells,
           newVersionBehavior);
     }
+
+    /**
+     * Whether an alter of this family, were it indexed, is one the product refuses (user guide,
+     * "Data that expires"): raising the TTL or MIN_VERSIONS of a family that has a TTL, which would
+     * show again expired cells that data and index regions drop at different times.
+     */
+    boolean alterShowsExpiredCells(String setting, int value) {
+      if (ttlSeconds == 0) return false;
+      return switch (setting) {
+        case "TTL" -> value == 0 || value > ttlSeconds;
+        case "MIN_VERSIONS" -> value > minVersions;
+        default -> false;
+      };
+    }
   }
 
   /** A column and the few values the generator writes to it (few, so that values collide). */

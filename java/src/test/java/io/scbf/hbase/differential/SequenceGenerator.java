@@ -458,7 +458,6 @@ final class SequenceGenerator {
                   f.keepDeletedCells(),
                   f.newVersionBehavior());
           op = new Op.AlterFamily(f.name(), "TTL", v);
-          if (v > 0) expiring = true;
         }
         case 2 -> {
           int v = 1 - f.minVersions();
@@ -485,6 +484,10 @@ final class SequenceGenerator {
           op = new Op.AlterFamily(f.name(), "KEEP_DELETED_CELLS", v ? 1 : 0);
         }
       }
+      if (schema.watchesFamily(f.name()) && f.alterShowsExpiredCells(op.setting(), op.value())) {
+        return op; // refused: the family stays as it is
+      }
+      if (to.ttlSeconds() > 0) expiring = true;
       familiesNow.put(f.name(), to);
       return op;
     }
