@@ -66,8 +66,9 @@ final class GlobalLookups {
   private final Map<TableName, RegionCount> regionCounts = new ConcurrentHashMap<>();
 
   /**
-   * Entries of a {@code BY_VALUE} index region as last answered: regions split by size, so this
-   * times the regions estimates the table's rows for the planner.
+   * Entries of an index region as last answered: key-routed regions split by size and rows are
+   * hashed to {@code BY_ROW} buckets, so this times the regions or buckets estimates the table's
+   * rows for the planner.
    */
   private final Map<TableName, Long> entriesPerRegion = new ConcurrentHashMap<>();
 
@@ -142,7 +143,7 @@ final class GlobalLookups {
     int asked;
     String traced;
     if (spec.routedByKey()) {
-      long tableRows = tableRows(indexTable);
+      long tableRows = tableRows(spec, indexTable);
       long scanAbove = context.router.scanAboveRows(kind, tableRows);
       try (Table index = context.connection.getTable(indexTable)) {
         List<RegionChain> chains =
@@ -179,7 +180,8 @@ final class GlobalLookups {
               buckets,
               responses,
               (bucket, resume) ->
-                  bucket.lookup(null, request.toBuilder().setResumeAfter(resume).build()));
+                  bucket.lookup(null, request.toBuilder().setResumeAfter(resume).build()),
+              Long.MAX_VALUE);
       asked = buckets.size();
       traced = context.strict() ? "point-strict" : "point";
     }
@@ -205,12 +207,12 @@ final class GlobalLookups {
   }
 
   /**
-   * Every bucket's or region's entries with {@code lo <= value < hi} (null = unbounded). A
-   * key-routed index's range is read by chains of region calls, in parallel: an {@code ORDERED}
-   * index's one chain per salted stream, from the region holding the range's start to the one
-   * holding its end (only those), a {@code BY_VALUE} index's one per region. Once the entries read
-   * exceed what a scan would cost ({@code kind}'s costs), the reading stops and the table is
-   * scanned instead (the answer's plan says so).
+   * Every bucket's or region's entries with {@code lo <= value < hi} (null = unbounded). A {@code
+   * BY_ROW} index's buckets are asked in parallel, page by page. A key-routed index's range is read
+   * by chains of region calls, in parallel: an {@code ORDERED} index's one chain per salted stream,
+   * from the region holding the range's start to the one holding its end (only those), a {@code
+   * BY_VALUE} index's one per region. Once the entries read exceed what a scan would cost ({@code
+   * kind}'s costs), the reading stops and the table is scanned instead (the answer's plan says so).
    */
   Answer range(IndexSpec spec, byte[] lo, byte[] hi, QueryPlan.Answer kind) throws IOException {
     QueryContext.checkBounds(spec, lo, hi);
@@ -222,66 +224,75 @@ final class GlobalLookups {
             .setLimit(Integer.MAX_VALUE)
             .setMaxBytes(QueryContext.LIST_PAGE_BYTES)
             .build();
+    int total = regionsOf(spec, indexTable);
+    long tableRows = tableRows(spec, indexTable);
+    long scanAbove = context.router.scanAboveRows(kind, tableRows);
+    List<LookupResponse> responses;
+    int asked;
     if (!spec.routedByKey()) {
+      // Rows are hashed to buckets, so each holds an even share of any range: a first page of
+      // twice a bucket's share of the budget answers most ranges a scan would not beat in one
+      // round, and the rest is read only while the budget lasts.
+      RangeLookupRequest request =
+          scanAbove <= 0
+              ? built
+              : built.toBuilder()
+                  .setLimit((int) Math.min(Integer.MAX_VALUE - 1, 2 * scanAbove / total + 1))
+                  .build();
       List<byte[]> buckets = allBuckets(spec);
-      List<LookupResponse> responses =
+      responses =
           askAll(
               indexTable,
               buckets,
-              channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, built));
+              channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, request));
       responses =
           withRemainingPages(
               indexTable,
               buckets,
               responses,
               (bucket, resume) ->
-                  bucket.rangeLookup(null, built.toBuilder().setResumeAfter(resume).build()));
-      int total = spec.buckets();
-      trace("range", total, total, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
-      Answer answer = new Answer(responses, null);
-      if (!answer.building()) return answer;
-      List<Result> scanned = context.scans.range(spec, lo, hi);
-      traceScan("range", total, total, start, scanned.size());
-      return new Answer(responses, scanned);
-    }
-    int total = regionsOf(spec, indexTable);
-    long tableRows = tableRows(indexTable);
-    long scanAbove = context.router.scanAboveRows(kind, tableRows);
-    AtomicLong read = new AtomicLong();
-    List<RegionChain> chains = new ArrayList<>();
-    List<LookupResponse> responses = new ArrayList<>();
-    try (Table index = context.connection.getTable(indexTable)) {
-      List<byte[][]> parts =
-          spec.layout() == IndexSpec.Layout.ORDERED
-              ? streamBounds(spec, lo, hi)
-              : regionParts(indexTable);
-      List<Callable<List<LookupResponse>>> each = new ArrayList<>(parts.size());
-      for (byte[][] part : parts) {
-        RegionChain chain = rangeChain(index, part[0], part[1], built);
-        chains.add(chain);
-        each.add(
-            () -> {
-              List<LookupResponse> out = new ArrayList<>();
-              for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
-                out.add(r);
-                if (scanAbove > 0 && read.addAndGet(PackedHits.count(r)) > scanAbove) break;
-              }
-              return out;
-            });
+                  bucket.rangeLookup(null, request.toBuilder().setResumeAfter(resume).build()),
+              scanAbove > 0 ? scanAbove : Long.MAX_VALUE);
+      asked = total;
+    } else {
+      AtomicLong read = new AtomicLong();
+      List<RegionChain> chains = new ArrayList<>();
+      responses = new ArrayList<>();
+      try (Table index = context.connection.getTable(indexTable)) {
+        List<byte[][]> parts =
+            spec.layout() == IndexSpec.Layout.ORDERED
+                ? streamBounds(spec, lo, hi)
+                : regionParts(indexTable);
+        List<Callable<List<LookupResponse>>> each = new ArrayList<>(parts.size());
+        for (byte[][] part : parts) {
+          RegionChain chain = rangeChain(index, part[0], part[1], built);
+          chains.add(chain);
+          each.add(
+              () -> {
+                List<LookupResponse> out = new ArrayList<>();
+                for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
+                  out.add(r);
+                  if (scanAbove > 0 && read.addAndGet(PackedHits.count(r)) > scanAbove) break;
+                }
+                return out;
+              });
+        }
+        ParallelCalls.all(context.pool, each, "index range lookup on " + indexTable)
+            .forEach(responses::addAll);
       }
-      ParallelCalls.all(context.pool, each, "index range lookup on " + indexTable)
-          .forEach(responses::addAll);
+      asked = chains.stream().mapToInt(RegionChain::regions).sum();
     }
-    int asked = chains.stream().mapToInt(RegionChain::regions).sum();
     noteEntries(indexTable, responses);
-    boolean over = scanAbove > 0 && read.get() > scanAbove;
+    long read = 0;
+    for (LookupResponse r : responses) read += PackedHits.count(r);
+    boolean over = scanAbove > 0 && read > scanAbove;
     // With the table's size known, the entries read are the range's count: the plan it ran.
     Answer answer =
         new Answer(
             responses,
             null,
             scanAbove > 0 && !over
-                ? context.router.planRange(kind, read.get(), tableRows, asked, total)
+                ? context.router.planRange(kind, read, tableRows, asked, total)
                 : null);
     if (!over && !answer.building()) {
       trace("range", total, asked, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
@@ -292,7 +303,7 @@ final class GlobalLookups {
       traceScan("range", total, asked, start, scanned.size());
       return new Answer(responses, scanned);
     }
-    QueryPlan plan = context.router.planRange(kind, read.get(), tableRows, asked, total);
+    QueryPlan plan = context.router.planRange(kind, read, tableRows, asked, total);
     context.trace(
         QueryTrace.builder("range-scan (planned)")
             .regions(QueryTrace.Target.INDEX_REGIONS, total, asked, 0)
@@ -338,11 +349,11 @@ final class GlobalLookups {
     return new OrderedEntries(streams, descending);
   }
 
-  /** The rows of an {@code ORDERED} or {@code BY_VALUE} table a plan would compare with. */
+  /** The rows of the data table, as the index's regions last told, a plan would compare with. */
   long tableRowsOf(IndexSpec spec) throws IOException {
     TableName indexTable = indexTable(spec);
     regionsOf(spec, indexTable);
-    return tableRows(indexTable);
+    return tableRows(spec, indexTable);
   }
 
   /** Every answer of every chain, the chains read in parallel when there are several. */
@@ -383,7 +394,7 @@ final class GlobalLookups {
     // As point() decides: with the table's rows known before the lookups, each region compares its
     // own estimate with the threshold (a salted index's streams and a value split across regions
     // are not summed), and scans only above it (at least one row, however small the table).
-    long tableRows = tableRows(indexTable);
+    long tableRows = tableRows(spec, indexTable);
     long scanAbove = context.router.scanAboveRows(kind, tableRows);
     long estimate = 0;
     boolean over = false;
@@ -421,11 +432,17 @@ final class GlobalLookups {
                     + " rows of the value (a region scans instead only above that): the index");
   }
 
-  /** The table's rows as the {@code BY_VALUE} index's regions last told (0: not known yet). */
-  private long tableRows(TableName indexTable) {
+  /**
+   * The table's rows as the index's regions last told (0: not known yet): a region's entries times
+   * the {@code BY_ROW} buckets, or the key-routed table's regions as last listed (they split by
+   * size).
+   */
+  private long tableRows(IndexSpec spec, TableName indexTable) {
     Long entries = entriesPerRegion.get(indexTable);
+    if (entries == null) return 0;
+    if (!spec.routedByKey()) return entries * spec.buckets();
     RegionCount count = regionCounts.get(indexTable);
-    return entries == null || count == null ? 0 : entries * count.regions();
+    return count == null ? 0 : entries * count.regions();
   }
 
   /** Remembers a region's entries from answers that carry them. */
@@ -602,24 +619,29 @@ final class GlobalLookups {
 
   /**
    * {@code firsts} (one answer per bucket, in bucket order) followed by the further pages of every
-   * bucket whose answer stopped at its byte budget.
+   * bucket whose answer stopped at its limit or byte budget, until more than {@code maxEntries}
+   * entries were read in all.
    */
   private List<LookupResponse> withRemainingPages(
       TableName indexTable,
       List<byte[]> buckets,
       List<LookupResponse> firsts,
-      PageCursor.BucketPage next)
+      PageCursor.BucketPage next,
+      long maxEntries)
       throws IOException {
     List<LookupResponse> out = null;
-    for (int i = 0; i < firsts.size(); i++) {
+    long read = 0;
+    for (LookupResponse first : firsts) read += PackedHits.count(first);
+    for (int i = 0; i < firsts.size() && read <= maxEntries; i++) {
       LookupResponse page = firsts.get(i);
       if (!page.hasResumeAfter()) continue;
       if (out == null) out = new ArrayList<>(firsts);
       try (Table table = context.connection.getTable(indexTable)) {
         IndexLookupService.BlockingInterface bucket =
             IndexLookupService.newBlockingStub(table.coprocessorService(buckets.get(i)));
-        while (page.hasResumeAfter()) {
+        while (page.hasResumeAfter() && read <= maxEntries) {
           page = next.ask(bucket, page.getResumeAfter());
+          read += PackedHits.count(page);
           out.add(page);
         }
       } catch (ServiceException e) {

@@ -95,8 +95,9 @@ public final class OrderedQueries {
   }
 
   /**
-   * The plan a range on {@code index} would run now: on an {@code ORDERED} index, from the entries
-   * its regions count in the range (up to the point where a scan costs less).
+   * The plan a range on {@code index} would run now: on a global {@code ORDERED} or {@code BY_ROW}
+   * index, from the entries its regions count in the range (up to the point where a scan costs
+   * less).
    */
   public QueryPlan explain(String index, byte[] lo, byte[] hi) throws IOException {
     return explain(index, List.of(), lo, hi);
@@ -107,7 +108,8 @@ public final class OrderedQueries {
     IndexSpec spec = context.indexes.named(index);
     byte[][] bounds = RangeQueries.compositeBounds(spec, equal, lo, hi);
     QueryContext.checkBounds(spec, bounds[0], bounds[1]);
-    if (spec.layout() != IndexSpec.Layout.ORDERED) {
+    boolean byRow = spec.layout() == IndexSpec.Layout.BY_ROW && !spec.isLocal();
+    if (spec.layout() != IndexSpec.Layout.ORDERED && !byRow) {
       return new QueryPlan(
           QueryPlan.Kind.INDEX_LOOKUP,
           QueryPlan.Answer.ROWS,
@@ -118,15 +120,19 @@ public final class OrderedQueries {
           -1,
           Double.NaN,
           Double.NaN,
-          spec.layout()
-              + (spec.isLocal() ? " local" : "")
-              + " index: a range asks every region and is not planned (ORDERED indexes are)");
+          spec.isLocal()
+              ? "local index: a range asks every data region and is not planned (global ORDERED"
+                  + " and BY_ROW indexes are)"
+              : "BY_VALUE index: explain does not count a range; the range reads every region's"
+                  + " part until a scan is cheaper");
     }
     long tableRows = context.global.tableRowsOf(spec);
     long scanAbove = context.router.scanAboveRows(QueryPlan.Answer.ROWS, tableRows);
+    long limit = scanAbove > 0 ? scanAbove : Integer.MAX_VALUE - 1;
     RangeSizes.Count counted =
-        context.rangeSizes.countRange(
-            spec, bounds[0], bounds[1], scanAbove > 0 ? scanAbove : Integer.MAX_VALUE - 1);
+        byRow
+            ? context.rangeSizes.countBuckets(spec, bounds[0], bounds[1], limit)
+            : context.rangeSizes.countRange(spec, bounds[0], bounds[1], limit);
     // The table's size as the budget was set (the count may teach a newer one), or, if none was
     // known, the one the count taught.
     long rows = tableRows > 0 ? tableRows : context.global.tableRowsOf(spec);
@@ -164,8 +170,10 @@ public final class OrderedQueries {
         plan.indexCostMs(),
         plan.scanCostMs(),
         plan.reason()
-            + "; counted until a scan was cheaper, the rest sized from the index regions the"
-            + " range spans");
+            + (byRow
+                ? "; buckets over their share of the budget sized from one bucket's whole count"
+                : "; counted until a scan was cheaper, the rest sized from the index regions the"
+                    + " range spans"));
   }
 
   private static int pageFor(int limit) {

@@ -1,11 +1,14 @@
 package io.scbf.hbase.client;
 
+import static io.scbf.hbase.client.GlobalRequests.allBuckets;
 import static io.scbf.hbase.client.GlobalRequests.rangeChain;
 import static io.scbf.hbase.client.GlobalRequests.rangeRequest;
 import static io.scbf.hbase.client.GlobalRequests.streamBounds;
 
+import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexKeyCodec;
+import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
 import io.scbf.hbase.shared.proto.IndexProtos.LookupResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.RangeLookupRequest;
 import java.io.IOException;
@@ -17,8 +20,9 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * How many entries a value range of an {@code ORDERED} index holds, for the range's plan: counted
- * by its regions up to a budget, and past the budget sized from the regions the range spans.
+ * How many entries a value range of an {@code ORDERED} or {@code BY_ROW} index holds, for the
+ * range's plan: counted by its regions up to a budget, and past the budget sized from the regions
+ * the range spans or the buckets' shares.
  */
 final class RangeSizes {
   /** At most this many regions after the counted ones are asked their entries to size a range. */
@@ -74,6 +78,58 @@ final class RangeSizes {
       }
     }
     return new Count(counted, regions, false);
+  }
+
+  /**
+   * The entries {@code lo <= value < hi} of a {@code BY_ROW} index holds, each bucket counting up
+   * to twice its share of {@code limit}, in parallel. Rows are hashed to buckets, so each holds an
+   * even share of any range: past the limit, one bucket over its share counts its whole part and
+   * the range is sized as that count times the buckets over (plus the others' counts).
+   */
+  Count countBuckets(IndexSpec spec, byte[] lo, byte[] hi, long limit) throws IOException {
+    List<byte[]> buckets = allBuckets(spec);
+    RangeLookupRequest request =
+        rangeRequest(spec, lo, hi)
+            .setCountOnly(true)
+            .setLimit(
+                (int) Math.min(Integer.MAX_VALUE - 1, 2 * Math.max(1, limit) / buckets.size() + 1))
+            .build();
+    TableName indexTable = context.global.indexTableOf(spec);
+    try (Table index = context.connection.getTable(indexTable)) {
+      List<Callable<LookupResponse>> each = new ArrayList<>(buckets.size());
+      for (byte[] bucket : buckets) each.add(() -> countIn(index, bucket, request));
+      List<LookupResponse> counts =
+          ParallelCalls.all(context.pool, each, "counting a range of " + indexTable);
+      context.global.noteEntries(indexTable, counts);
+      long counted = 0;
+      int over = 0;
+      byte[] sized = null;
+      for (int i = 0; i < counts.size(); i++) {
+        LookupResponse r = counts.get(i);
+        if (r.getIndexBuilding()) return new Count(-1, buckets.size(), false);
+        if (!r.getOverLimit()) {
+          counted += r.getValueEstimate();
+        } else {
+          over++;
+          if (sized == null) sized = buckets.get(i);
+        }
+      }
+      if (sized == null) return new Count(counted, buckets.size(), false);
+      long whole =
+          countIn(index, sized, request.toBuilder().setLimit(Integer.MAX_VALUE - 1).build())
+              .getValueEstimate();
+      return new Count(counted + whole * over, buckets.size(), true);
+    }
+  }
+
+  private static LookupResponse countIn(Table index, byte[] bucket, RangeLookupRequest request)
+      throws IOException {
+    try {
+      return IndexLookupService.newBlockingStub(index.coprocessorService(bucket))
+          .rangeLookup(null, request);
+    } catch (ServiceException e) {
+      throw Rpcs.unwrap(e);
+    }
   }
 
   /**

@@ -363,9 +363,7 @@ public final class IndexRegion {
             packed,
             f.isReady());
     // The client's planner sizes the table from its regions' entries.
-    return spec.routedByKey() && f.isReady()
-        ? answer.toBuilder().setRegionEntries(f.entries()).build()
-        : answer;
+    return f.isReady() ? answer.toBuilder().setRegionEntries(f.entries()).build() : answer;
   }
 
   private void checkAlias(byte[] requestAlias) throws DoNotRetryIOException {
