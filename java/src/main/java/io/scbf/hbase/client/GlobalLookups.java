@@ -232,19 +232,26 @@ final class GlobalLookups {
     if (!spec.routedByKey()) {
       // Rows are hashed to buckets, so each holds an even share of any range: a first page of
       // twice a bucket's share of the budget answers most ranges a scan would not beat in one
-      // round, and the rest is read only while the budget lasts.
+      // round, and the rest is read only while the budget lasts. With the table's size not known
+      // yet, the first pages are of the client's page size, and their answers tell the size.
       RangeLookupRequest request =
-          scanAbove <= 0
-              ? built
-              : built.toBuilder()
-                  .setLimit((int) Math.min(Integer.MAX_VALUE - 1, 2 * scanAbove / total + 1))
-                  .build();
+          built.toBuilder()
+              .setLimit(
+                  scanAbove <= 0
+                      ? context.pageRows
+                      : (int) Math.min(Integer.MAX_VALUE - 1, 2 * scanAbove / total + 1))
+              .build();
       List<byte[]> buckets = allBuckets(spec);
       responses =
           askAll(
               indexTable,
               buckets,
               channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, request));
+      if (scanAbove <= 0) {
+        noteEntries(indexTable, responses);
+        tableRows = tableRows(spec, indexTable);
+        scanAbove = context.router.scanAboveRows(kind, tableRows);
+      }
       responses =
           withRemainingPages(
               indexTable,
@@ -255,6 +262,7 @@ final class GlobalLookups {
               scanAbove > 0 ? scanAbove : Long.MAX_VALUE);
       asked = total;
     } else {
+      long budget = scanAbove;
       AtomicLong read = new AtomicLong();
       List<RegionChain> chains = new ArrayList<>();
       responses = new ArrayList<>();
@@ -272,7 +280,7 @@ final class GlobalLookups {
                 List<LookupResponse> out = new ArrayList<>();
                 for (LookupResponse r = chain.next(); r != null; r = chain.next()) {
                   out.add(r);
-                  if (scanAbove > 0 && read.addAndGet(PackedHits.count(r)) > scanAbove) break;
+                  if (budget > 0 && read.addAndGet(PackedHits.count(r)) > budget) break;
                 }
                 return out;
               });
