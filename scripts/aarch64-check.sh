@@ -31,21 +31,32 @@ echo "aarch64: $lib ($machine, needs $(readelf -d "$lib" | sed -n 's/.*(NEEDED).
 
 emulate=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
 export SCBF_TEST_SCALE="${SCBF_TEST_SCALE:-0.05}" CK_FORK=no
-cases=0
+# One process per Check case, as many at a time as there are cores (each is single-threaded);
+# each prints its line, or its output's tail and "FAILED" on a failure.
+run_case() { # TEST CASE
+  local out
+  if out=$(CK_RUN_CASE="$2" timeout 600 "${emulate[@]}" "$build/$1" 2>&1); then
+    echo "  $1/$2: $(echo "$out" | tail -n 1)"
+  else
+    echo "$out" | tail -n 30
+    echo "aarch64: $1 case $2 FAILED"
+  fi
+}
+export -f run_case
+export build
+export emulate_line="${emulate[*]}"
+cases=()
 for t in "$build"/test_*; do
   name=$(basename "$t")
   for c in $(sed -n 's/.*tcase_create("\([a-z_]*\)").*/\1/p' "test/$name.c"); do
-    [ "$c" = concurrency ] && continue
-    if ! out=$(CK_RUN_CASE="$c" timeout 600 "${emulate[@]}" "$t" 2>&1); then
-      echo "$out" | tail -n 30
-      echo "aarch64: $name case $c failed"
-      exit 1
-    fi
-    echo "  $name/$c: $(echo "$out" | tail -n 1)"
-    cases=$((cases + 1))
+    [ "$c" = concurrency ] || cases+=("$name $c")
   done
 done
-# The CLI contract tests, with the aarch64 scbf behind a wrapper.
+results=$(printf '%s\n' "${cases[@]}" |
+  xargs -P "$(nproc)" -L 1 bash -c 'emulate=($emulate_line); run_case "$0" "$1"')
+echo "$results"
+if grep -q ' FAILED$' <<<"$results"; then exit 1; fi
+cases=${#cases[@]}
 wrapper="$build/scbf-emulated"
 printf '#!/bin/sh\nexec %s "%s" "$@"\n' "${emulate[*]}" "$(pwd)/$build/scbf" >"$wrapper"
 chmod +x "$wrapper"
