@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,8 @@ class MisuseStormTest {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     String classPath =
         codeSource(Native.class) + File.pathSeparator + codeSource(MisuseStorm.class);
+    // Apart, not merged: the Cleaner's warnings (stderr) once cut the summary line (stdout) in two.
+    Path errors = Files.createTempFile("scbf-misuse-", ".stderr");
     Process p =
         new ProcessBuilder(
                 List.of(
@@ -38,14 +41,18 @@ class MisuseStormTest {
                     "-cp",
                     classPath,
                     MisuseStorm.class.getName()))
-            .redirectErrorStream(true)
+            .redirectError(errors.toFile())
             .start();
     byte[] out = p.getInputStream().readAllBytes();
     assertTrue(p.waitFor(5, TimeUnit.MINUTES), "misuse storm timed out");
     String output = new String(out, StandardCharsets.UTF_8);
-    assertEquals(0, p.exitValue(), output);
+    String stderr = Files.readString(errors);
+    Files.delete(errors);
+    assertEquals(0, p.exitValue(), output + stderr);
     assertTrue(output.contains("MISUSE STORM OK"), output);
-    assertFalse(output.contains("WARNING in native method"), "-Xcheck:jni complaint:\n" + output);
+    assertFalse(
+        (output + stderr).contains("WARNING in native method"),
+        "-Xcheck:jni complaint:\n" + output + stderr);
     Matcher m =
         Pattern.compile("misuses=(\\d+) exceptions=(\\d+) closesDuringUse=(\\d+)").matcher(output);
     assertTrue(m.find(), output);
@@ -53,7 +60,7 @@ class MisuseStormTest {
     assertTrue(Long.parseLong(m.group(1)) > 5_000, output);
     assertEquals("180", m.group(3), output);
     assertTrue(
-        output.contains("was garbage-collected without close()"), "the Cleaner warned:\n" + output);
+        stderr.contains("was garbage-collected without close()"), "the Cleaner warned:\n" + stderr);
   }
 
   static String codeSource(Class<?> c) throws Exception {
