@@ -469,11 +469,7 @@ class IndexFenceClusterTest {
                     ColumnFamilyDescriptorBuilder.newBuilder(D).setTimeToLive(4).build())
                 .build());
       }
-      IndexAdmin indexAdmin = new IndexAdmin(connection);
-      indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").build());
-      indexAdmin.createIndex(
-          table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
-      indexAdmin.createIndex(table, IndexSpec.builder(D, NAME).alias("name").local().build());
+      createCityZipNameIndexes(table);
       try (Table t = connection.getTable(table);
           Admin admin = connection.getAdmin()) {
         t.put(cityZipName("r1", "Bergen", "5003", "Bo", System.currentTimeMillis()));
@@ -536,11 +532,7 @@ class IndexFenceClusterTest {
                         .build())
                 .build());
       }
-      IndexAdmin indexAdmin = new IndexAdmin(connection);
-      indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").build());
-      indexAdmin.createIndex(
-          table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
-      indexAdmin.createIndex(table, IndexSpec.builder(D, NAME).alias("name").local().build());
+      createCityZipNameIndexes(table);
       long now = System.currentTimeMillis();
       try (Table t = connection.getTable(table)) {
         t.put(cityZipName("r1", "Oslo", "0150", "Ann", HConstants.LATEST_TIMESTAMP));
@@ -645,11 +637,7 @@ class IndexFenceClusterTest {
                   ColumnFamilyDescriptorBuilder.newBuilder(D).setNewVersionBehavior(true).build())
               .build());
     }
-    IndexAdmin indexAdmin = new IndexAdmin(connection);
-    indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").build());
-    indexAdmin.createIndex(
-        table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
-    indexAdmin.createIndex(table, IndexSpec.builder(D, NAME).alias("name").local().build());
+    createCityZipNameIndexes(table);
     try (Table t = connection.getTable(table)) {
       long now = System.currentTimeMillis();
       for (String row : List.of("r1", "r2", "r3", "r4")) {
@@ -681,6 +669,15 @@ class IndexFenceClusterTest {
     rm.add(new Delete(Bytes.toBytes(row)));
     rm.add(new Delete(Bytes.toBytes(row), olderTimestamp));
     return rm;
+  }
+
+  /** A global index on city, an ORDERED one on zip and a local one on name. */
+  private void createCityZipNameIndexes(TableName table) throws IOException {
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").build());
+    indexAdmin.createIndex(
+        table, IndexSpec.builder(D, ZIP).alias("zip").layout(IndexSpec.Layout.ORDERED).build());
+    indexAdmin.createIndex(table, IndexSpec.builder(D, NAME).alias("name").local().build());
   }
 
   private static String cityOf(Table t, String row) throws IOException {

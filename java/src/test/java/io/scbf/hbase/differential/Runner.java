@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
@@ -174,38 +175,17 @@ final class Runner {
       boolean count)
       throws Exception {
     if (op instanceof Op.Refusable r) {
-      String before = row(writer, name, r.row());
-      try {
-        applier.write(r);
-        return Failure.ofOp(step, op, "not refused:", "the docs say the product refuses it");
-      } catch (IOException e) {
-        if (!causes(e).contains("scbf")) {
-          return Failure.ofOp(step, op, "refused for another reason:", causes(e));
-        }
-      }
-      if (count) stats.refusalsChecked++;
-      String after = row(writer, name, r.row());
-      if (!before.equals(after)) {
-        return Failure.ofOp(step, op, "refused but changed the row:", before + " -> " + after);
-      }
-      return null;
+      return checkRefused(
+          step, op, count, "the row", () -> row(writer, name, r.row()), () -> applier.write(r));
     }
     if (op instanceof Op.AlterFamily a && applier.refuses(a)) {
-      String before = family(writer, name, a.family());
-      try {
-        applier.event(a);
-        return Failure.ofOp(step, op, "not refused:", "the docs say the product refuses it");
-      } catch (IOException e) {
-        if (!causes(e).contains("scbf")) {
-          return Failure.ofOp(step, op, "refused for another reason:", causes(e));
-        }
-      }
-      if (count) stats.refusalsChecked++;
-      String after = family(writer, name, a.family());
-      if (!before.equals(after)) {
-        return Failure.ofOp(step, op, "refused but changed the family:", before + " -> " + after);
-      }
-      return null;
+      return checkRefused(
+          step,
+          op,
+          count,
+          "the family",
+          () -> family(writer, name, a.family()),
+          () -> applier.event(a));
     }
     try {
       if (op instanceof Op.Write w) applier.write(w);
@@ -224,6 +204,34 @@ final class Runner {
       }
       return Failure.ofOp(step, op, "failed:", causes(e));
     }
+  }
+
+  private interface Attempt {
+    void run() throws Exception;
+  }
+
+  /**
+   * An operation the docs say the product refuses: it must fail with an scbf error and leave {@code
+   * what} ({@code state} before and after) unchanged.
+   */
+  private Failure checkRefused(
+      int step, Op op, boolean count, String what, Callable<String> state, Attempt attempt)
+      throws Exception {
+    String before = state.call();
+    try {
+      attempt.run();
+      return Failure.ofOp(step, op, "not refused:", "the docs say the product refuses it");
+    } catch (IOException e) {
+      if (!causes(e).contains("scbf")) {
+        return Failure.ofOp(step, op, "refused for another reason:", causes(e));
+      }
+    }
+    if (count) stats.refusalsChecked++;
+    String after = state.call();
+    if (!before.equals(after)) {
+      return Failure.ofOp(step, op, "refused but changed " + what + ":", before + " -> " + after);
+    }
+    return null;
   }
 
   private static String causes(Throwable e) {
