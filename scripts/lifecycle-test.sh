@@ -111,13 +111,17 @@ SH
 }
 
 restart_all() { # JAR or nothing (uninstalled): one server at a time, writes going on
+  local began stopped
   for server in rs1 rs2 master; do
+    began=$SECONDS
     stop "$server"
+    stopped=$SECONDS
     start "$server" "${1:-}"
     [ "$server" = master ] && await_master
     progress "$STEP_WRITES"
     echo "  $server restarted $([ -n "${1:-}" ] && echo "with $(basename "$1")" || echo "without scbf")," \
-      "$SECONDS s in, $(logged) writes in this run"
+      "$SECONDS s in (stop $((stopped - began)) s, start and $STEP_WRITES writes" \
+      "$((SECONDS - stopped)) s), $(logged) writes in this run"
   done
 }
 
