@@ -352,6 +352,71 @@ class IndexQueryClusterTest {
     }
   }
 
+  /**
+   * Issue 50: a local range asks each data region a first page of its share of the budget and reads
+   * on only while the budget lasts; past it the table is scanned. Narrow ranges run on the index,
+   * wide ones as scans, and both answer as a scan does.
+   */
+  @Test
+  void aLocalRangeIsPlannedFromItsRegions() throws Exception {
+    TableName name = TableName.valueOf("iq_local");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(name)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build(),
+          new byte[][] {Bytes.toBytes("r0100"), Bytes.toBytes("r0200"), Bytes.toBytes("r0300")});
+    }
+    new IndexAdmin(connection)
+        .createIndex(name, IndexSpec.builder(D, NAME).alias("local_name").local().build());
+    List<Put> puts = new ArrayList<>();
+    for (int i = 0; i < ROWS; i++) {
+      puts.add(
+          new Put(Bytes.toBytes(String.format("r%04d", i)))
+              .addColumn(D, NAME, Bytes.toBytes(String.format("n%04d", (i * 7) % ROWS))));
+    }
+    try (Table t = connection.getTable(name);
+        IndexedTable local = new IndexedTable(connection, name)) {
+      t.put(puts);
+      // {lo, hi, the plan}: the first query teaches the client the table's size.
+      String[][] ranges = {
+        {"x", null, "INDEX_LOOKUP"},
+        {"n0010", "n0020", "INDEX_LOOKUP"},
+        {"n0100", "n0300", "DATA_SCAN"},
+        {null, null, "DATA_SCAN"},
+        {null, "n0150", "DATA_SCAN"},
+        {"n0390", null, "INDEX_LOOKUP"},
+      };
+      for (String[] r : ranges) {
+        IndexQuery q = IndexQuery.onIndex("local_name");
+        if (r[0] != null) q = q.withLower(Bytes.toBytes(r[0]), true);
+        if (r[1] != null) q = q.withUpper(Bytes.toBytes(r[1]), false);
+        List<String> expected = new ArrayList<>();
+        try (ResultScanner all = t.getScanner(new Scan().addFamily(D))) {
+          for (Result x : all) {
+            String v = Bytes.toString(x.getValue(D, NAME));
+            if ((r[0] == null || v.compareTo(r[0]) >= 0) && (r[1] == null || v.compareTo(r[1]) < 0))
+              expected.add(Bytes.toString(x.getRow()));
+          }
+        }
+        String what = "[" + r[0] + ", " + r[1] + "): " + expected.size() + " rows";
+        assertEquals(expected, sorted(rows(local.get(q))), what);
+        QueryPlan ran = local.lastTrace().plan();
+        assertEquals(QueryPlan.Kind.valueOf(r[2]), ran.kind(), what + ", ran " + ran);
+        assertEquals(
+            expected,
+            sorted(local.rowKeys(q).stream().map(Bytes::toString).toList()),
+            what + ", keys");
+        QueryPlan plan = local.explain(q);
+        assertEquals(QueryPlan.Kind.valueOf(r[2]), plan.kind(), what + ", " + plan);
+        assertTrue(
+            plan.estimatedRows() * 2 >= expected.size()
+                && plan.estimatedRows() <= expected.size() * 2L,
+            what + ", " + plan);
+      }
+    }
+  }
+
   @Test
   void refusesWhatTheEngineCannotAnswer() {
     IndexQuery cityRange = IndexQuery.onIndex("by_city").withLower(Bytes.toBytes("L"), true);

@@ -144,7 +144,7 @@ final class GlobalLookups {
     String traced;
     if (spec.routedByKey()) {
       long tableRows = tableRows(spec, indexTable);
-      long scanAbove = context.router.scanAboveRows(kind, tableRows);
+      long scanAbove = context.router.scanAboveRows(kind, false, tableRows);
       try (Table index = context.connection.getTable(indexTable)) {
         List<RegionChain> chains =
             valueChains(index, spec, value, request.toBuilder().setScanAbove(scanAbove).build());
@@ -226,7 +226,7 @@ final class GlobalLookups {
             .build();
     int total = regionsOf(spec, indexTable);
     long tableRows = tableRows(spec, indexTable);
-    long scanAbove = context.router.scanAboveRows(kind, tableRows);
+    long scanAbove = context.router.scanAboveRows(kind, false, tableRows);
     List<LookupResponse> responses;
     int asked;
     if (!spec.routedByKey()) {
@@ -250,7 +250,7 @@ final class GlobalLookups {
       if (scanAbove <= 0) {
         noteEntries(indexTable, responses);
         tableRows = tableRows(spec, indexTable);
-        scanAbove = context.router.scanAboveRows(kind, tableRows);
+        scanAbove = context.router.scanAboveRows(kind, false, tableRows);
       }
       responses =
           withRemainingPages(
@@ -300,7 +300,7 @@ final class GlobalLookups {
             responses,
             null,
             scanAbove > 0 && !over
-                ? context.router.planRange(kind, read, tableRows, asked, total)
+                ? context.router.planRange(kind, false, read, tableRows, asked, total)
                 : null);
     if (!over && !answer.building()) {
       trace("range", total, asked, 0, responses, QueryTrace.Routing.NOT_ROUTED, start);
@@ -311,7 +311,7 @@ final class GlobalLookups {
       traceScan("range", total, asked, start, scanned.size());
       return new Answer(responses, scanned);
     }
-    QueryPlan plan = context.router.planRange(kind, read, tableRows, asked, total);
+    QueryPlan plan = context.router.planRange(kind, false, read, tableRows, asked, total);
     context.trace(
         QueryTrace.builder("range-scan (planned)")
             .regions(QueryTrace.Target.INDEX_REGIONS, total, asked, 0)
@@ -403,7 +403,7 @@ final class GlobalLookups {
     // own estimate with the threshold (a salted index's streams and a value split across regions
     // are not summed), and scans only above it (at least one row, however small the table).
     long tableRows = tableRows(spec, indexTable);
-    long scanAbove = context.router.scanAboveRows(kind, tableRows);
+    long scanAbove = context.router.scanAboveRows(kind, false, tableRows);
     long estimate = 0;
     boolean over = false;
     try (Table index = context.connection.getTable(indexTable)) {

@@ -3,6 +3,7 @@ package io.scbf.hbase.client;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.QueryPlan;
 import io.scbf.hbase.QueryTrace;
 import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.LocalIndexService;
@@ -14,6 +15,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.RouteResponse;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +23,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
@@ -44,6 +48,9 @@ final class LocalQueries {
   private final QueryContext context;
   private final Connection connection;
   private final TableName dataTable;
+
+  /** Each local index's rows in the table, as its regions' range answers last told them. */
+  private final Map<String, Long> tableEntries = new ConcurrentHashMap<>();
 
   LocalQueries(QueryContext context) {
     this.context = context;
@@ -181,46 +188,18 @@ final class LocalQueries {
 
   /**
    * The rows of a range in pages of at most {@code pageRows}, in index-key (value, then row) order
-   * within each region. The key ranges of the regions found at the start are read one after the
-   * other; each remembers where its reading stopped (an index key, which names no region). A region
-   * that split since is read part by part, each part from that point; a region merged since is
-   * asked only for the rows of the part being read. So nothing is missed or repeated whatever the
-   * regions do meanwhile.
+   * within each region, the key ranges of the regions found at the start read one after the other
+   * (see {@link RangeCursor}).
    */
   QueryStream.Pages rangePages(IndexSpec spec, byte[] lo, byte[] hi, int pageRows)
       throws IOException {
-    QueryContext.checkBounds(spec, lo, hi);
-    LocalQueryRequest.Builder request =
-        LocalQueryRequest.newBuilder()
-            .setAlias(ByteString.copyFromUtf8(spec.alias()))
-            .setAnswer(Answer.ROWS)
-            .setLimit(pageRows);
-    if (lo != null) request.setLo(ByteString.copyFrom(lo));
-    if (hi != null) request.setHi(ByteString.copyFrom(hi));
-    ArrayDeque<Part> parts = new ArrayDeque<>();
-    for (KeyRange r : allRegions()) parts.add(new Part(r.start(), r.end(), null));
+    RangeCursor cursor =
+        new RangeCursor(allRegions(), rangeRequest(spec, lo, hi, Answer.ROWS, pageRows));
     Table table = connection.getTable(dataTable);
     return new QueryStream.Pages() {
       @Override
       public List<Result> next() throws IOException {
-        while (!parts.isEmpty()) {
-          Part part = parts.removeFirst();
-          LocalQueryRequest.Builder page =
-              request.build().toBuilder()
-                  .setRowStart(ByteString.copyFrom(part.start()))
-                  .setRowEnd(ByteString.copyFrom(part.end()));
-          if (part.resume() != null) page.setResumeAfter(part.resume());
-          LocalQueryResponse r = ask(table, part.start(), page.build());
-          byte[] answeredEnd = r.getEndKey().toByteArray();
-          boolean split = !covers(answeredEnd, new KeyRange(part.start(), part.end()));
-          if (split) {
-            // The rest keeps the point this part had reached.
-            parts.addFirst(new Part(answeredEnd, part.end(), part.resume()));
-          }
-          if (r.hasResumeAfter()) {
-            byte[] end = split ? answeredEnd : part.end();
-            parts.addFirst(new Part(part.start(), end, r.getResumeAfter()));
-          }
+        for (LocalQueryResponse r = cursor.next(table); r != null; r = cursor.next(table)) {
           List<Result> rows = rows(List.of(r));
           if (!rows.isEmpty()) return rows;
         }
@@ -238,24 +217,212 @@ final class LocalQueries {
     };
   }
 
-  /** A key range of a range stream still to read, after the index key {@code resume} if set. */
-  private record Part(byte[] start, byte[] end, ByteString resume) {}
+  /**
+   * A range's answers: the regions' ({@code scanned} null), or, once the entries read passed what a
+   * scan of the table costs as much as, the table's rows in the range ({@code plan} says which ran;
+   * null when the table's size is not known).
+   */
+  record RangeAnswer(List<LocalQueryResponse> answers, List<Result> scanned, QueryPlan plan) {}
 
-  List<LocalQueryResponse> range(IndexSpec spec, byte[] lo, byte[] hi, Answer answer)
+  /**
+   * The entries {@code lo <= value < hi} of every data region, planned as a {@code BY_ROW} range
+   * is: each region is asked a first page of twice its share of the budget (the entries whose
+   * reading costs what a scan of the table does, {@code kind}'s costs), further pages only while
+   * the budget lasts, and past it the table is scanned. With the table's size not known yet, the
+   * first pages are of the client's page size, and their answers tell the size.
+   */
+  RangeAnswer range(IndexSpec spec, byte[] lo, byte[] hi, Answer answer, QueryPlan.Answer kind)
       throws IOException {
+    long start = System.nanoTime();
+    List<KeyRange> regions = allRegions();
+    int total = regions.size();
+    long scanAbove = context.router.scanAboveRows(kind, true, tableRows(spec));
+    LocalQueryRequest request =
+        rangeRequest(
+            spec,
+            lo,
+            hi,
+            answer,
+            scanAbove <= 0
+                ? context.pageRows
+                : (int) Math.min(Integer.MAX_VALUE - 1, 2 * scanAbove / total + 1));
+    List<RangeCursor> cursors = new ArrayList<>(total);
+    for (KeyRange r : regions) cursors.add(new RangeCursor(List.of(r), request));
+    AtomicLong read = new AtomicLong();
+    List<LocalQueryResponse> out = new ArrayList<>();
+    try (Table table = connection.getTable(dataTable)) {
+      List<Callable<List<LocalQueryResponse>>> first = new ArrayList<>(total);
+      for (RangeCursor c : cursors) first.add(() -> c.read(table, read, 1, Long.MAX_VALUE));
+      for (List<LocalQueryResponse> answers : ParallelCalls.all(context.pool, first, what())) {
+        out.addAll(answers);
+      }
+      long tableRows = noteEntries(spec, out, total);
+      long budget = context.router.scanAboveRows(kind, true, tableRows);
+      if (budget <= 0 || read.get() <= budget) {
+        List<Callable<List<LocalQueryResponse>>> rest = new ArrayList<>(total);
+        long limit = budget > 0 ? budget : Long.MAX_VALUE;
+        for (RangeCursor c : cursors) {
+          rest.add(() -> c.read(table, read, Integer.MAX_VALUE, limit));
+        }
+        for (List<LocalQueryResponse> answers : ParallelCalls.all(context.pool, rest, what())) {
+          out.addAll(answers);
+        }
+      }
+      QueryPlan plan =
+          tableRows > 0
+              ? context.router.planRange(kind, true, read.get(), tableRows, total, total)
+              : null;
+      boolean scan = budget > 0 && read.get() > budget;
+      List<Result> scanned = scan ? context.scans.range(spec, lo, hi) : null;
+      // Every region is asked (a region that answered in pages counts once).
+      context.trace(
+          QueryTrace.builder(scan ? "local-range-scan (planned)" : "local-range")
+              .regions(QueryTrace.Target.DATA_REGIONS, total, total, 0)
+              .lookups(
+                  new QueryTrace.Lookups(
+                      0,
+                      scan ? scanned.size() : (int) Math.min(Integer.MAX_VALUE, read.get()),
+                      QueryContext.micros(start)))
+              .plan(plan)
+              .build());
+      return new RangeAnswer(out, scanned, plan);
+    }
+  }
+
+  /**
+   * How many entries {@code lo <= value < hi} holds, as the data regions count them (for explain):
+   * each up to {@code limit} (the budget of a query of the range), and, if the total passes it, the
+   * regions over the limit counted whole, at most {@link RangeSizes#SIZED_REGIONS_MAX} of them (the
+   * others taken to hold their mean). Also returns the table's rows the answers told.
+   */
+  RangeSizes.Count countRange(IndexSpec spec, byte[] lo, byte[] hi, long limit) throws IOException {
+    LocalQueryRequest request =
+        rangeRequest(spec, lo, hi, Answer.KEYS, (int) Math.min(Integer.MAX_VALUE - 1, limit))
+            .toBuilder()
+            .setCountOnly(true)
+            .build();
+    List<KeyRange> regions = allRegions();
+    List<LocalQueryResponse> answers = askCovering(regions, request);
+    noteEntries(spec, answers, regions.size());
+    long counted = 0;
+    List<KeyRange> over = new ArrayList<>();
+    for (LocalQueryResponse r : answers) {
+      // A 0.3.0 server answers the range's keys, page after page: their number is the count.
+      counted += r.hasCounted() ? r.getCounted() : r.getHitsCount();
+      if (r.getOverLimit()) {
+        over.add(new KeyRange(r.getStartKey().toByteArray(), r.getEndKey().toByteArray()));
+      }
+    }
+    if (counted <= limit || over.isEmpty()) {
+      return new RangeSizes.Count(counted, regions.size(), false);
+    }
+    List<KeyRange> sized = over.subList(0, Math.min(over.size(), RangeSizes.SIZED_REGIONS_MAX));
+    long whole = 0;
+    for (LocalQueryResponse r :
+        askCovering(sized, request.toBuilder().setLimit(Integer.MAX_VALUE).build())) {
+      whole += r.hasCounted() ? r.getCounted() : r.getHitsCount();
+    }
+    long overCounted = (long) over.size() * (Math.min(limit, Integer.MAX_VALUE - 1) + 1);
+    long estimate = counted - overCounted + whole * over.size() / sized.size();
+    return new RangeSizes.Count(Math.max(counted, estimate), regions.size(), true);
+  }
+
+  /** The table's rows as the index's regions last told them (0: not known yet). */
+  long tableRows(IndexSpec spec) {
+    Long rows = tableEntries.get(spec.alias());
+    return rows == null ? 0 : rows;
+  }
+
+  /**
+   * Remembers the table's rows from the region entries of {@code answers} (regions of a table of
+   * {@code regions}; those that sent none are taken to hold the others' mean), and returns them.
+   */
+  private long noteEntries(IndexSpec spec, List<LocalQueryResponse> answers, int regions) {
+    Map<ByteString, Long> byRegion = new HashMap<>();
+    for (LocalQueryResponse r : answers) {
+      if (r.hasRegionEntries()) byRegion.put(r.getStartKey(), r.getRegionEntries());
+    }
+    if (byRegion.isEmpty()) return tableRows(spec);
+    long sum = byRegion.values().stream().mapToLong(Long::longValue).sum();
+    long rows = sum * Math.max(regions, byRegion.size()) / byRegion.size();
+    tableEntries.put(spec.alias(), rows);
+    return rows;
+  }
+
+  private String what() {
+    return "local index range of " + dataTable;
+  }
+
+  private static LocalQueryRequest rangeRequest(
+      IndexSpec spec, byte[] lo, byte[] hi, Answer answer, int limit) {
     QueryContext.checkBounds(spec, lo, hi);
     LocalQueryRequest.Builder request =
         LocalQueryRequest.newBuilder()
             .setAlias(ByteString.copyFromUtf8(spec.alias()))
-            .setAnswer(answer);
+            .setAnswer(answer)
+            .setLimit(limit);
     if (lo != null) request.setLo(ByteString.copyFrom(lo));
     if (hi != null) request.setHi(ByteString.copyFrom(hi));
-    long start = System.nanoTime();
-    List<KeyRange> ranges = allRegions();
-    List<LocalQueryResponse> out = askCovering(ranges, request.build());
-    trace("local-range", ranges.size(), out, 0, QueryTrace.Routing.NOT_ROUTED, start);
-    return out;
+    return request.build();
   }
+
+  /**
+   * Reads a paged range over key ranges of the table, in order, each from the point its reading
+   * reached (an index key, which names no region). A region that split since is read part by part,
+   * each part from that point; a region merged since is asked only for the rows of the part being
+   * read. So nothing is missed or repeated whatever the regions do meanwhile.
+   */
+  private static final class RangeCursor {
+    private final ArrayDeque<Part> parts = new ArrayDeque<>();
+    private final LocalQueryRequest request;
+
+    RangeCursor(List<KeyRange> ranges, LocalQueryRequest request) {
+      for (KeyRange r : ranges) parts.add(new Part(r.start(), r.end(), null));
+      this.request = request;
+    }
+
+    /** The next page's answer, or null once every part is read. */
+    LocalQueryResponse next(Table table) throws IOException {
+      if (parts.isEmpty()) return null;
+      Part part = parts.removeFirst();
+      LocalQueryRequest.Builder page =
+          request.toBuilder()
+              .setRowStart(ByteString.copyFrom(part.start()))
+              .setRowEnd(ByteString.copyFrom(part.end()));
+      if (part.resume() != null) page.setResumeAfter(part.resume());
+      LocalQueryResponse r = ask(table, part.start(), page.build());
+      byte[] answeredEnd = r.getEndKey().toByteArray();
+      boolean split = !covers(answeredEnd, new KeyRange(part.start(), part.end()));
+      if (split) {
+        // The rest keeps the point this part had reached.
+        parts.addFirst(new Part(answeredEnd, part.end(), part.resume()));
+      }
+      if (r.hasResumeAfter()) {
+        byte[] end = split ? answeredEnd : part.end();
+        parts.addFirst(new Part(part.start(), end, r.getResumeAfter()));
+      }
+      return r;
+    }
+
+    /**
+     * At most {@code pages} more answers, stopping once {@code read} (the entries every cursor of
+     * the query read, this one's added) exceeds {@code budget}.
+     */
+    List<LocalQueryResponse> read(Table table, AtomicLong read, int pages, long budget)
+        throws IOException {
+      List<LocalQueryResponse> out = new ArrayList<>();
+      for (int i = 0; i < pages && read.get() <= budget; i++) {
+        LocalQueryResponse r = next(table);
+        if (r == null) break;
+        out.add(r);
+        read.addAndGet(r.getHitsCount() + r.getRowsCount());
+      }
+      return out;
+    }
+  }
+
+  /** A key range of a range stream still to read, after the index key {@code resume} if set. */
+  private record Part(byte[] start, byte[] end, ByteString resume) {}
 
   /** Row keys of KEYS or ENTRIES answers, sorted, deduplicated. */
   List<byte[]> rowKeys(List<LocalQueryResponse> responses) {

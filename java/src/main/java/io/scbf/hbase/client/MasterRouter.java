@@ -78,14 +78,19 @@ final class MasterRouter implements QueryRouter {
   }
 
   @Override
-  public long scanAboveRows(QueryPlan.Answer answer, long tableRows) {
-    return planner.scanAboveRows(answer, tableRows);
+  public long scanAboveRows(QueryPlan.Answer answer, boolean local, long tableRows) {
+    return planner.scanAboveRows(answer, local, tableRows);
   }
 
   @Override
   public QueryPlan planRange(
-      QueryPlan.Answer answer, long rangeRows, long tableRows, int asked, int regions) {
-    return planner.planRange(answer, rangeRows, tableRows, asked, regions);
+      QueryPlan.Answer answer,
+      boolean local,
+      long rangeRows,
+      long tableRows,
+      int asked,
+      int regions) {
+    return planner.planRange(answer, local, rangeRows, tableRows, asked, regions);
   }
 
   @Override

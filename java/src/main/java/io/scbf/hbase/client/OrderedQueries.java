@@ -97,7 +97,7 @@ public final class OrderedQueries {
   /**
    * The plan a range on {@code index} would run now: on a global {@code ORDERED} or {@code BY_ROW}
    * index, from the entries its regions count in the range (up to the point where a scan costs
-   * less).
+   * less); on a local index, from the entries its data regions count in the range (likewise).
    */
   public QueryPlan explain(String index, byte[] lo, byte[] hi) throws IOException {
     return explain(index, List.of(), lo, hi);
@@ -108,7 +108,8 @@ public final class OrderedQueries {
     IndexSpec spec = context.indexes.named(index);
     byte[][] bounds = RangeQueries.compositeBounds(spec, equal, lo, hi);
     QueryContext.checkBounds(spec, bounds[0], bounds[1]);
-    boolean byRow = spec.layout() == IndexSpec.Layout.BY_ROW && !spec.isLocal();
+    if (spec.isLocal()) return explainLocal(spec, bounds[0], bounds[1]);
+    boolean byRow = spec.layout() == IndexSpec.Layout.BY_ROW;
     if (spec.layout() != IndexSpec.Layout.ORDERED && !byRow) {
       return new QueryPlan(
           QueryPlan.Kind.INDEX_LOOKUP,
@@ -120,14 +121,11 @@ public final class OrderedQueries {
           -1,
           Double.NaN,
           Double.NaN,
-          spec.isLocal()
-              ? "local index: a range asks every data region and is not planned (global ORDERED"
-                  + " and BY_ROW indexes are)"
-              : "BY_VALUE index: explain does not count a range; the range reads every region's"
-                  + " part until a scan is cheaper");
+          "BY_VALUE index: explain does not count a range; the range reads every region's"
+              + " part until a scan is cheaper");
     }
     long tableRows = context.global.tableRowsOf(spec);
-    long scanAbove = context.router.scanAboveRows(QueryPlan.Answer.ROWS, tableRows);
+    long scanAbove = context.router.scanAboveRows(QueryPlan.Answer.ROWS, false, tableRows);
     long limit = scanAbove > 0 ? scanAbove : Integer.MAX_VALUE - 1;
     RangeSizes.Count counted =
         byRow
@@ -154,11 +152,22 @@ public final class OrderedQueries {
     QueryPlan plan =
         context.router.planRange(
             QueryPlan.Answer.ROWS,
+            false,
             counted.entries(),
             rows,
             counted.regions(),
             context.global.regionsOf(spec));
     if (!counted.extrapolated()) return plan;
+    return withReason(
+        plan,
+        byRow
+            ? "buckets over their share of the budget sized from one bucket's whole count"
+            : "counted until a scan was cheaper, the rest sized from the index regions the range"
+                + " spans");
+  }
+
+  /** {@code plan} with {@code more} added to its reason. */
+  private static QueryPlan withReason(QueryPlan plan, String more) {
     return new QueryPlan(
         plan.kind(),
         plan.answer(),
@@ -169,11 +178,43 @@ public final class OrderedQueries {
         plan.regionsTotal(),
         plan.indexCostMs(),
         plan.scanCostMs(),
-        plan.reason()
-            + (byRow
-                ? "; buckets over their share of the budget sized from one bucket's whole count"
-                : "; counted until a scan was cheaper, the rest sized from the index regions the"
-                    + " range spans"));
+        plan.reason() + "; " + more);
+  }
+
+  /**
+   * A local range's plan: its data regions count its entries up to the budget, and those over their
+   * part of it are counted whole.
+   */
+  private QueryPlan explainLocal(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
+    long tableRows = context.local.tableRows(spec);
+    long scanAbove = context.router.scanAboveRows(QueryPlan.Answer.ROWS, true, tableRows);
+    RangeSizes.Count counted =
+        context.local.countRange(spec, lo, hi, scanAbove > 0 ? scanAbove : Integer.MAX_VALUE - 1);
+    long rows = tableRows > 0 ? tableRows : context.local.tableRows(spec);
+    if (rows <= 0) {
+      return new QueryPlan(
+          QueryPlan.Kind.INDEX_LOOKUP,
+          QueryPlan.Answer.ROWS,
+          counted.entries(),
+          -1,
+          -1,
+          counted.regions(),
+          counted.regions(),
+          Double.NaN,
+          Double.NaN,
+          "the table's size is not known yet: the index");
+    }
+    QueryPlan plan =
+        context.router.planRange(
+            QueryPlan.Answer.ROWS,
+            true,
+            counted.entries(),
+            rows,
+            counted.regions(),
+            counted.regions());
+    return counted.extrapolated()
+        ? withReason(plan, "regions over the budget counted whole")
+        : plan;
   }
 
   private static int pageFor(int limit) {

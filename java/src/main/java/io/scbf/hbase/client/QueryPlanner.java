@@ -93,13 +93,14 @@ final class QueryPlanner {
   }
 
   /**
-   * The rows of one value above which scanning a table of {@code tableRows} costs less than the
-   * index plan: a {@code BY_VALUE} region that estimates more answers only its estimate. 0 (no
-   * limit) when the table's size is unknown or the planner is not cost-based.
+   * The rows of one value or range above which scanning a table of {@code tableRows} costs less
+   * than the index plan ({@code local}: a local index's, whose rows are read in their regions): a
+   * {@code BY_VALUE} region that estimates more answers only its estimate. 0 (no limit) when the
+   * table's size is unknown or the planner is not cost-based.
    */
-  long scanAboveRows(Answer answer, long tableRows) {
+  long scanAboveRows(Answer answer, boolean local, long tableRows) {
     if (!costBased || tableRows <= 0) return 0;
-    return Math.max(1, (long) (tableRows * scanRowUs / indexRowUs(answer, false)));
+    return Math.max(1, (long) (tableRows * scanRowUs / indexRowUs(answer, local)));
   }
 
   /**
@@ -108,26 +109,39 @@ final class QueryPlanner {
    */
   QueryPlan planByValue(Answer answer, long valueRows, long tableRows, int regions) {
     return planByKey(
-        answer, valueRows, tableRows, 1, regions, "the value's region estimated its rows");
+        answer, false, valueRows, tableRows, 1, regions, "the value's region estimated its rows");
   }
 
   /**
-   * The plan of a range on an {@code ORDERED} index from the entries its {@code asked} regions
-   * counted in the range ({@code rangeRows}) and the table's rows.
+   * The plan of a range from the entries its {@code asked} regions counted in it ({@code
+   * rangeRows}) and the table's rows ({@code local}: on a local index).
    */
-  QueryPlan planRange(Answer answer, long rangeRows, long tableRows, int asked, int regions) {
+  QueryPlan planRange(
+      Answer answer, boolean local, long rangeRows, long tableRows, int asked, int regions) {
     return planByKey(
-        answer, rangeRows, tableRows, asked, regions, "the range's regions counted its entries");
+        answer,
+        local,
+        rangeRows,
+        tableRows,
+        asked,
+        regions,
+        "the range's regions counted its entries");
   }
 
   private QueryPlan planByKey(
-      Answer answer, long rows, long tableRows, int asked, int regions, String source) {
+      Answer answer,
+      boolean local,
+      long rows,
+      long tableRows,
+      int asked,
+      int regions,
+      String source) {
     Kind index = answer == Answer.ROWS ? Kind.INDEX_LOOKUP : Kind.INDEX_ONLY;
     if (!costBased) {
       return unestimated(index, answer, asked, regions, Settings.PLANNER + " = index");
     }
     return costed(
-        index, answer, false, rows, rows, tableRows, asked, 0, regions, " (" + source + ")");
+        index, answer, local, rows, rows, tableRows, asked, 0, regions, " (" + source + ")");
   }
 
   /**

@@ -15,14 +15,19 @@ interface QueryRouter extends AutoCloseable {
   QueryPlan plan(QueryPlan.Answer answer, IndexSpec spec, Routed routed);
 
   /** See {@link QueryPlanner#scanAboveRows}. */
-  long scanAboveRows(QueryPlan.Answer answer, long tableRows);
+  long scanAboveRows(QueryPlan.Answer answer, boolean local, long tableRows);
 
   /** See {@link QueryPlanner#planByValue}. */
   QueryPlan planByValue(QueryPlan.Answer answer, long valueRows, long tableRows, int regions);
 
   /** See {@link QueryPlanner#planRange}. */
   QueryPlan planRange(
-      QueryPlan.Answer answer, long rangeRows, long tableRows, int asked, int regions);
+      QueryPlan.Answer answer,
+      boolean local,
+      long rangeRows,
+      long tableRows,
+      int asked,
+      int regions);
 
   /**
    * The plan of a multi-column query whose most selective condition is estimated at {@code

@@ -45,10 +45,13 @@ public final class RangeQueries {
   private List<byte[]> rowKeys(IndexSpec spec, byte[] lo, byte[] hi) throws IOException {
     long start = System.nanoTime();
     if (spec.isLocal()) {
-      List<byte[]> rows =
-          context.local.rowKeys(context.local.range(spec, lo, hi, LocalQueryRequest.Answer.KEYS));
-      context.finishTrace(start, null);
-      return rows;
+      LocalQueries.RangeAnswer answer =
+          context.local.range(
+              spec, lo, hi, LocalQueryRequest.Answer.KEYS, QueryPlan.Answer.ROW_KEYS);
+      context.finishTrace(start, answer.plan());
+      return answer.scanned() != null
+          ? answer.scanned().stream().map(Result::getRow).toList()
+          : context.local.rowKeys(answer.answers());
     }
     GlobalLookups.Answer answer = context.global.range(spec, lo, hi, QueryPlan.Answer.ROW_KEYS);
     context.finishTrace(start, answer.plan());
@@ -78,7 +81,10 @@ public final class RangeQueries {
     List<Result> rows;
     QueryPlan plan = null;
     if (spec.isLocal()) {
-      rows = context.local.rows(context.local.range(spec, lo, hi, LocalQueryRequest.Answer.ROWS));
+      LocalQueries.RangeAnswer answer =
+          context.local.range(spec, lo, hi, LocalQueryRequest.Answer.ROWS, QueryPlan.Answer.ROWS);
+      plan = answer.plan();
+      rows = answer.scanned() != null ? answer.scanned() : context.local.rows(answer.answers());
     } else {
       GlobalLookups.Answer answer = context.global.range(spec, lo, hi, QueryPlan.Answer.ROWS);
       plan = answer.plan();

@@ -147,10 +147,36 @@ final class LocalAnswers {
     byte[] alias = spec.alias().getBytes(StandardCharsets.UTF_8);
     int limit = request.getLimit();
     if (!complete.getAsBoolean()) {
-      return scanRangePage(
-              request.getAnswer(), alias, lo, hi, limit, resume, rowStart, inBounds, out)
-          .setIndexed(false)
+      LocalQueryResponse.Builder page =
+          scanRangePage(
+                  request.getCountOnly() ? LocalQueryRequest.Answer.KEYS : request.getAnswer(),
+                  alias,
+                  lo,
+                  hi,
+                  limit,
+                  resume,
+                  rowStart,
+                  inBounds,
+                  out)
+              .setIndexed(false)
+              .setCacheHit(false);
+      if (request.getCountOnly()) {
+        page.setCounted(page.getHitsCount() + (page.hasResumeAfter() ? 1 : 0))
+            .setOverLimit(page.hasResumeAfter())
+            .clearHits()
+            .clearResumeAfter();
+      }
+      return page.build();
+    }
+    if (request.getCountOnly()) {
+      LookupResponse counted =
+          entries.rangeLookup(
+              alias, lo, hi, limit, 0, null, null, null, IndexLookups.RangeReading.COUNT, false);
+      if (counted.hasRegionEntries()) out.setRegionEntries(counted.getRegionEntries());
+      return out.setIndexed(true)
           .setCacheHit(false)
+          .setCounted(counted.getValueEstimate())
+          .setOverLimit(counted.getOverLimit())
           .build();
     }
     LookupResponse found =
@@ -166,6 +192,7 @@ final class LocalAnswers {
             IndexLookups.RangeReading.ENTRIES,
             false);
     out.setIndexed(true).setCacheHit(false);
+    if (found.hasRegionEntries()) out.setRegionEntries(found.getRegionEntries());
     if (found.hasResumeAfter()) out.setResumeAfter(found.getResumeAfter());
     List<byte[]> rows = answerHits(request.getAnswer(), found, inBounds, out);
     if (!rows.isEmpty()) {
