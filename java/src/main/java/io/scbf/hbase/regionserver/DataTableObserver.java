@@ -69,6 +69,7 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.CoreCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.HasRegionServerServices;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -364,7 +365,7 @@ public class DataTableObserver extends LocalIndexService
   @Override
   public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
     localIndexes.values().forEach(LocalIndex::close);
-    awaitCleanups();
+    awaitCleanups(c);
   }
 
   /**
@@ -375,20 +376,36 @@ public class DataTableObserver extends LocalIndexService
    */
   @Override
   public void postClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
-    if (!abortRequested) awaitCleanups();
+    if (!abortRequested) awaitCleanups(c);
   }
 
-  private void awaitCleanups() {
+  /** A server that stops waits for its cleanups this long at most (see awaitCleanups). */
+  private static final long STOPPING_SERVER_CLEANUP_WAIT_MS = 1000;
+
+  private void awaitCleanups(ObserverContext<RegionCoprocessorEnvironment> c) {
     // The next server of this region must not put an index row that one of these deletes would
     // then remove (see IndexCleanups). Bounded by the index connection's operation timeout, after
-    // which the deletes' calls have ended anyway.
+    // which the deletes' calls have ended anyway. A server that stops closes its index regions as
+    // well, and a delete bound for one of them cannot land before the server has gone: waiting out
+    // the timeout held every graceful stop ~20 s (a rolling restart's). So a stopping server waits
+    // briefly, for deletes bound elsewhere; the fence keeps one that lands late harmless, and one
+    // that never lands leaves a stale index row, as a crash does, which queries re-check away and
+    // verify repairs.
     IndexCleanups cleanups = indexer == null ? null : indexer.cleanups();
-    if (cleanups != null
-        && !cleanups.awaitAll(context.settings().indexOperationTimeoutMs() + 1000L)) {
+    if (cleanups == null) return;
+    boolean serverStops =
+        c.getEnvironment() instanceof HasRegionServerServices h
+            && h.getRegionServerServices().isStopped();
+    long timeoutMs =
+        serverStops
+            ? STOPPING_SERVER_CLEANUP_WAIT_MS
+            : context.settings().indexOperationTimeoutMs() + 1000L;
+    if (!cleanups.awaitAll(timeoutMs)) {
       LOG.warn(
-          "scbf: region {} closes with index deletes of {} rows still in flight",
+          "scbf: region {} closes with index deletes of {} rows still in flight{}",
           encodedName(),
-          cleanups.rowsInFlight());
+          cleanups.rowsInFlight(),
+          serverStops ? " (its server stops: they may leave stale index rows, see verify)" : "");
     }
   }
 
