@@ -69,7 +69,9 @@ start() {
   local main port conf
   case $1 in
     zk)
-      pid[zk]=$(java -cp "$HBASE_CP" org.apache.zookeeper.server.ZooKeeperServerMain "$ZK_PORT" \
+      # No AdminServer: it takes port 8080, which a second cluster's ZooKeeper would need too.
+      pid[zk]=$(java -Dzookeeper.admin.enableServer=false -cp "$HBASE_CP" \
+        org.apache.zookeeper.server.ZooKeeperServerMain "$ZK_PORT" \
         "$WORK/data/zk" >>"$WORK/logs/zk.log" 2>&1 & echo $!)
       return ;;
     master) main=org.apache.hadoop.hbase.master.HMaster; port=$((PORT + 100)) ;;
@@ -83,10 +85,17 @@ start() {
 }
 
 # stop NAME: a graceful stop (SIGTERM: the server closes its regions; the master reassigns them).
+# A stop still running after 15 s leaves the server's threads in $WORK/logs/NAME-stop-*.jstack.
 stop() {
   kill "${pid[$1]}" 2>/dev/null || true
   local waited=0
-  while kill -0 "${pid[$1]}" 2>/dev/null && [ $waited -lt 90 ]; do sleep 1; waited=$((waited + 1)); done
+  while kill -0 "${pid[$1]}" 2>/dev/null && [ $waited -lt 90 ]; do
+    sleep 1
+    waited=$((waited + 1))
+    if [ $waited = 15 ]; then
+      jstack "${pid[$1]}" >"$WORK/logs/$1-stop-$SECONDS.jstack" 2>&1 || true
+    fi
+  done
   kill -9 "${pid[$1]}" 2>/dev/null || true
 }
 
