@@ -228,8 +228,9 @@ final class LocalQueries {
    * The entries {@code lo <= value < hi} of every data region, planned as a {@code BY_ROW} range
    * is: each region is asked a first page of twice its share of the budget (the entries whose
    * reading costs what a scan of the table does, {@code kind}'s costs), further pages only while
-   * the budget lasts, and past it the table is scanned. With the table's size not known yet, the
-   * first pages are of the client's page size, and their answers tell the size.
+   * the budget lasts, and past it the table is scanned. Rows are asked only once the regions' first
+   * counts (of the same share) are under the budget. With the table's size not known yet, the first
+   * pages are of the client's page size, and their answers tell the size.
    */
   RangeAnswer range(IndexSpec spec, byte[] lo, byte[] hi, Answer answer, QueryPlan.Answer kind)
       throws IOException {
@@ -246,27 +247,35 @@ final class LocalQueries {
             scanAbove <= 0
                 ? context.pageRows
                 : (int) Math.min(Integer.MAX_VALUE - 1, 2 * scanAbove / total + 1));
-    List<RangeCursor> cursors = new ArrayList<>(total);
-    for (KeyRange r : regions) cursors.add(new RangeCursor(List.of(r), request));
     AtomicLong read = new AtomicLong();
     List<LocalQueryResponse> out = new ArrayList<>();
     try (Table table = connection.getTable(dataTable)) {
-      List<Callable<List<LocalQueryResponse>>> first = new ArrayList<>(total);
-      for (RangeCursor c : cursors) first.add(() -> c.read(table, read, 1, Long.MAX_VALUE));
-      for (List<LocalQueryResponse> answers : ParallelCalls.all(context.pool, first, what())) {
-        out.addAll(answers);
+      long tableRows = tableRows(spec);
+      boolean countedOver = false;
+      if (answer == Answer.ROWS && scanAbove > 0) {
+        // Counting entries costs a fraction of reading rows: a range whose first counts pass the
+        // budget is scanned before any row is read. The counts are a lower bound (a region over
+        // its share counts its share plus one; a 0.3.0 server answers one page of keys).
+        AtomicLong counted = new AtomicLong();
+        LocalQueryRequest count =
+            request.toBuilder().setAnswer(Answer.KEYS).setCountOnly(true).build();
+        List<LocalQueryResponse> counts =
+            readEach(table, cursors(regions, count), counted, 1, Long.MAX_VALUE);
+        tableRows = noteEntries(spec, counts, total);
+        long budget = context.router.scanAboveRows(kind, true, tableRows);
+        countedOver = budget > 0 && counted.get() > budget;
+        if (countedOver) read.set(counted.get());
       }
-      long tableRows = noteEntries(spec, out, total);
+      List<RangeCursor> cursors = cursors(regions, request);
+      if (!countedOver) {
+        out.addAll(readEach(table, cursors, read, 1, Long.MAX_VALUE));
+        tableRows = noteEntries(spec, out, total);
+      }
       long budget = context.router.scanAboveRows(kind, true, tableRows);
       if (budget <= 0 || read.get() <= budget) {
-        List<Callable<List<LocalQueryResponse>>> rest = new ArrayList<>(total);
-        long limit = budget > 0 ? budget : Long.MAX_VALUE;
-        for (RangeCursor c : cursors) {
-          rest.add(() -> c.read(table, read, Integer.MAX_VALUE, limit));
-        }
-        for (List<LocalQueryResponse> answers : ParallelCalls.all(context.pool, rest, what())) {
-          out.addAll(answers);
-        }
+        out.addAll(
+            readEach(
+                table, cursors, read, Integer.MAX_VALUE, budget > 0 ? budget : Long.MAX_VALUE));
       }
       QueryPlan plan =
           tableRows > 0
@@ -325,6 +334,26 @@ final class LocalQueries {
     long overCounted = (long) over.size() * (Math.min(limit, Integer.MAX_VALUE - 1) + 1);
     long estimate = counted - overCounted + whole * over.size() / sized.size();
     return new RangeSizes.Count(Math.max(counted, estimate), regions.size(), true);
+  }
+
+  /** A cursor over each of {@code regions}. */
+  private static List<RangeCursor> cursors(List<KeyRange> regions, LocalQueryRequest request) {
+    List<RangeCursor> out = new ArrayList<>(regions.size());
+    for (KeyRange r : regions) out.add(new RangeCursor(List.of(r), request));
+    return out;
+  }
+
+  /** {@link RangeCursor#read} of every cursor, in parallel. */
+  private List<LocalQueryResponse> readEach(
+      Table table, List<RangeCursor> cursors, AtomicLong read, int pages, long budget)
+      throws IOException {
+    List<Callable<List<LocalQueryResponse>>> calls = new ArrayList<>(cursors.size());
+    for (RangeCursor c : cursors) calls.add(() -> c.read(table, read, pages, budget));
+    List<LocalQueryResponse> out = new ArrayList<>();
+    for (List<LocalQueryResponse> answers : ParallelCalls.all(context.pool, calls, what())) {
+      out.addAll(answers);
+    }
+    return out;
   }
 
   /** The table's rows as the index's regions last told them (0: not known yet). */
@@ -415,7 +444,7 @@ final class LocalQueries {
         LocalQueryResponse r = next(table);
         if (r == null) break;
         out.add(r);
-        read.addAndGet(r.getHitsCount() + r.getRowsCount());
+        read.addAndGet(r.hasCounted() ? r.getCounted() : r.getHitsCount() + r.getRowsCount());
       }
       return out;
     }

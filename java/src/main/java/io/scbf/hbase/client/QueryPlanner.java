@@ -141,7 +141,17 @@ final class QueryPlanner {
       return unestimated(index, answer, asked, regions, Settings.PLANNER + " = index");
     }
     return costed(
-        index, answer, local, rows, rows, tableRows, asked, 0, regions, " (" + source + ")");
+        index,
+        answer,
+        local,
+        rows,
+        rows,
+        tableRows,
+        asked,
+        // A scan asks every data region; of a global index's regions, none.
+        local ? regions : 0,
+        regions,
+        " (" + source + ")");
   }
 
   /**
