@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
@@ -30,6 +31,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -226,8 +228,108 @@ public final class PlannerBenchmark {
           Settings.DEFAULT_PLANNER_LOCAL_ROW_US,
           Settings.PLANNER_SCAN_ROW_US,
           Settings.DEFAULT_PLANNER_SCAN_ROW_US);
+      ranges(connection, planned, index, scan, counts);
     }
     say("wrote %s (plot: python3 scripts/plot_planner.py %s docs/img)", csv, csv);
+  }
+
+  /** The range widths measured, as shares of the table's rows. */
+  static final double[] RANGE_SHARES = {0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0};
+
+  /**
+   * Ranges on both indexes ({@code BY_ROW} global, local), from the first value in byte order to
+   * the value where the share of the rows is reached: each with the index plan forced, the scan
+   * plan forced, as planned, and the sequential scan an application would write (the baseline). The
+   * planner's per-row costs were set on point queries (above, 2026-11-24): these ranges are held
+   * out from that tuning.
+   */
+  static void ranges(
+      Connection connection,
+      IndexedTable planned,
+      IndexedTable index,
+      IndexedTable scan,
+      Map<String, Integer> counts)
+      throws Exception {
+    TreeMap<String, Integer> byValue = new TreeMap<>(counts);
+    int rows = counts.values().stream().mapToInt(Integer::intValue).sum();
+    Path csv = Path.of("target/bench-planner-ranges.csv");
+    try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(csv))) {
+      out.println("mode,share,rows,index_ms,scan_ms,planned_ms,plan,baseline_ms");
+      say(
+          "%n%-6s %7s %7s %10s %10s %10s %-13s %12s %11s %9s",
+          "mode",
+          "range",
+          "rows",
+          "index ms",
+          "scan ms",
+          "planned ms",
+          "plan",
+          "baseline ms",
+          "plan/best",
+          "plan/base");
+      for (byte[] column : List.of(CITY, ZIP)) {
+        String mode = column == CITY ? "global" : "local";
+        for (double share : RANGE_SHARES) {
+          byte[] lo = Bytes.toBytes(byValue.firstKey());
+          byte[] hi = null;
+          int expected = 0;
+          for (Map.Entry<String, Integer> e : byValue.entrySet()) {
+            if (share < 1.0 && expected >= share * rows) {
+              hi = Bytes.toBytes(e.getKey());
+              break;
+            }
+            expected += e.getValue();
+          }
+          byte[] upper = hi;
+          int want = expected;
+          double indexMs = median(() -> check(index.range(D, column, lo, upper).size(), want));
+          double scanMs = median(() -> check(scan.range(D, column, lo, upper).size(), want));
+          double plannedMs = median(() -> check(planned.range(D, column, lo, upper).size(), want));
+          QueryPlan.Kind plan = planned.lastTrace().plan().kind();
+          double baseMs = median(() -> check(rangeBaseline(connection, column, lo, upper), want));
+          say(
+              "%-6s %6.1f%% %7d %10.1f %10.1f %10.1f %-13s %12.1f %10.2fx %8.2fx",
+              mode,
+              share * 100,
+              expected,
+              indexMs,
+              scanMs,
+              plannedMs,
+              plan,
+              baseMs,
+              plannedMs / Math.min(indexMs, scanMs),
+              plannedMs / baseMs);
+          out.printf(
+              "%s,%s,%d,%.2f,%.2f,%.2f,%s,%.2f%n",
+              mode, share, expected, indexMs, scanMs, plannedMs, plan, baseMs);
+        }
+        say(
+            "  explain of the widest range: %s",
+            planned.explainRange(column == CITY ? "city" : "zip", Bytes.toBytes(""), null));
+      }
+    }
+    say("wrote %s", csv);
+  }
+
+  /** {@link #baseline} of the range [lo, hi) (hi null: unbounded). */
+  static long rangeBaseline(Connection connection, byte[] column, byte[] lo, byte[] hi)
+      throws Exception {
+    FilterList bounds = new FilterList(FilterList.Operator.MUST_PASS_ALL);
+    SingleColumnValueFilter from =
+        new SingleColumnValueFilter(D, column, CompareOperator.GREATER_OR_EQUAL, lo);
+    from.setFilterIfMissing(true);
+    bounds.addFilter(from);
+    if (hi != null) {
+      SingleColumnValueFilter to = new SingleColumnValueFilter(D, column, CompareOperator.LESS, hi);
+      to.setFilterIfMissing(true);
+      bounds.addFilter(to);
+    }
+    long n = 0;
+    try (Table t = connection.getTable(TABLE);
+        ResultScanner scanner = t.getScanner(new Scan().setCaching(1000).setFilter(bounds))) {
+      for (Result r : scanner) n++;
+    }
+    return n;
   }
 
   private interface Run {
