@@ -118,8 +118,13 @@ class IndexQueryClusterTest {
 
   /** The rows a plain scan of the data table finds matching, sorted by row key. */
   List<String> scanned(Predicate<Result> matches) throws Exception {
+    return scanned(TABLE, matches);
+  }
+
+  /** The rows a plain scan of {@code name} finds matching, sorted by row key. */
+  List<String> scanned(TableName name, Predicate<Result> matches) throws Exception {
     List<String> rows = new ArrayList<>();
-    try (Table t = connection.getTable(TABLE);
+    try (Table t = connection.getTable(name);
         ResultScanner s = t.getScanner(new Scan().addFamily(D))) {
       for (Result r : s) if (matches.test(r)) rows.add(Bytes.toString(r.getRow()));
     }
@@ -391,14 +396,14 @@ class IndexQueryClusterTest {
         IndexQuery q = IndexQuery.onIndex("local_name");
         if (r[0] != null) q = q.withLower(Bytes.toBytes(r[0]), true);
         if (r[1] != null) q = q.withUpper(Bytes.toBytes(r[1]), false);
-        List<String> expected = new ArrayList<>();
-        try (ResultScanner all = t.getScanner(new Scan().addFamily(D))) {
-          for (Result x : all) {
-            String v = Bytes.toString(x.getValue(D, NAME));
-            if ((r[0] == null || v.compareTo(r[0]) >= 0) && (r[1] == null || v.compareTo(r[1]) < 0))
-              expected.add(Bytes.toString(x.getRow()));
-          }
-        }
+        List<String> expected =
+            scanned(
+                name,
+                x -> {
+                  String v = Bytes.toString(x.getValue(D, NAME));
+                  return (r[0] == null || v.compareTo(r[0]) >= 0)
+                      && (r[1] == null || v.compareTo(r[1]) < 0);
+                });
         String what = "[" + r[0] + ", " + r[1] + "): " + expected.size() + " rows";
         assertEquals(expected, sorted(rows(local.get(q))), what);
         QueryPlan ran = local.lastTrace().plan();

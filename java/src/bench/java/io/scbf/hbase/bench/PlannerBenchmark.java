@@ -31,6 +31,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -324,9 +325,14 @@ public final class PlannerBenchmark {
       to.setFilterIfMissing(true);
       bounds.addFilter(to);
     }
+    return countScanned(connection, bounds);
+  }
+
+  /** The rows a sequential scan of the table with {@code filter} returns. */
+  static long countScanned(Connection connection, Filter filter) throws Exception {
     long n = 0;
     try (Table t = connection.getTable(TABLE);
-        ResultScanner scanner = t.getScanner(new Scan().setCaching(1000).setFilter(bounds))) {
+        ResultScanner scanner = t.getScanner(new Scan().setCaching(1000).setFilter(filter))) {
       for (Result r : scanner) n++;
     }
     return n;
@@ -365,11 +371,6 @@ public final class PlannerBenchmark {
     SingleColumnValueFilter f =
         new SingleColumnValueFilter(D, column, CompareOperator.EQUAL, value);
     f.setFilterIfMissing(true);
-    long n = 0;
-    try (Table t = connection.getTable(TABLE);
-        ResultScanner scanner = t.getScanner(new Scan().setCaching(1000).setFilter(f))) {
-      for (Result r : scanner) n++;
-    }
-    return n;
+    return countScanned(connection, f);
   }
 }

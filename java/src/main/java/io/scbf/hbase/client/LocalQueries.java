@@ -349,11 +349,7 @@ final class LocalQueries {
       throws IOException {
     List<Callable<List<LocalQueryResponse>>> calls = new ArrayList<>(cursors.size());
     for (RangeCursor c : cursors) calls.add(() -> c.read(table, read, pages, budget));
-    List<LocalQueryResponse> out = new ArrayList<>();
-    for (List<LocalQueryResponse> answers : ParallelCalls.all(context.pool, calls, what())) {
-      out.addAll(answers);
-    }
-    return out;
+    return askAll(calls);
   }
 
   /** The table's rows as the index's regions last told them (0: not known yet). */
@@ -376,10 +372,6 @@ final class LocalQueries {
     long rows = sum * Math.max(regions, byRegion.size()) / byRegion.size();
     tableEntries.put(spec.alias(), rows);
     return rows;
-  }
-
-  private String what() {
-    return "local index range of " + dataTable;
   }
 
   private static LocalQueryRequest rangeRequest(
