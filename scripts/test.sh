@@ -88,20 +88,29 @@ rm -rf "${corpora[@]}"
 echo "fuzz: no crash"
 
 [ "${SKIP_JAVA:-0}" = 1 ] && exit 0
+# A failed Maven stage: its failures, its log's end and, when a test JVM died, what the JVM left
+# (the fatal error report and the fork's stray output name the crashing frame and thread).
+maven_failed() {
+  grep -E 'Tests run:|FAIL|ERROR' "$1" | tail -n 80
+  tail -n 80 "$1"
+  for f in target/hs_err_pid*.log target/surefire-reports/*.dumpstream; do
+    [ -f "$f" ] || continue
+    echo "---- $f (first 120 lines)"
+    head -n 120 "$f"
+  done
+  exit 1
+}
+
 section "Java suite (JNI API, loader, HBase mini cluster)"
 mkdir -p target
 if ! mvn -B verify >target/mvn-verify.log 2>&1; then
-  grep -E 'Tests run:|FAIL|ERROR' target/mvn-verify.log | tail -n 80
-  tail -n 80 target/mvn-verify.log
-  exit 1
+  maven_failed target/mvn-verify.log
 fi
 grep -E 'Tests run:|BUILD|Total time' target/mvn-verify.log
 
 section "Apache Phoenix 5.2.1 and scbf on one cluster (PhoenixCoexistenceTest)"
 if ! mvn -B -Pphoenix test >target/mvn-phoenix.log 2>&1; then
-  grep -E 'Tests run:|FAIL|ERROR' target/mvn-phoenix.log | tail -n 80
-  tail -n 80 target/mvn-phoenix.log
-  exit 1
+  maven_failed target/mvn-phoenix.log
 fi
 grep -E 'Tests run:|BUILD|Total time' target/mvn-phoenix.log
 
@@ -110,9 +119,7 @@ hbase25_tests='IndexClusterTest,LocalIndexClusterTest,OrderedIndexClusterTest,In
 hbase25_tests+=',EventualIndexClusterTest#aWriteReachesAnotherClientWithinASecondOnHBasesDefaults'
 if ! mvn -B -Dhbase.profile=2.5 -Dscbf.jmx.skip=true -Dspotless.check.skip=true test \
   -Dtest="$hbase25_tests" -Dsurefire.failIfNoSpecifiedTests=false >target/mvn-hbase25.log 2>&1; then
-  grep -E 'Tests run:|FAIL|ERROR' target/mvn-hbase25.log | tail -n 80
-  tail -n 80 target/mvn-hbase25.log
-  exit 1
+  maven_failed target/mvn-hbase25.log
 fi
 grep -E 'Tests run:|BUILD|Total time' target/mvn-hbase25.log
 
