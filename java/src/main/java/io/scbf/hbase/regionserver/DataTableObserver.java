@@ -250,7 +250,8 @@ public class DataTableObserver extends LocalIndexService
               services::connection,
               services.indexWriters(),
               services.indexCallsInFlight(),
-              context.metrics()::indexWaited);
+              context.metrics()::indexWaited,
+              this::serverStops);
       IndexCleanups cleanups = new IndexCleanups(services.indexCleanup());
       watchedRows = new WatchedRows(context.settings().watchedRowsMax());
       this.services = services;
@@ -365,7 +366,7 @@ public class DataTableObserver extends LocalIndexService
   @Override
   public void preClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
     localIndexes.values().forEach(LocalIndex::close);
-    awaitCleanups(c);
+    awaitCleanups();
   }
 
   /**
@@ -376,13 +377,17 @@ public class DataTableObserver extends LocalIndexService
    */
   @Override
   public void postClose(ObserverContext<RegionCoprocessorEnvironment> c, boolean abortRequested) {
-    if (!abortRequested) awaitCleanups(c);
+    if (!abortRequested) awaitCleanups();
   }
 
   /** A server that stops waits for its cleanups this long at most (see awaitCleanups). */
   private static final long STOPPING_SERVER_CLEANUP_WAIT_MS = 1000;
 
-  private void awaitCleanups(ObserverContext<RegionCoprocessorEnvironment> c) {
+  private boolean serverStops() {
+    return env instanceof HasRegionServerServices h && h.getRegionServerServices().isStopped();
+  }
+
+  private void awaitCleanups() {
     // The next server of this region must not put an index row that one of these deletes would
     // then remove (see IndexCleanups). Bounded by the index connection's operation timeout, after
     // which the deletes' calls have ended anyway. A server that stops closes its index regions as
@@ -393,9 +398,7 @@ public class DataTableObserver extends LocalIndexService
     // verify repairs.
     IndexCleanups cleanups = indexer == null ? null : indexer.cleanups();
     if (cleanups == null) return;
-    boolean serverStops =
-        c.getEnvironment() instanceof HasRegionServerServices h
-            && h.getRegionServerServices().isStopped();
+    boolean serverStops = serverStops();
     long timeoutMs =
         serverStops
             ? STOPPING_SERVER_CLEANUP_WAIT_MS

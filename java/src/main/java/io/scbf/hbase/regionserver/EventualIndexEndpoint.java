@@ -132,7 +132,8 @@ public class EventualIndexEndpoint extends BaseReplicationEndpoint {
               services::connection,
               services.indexWriters(),
               services.indexCallsInFlight(),
-              (t, us) -> {});
+              (t, us) -> {},
+              server::isStopped);
       chunks =
           Executors.newFixedThreadPool(
               CHUNK_THREADS,

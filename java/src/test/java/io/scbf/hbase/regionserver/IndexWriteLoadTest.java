@@ -10,8 +10,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexSpec;
+import io.scbf.hbase.IndexWriteException;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.regionserver.write.IndexWriter;
+import io.scbf.hbase.regionserver.write.IndexWriter.Phase;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.Settings;
 import io.scbf.hbase.testing.MiniCluster;
 import io.scbf.hbase.testing.Oracle;
@@ -30,6 +34,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
@@ -586,6 +591,53 @@ class IndexWriteLoadTest {
       assertEquals(List.of("w01"), Oracle.strings(strict.findRowKeys(D, V, value(1))));
       assertTrue(
           strict.findRowKeys(D, V, value(2)).isEmpty(), "no index row for the refused write");
+    }
+  }
+
+  /**
+   * A server that stops closes its index regions too; an index write bound for one of them must
+   * fail after its first attempt instead of re-locating a region that has no server meanwhile (that
+   * held a data region's close, and the server's stop, until Hadoop's 30 s hook timeout).
+   */
+  @Test
+  @Order(4)
+  void anIndexWriteOfAStoppingServerFailsAfterItsFirstAttempt() throws Exception {
+    TableName table = TableName.valueOf("stopping");
+    createIndexedTable(table);
+    TableName index = IndexCatalog.indexTableName(table, "v");
+    Put put =
+        new Put(IndexKeyCodec.rowKey(0, Bytes.toBytes("v"), value(1), Bytes.toBytes("w01")))
+            .addColumn(IndexCatalog.INDEX_FAMILY, new byte[0], value(1));
+    Configuration conf = new Configuration(util.getConfiguration());
+    conf.setInt(Settings.INDEX_OPERATION_TIMEOUT_MS, 20_000);
+    AtomicBoolean stopping = new AtomicBoolean();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try (Connection writes =
+            ConnectionFactory.createConnection(conf, MiniCluster.serverUser(conf));
+        Admin admin = connection.getAdmin()) {
+      IndexWriter writer =
+          new IndexWriter(
+              Settings.from(conf), () -> writes, pool, null, (t, us) -> {}, stopping::get);
+      writer.write(table.getNameAsString(), Map.of(index, List.of(put)), Phase.BEFORE_DATA);
+      RegionInfo region =
+          writes.getRegionLocator(index).getRegionLocation(put.getRow()).getRegion();
+      admin.unassign(region.getRegionName());
+      stopping.set(true);
+
+      long start = System.nanoTime();
+      IndexWriteException e =
+          assertThrows(
+              IndexWriteException.class,
+              () ->
+                  writer.write(
+                      table.getNameAsString(), Map.of(index, List.of(put)), Phase.BEFORE_DATA));
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertTrue(e.getMessage().contains("this region server is stopping"), e.getMessage());
+      assertTrue(e.getMessage().contains("after 1 attempt(s)"), e.getMessage());
+      assertTrue(ms < 10_000, "failed after " + ms + " ms");
+      admin.assign(region.getRegionName());
+    } finally {
+      pool.shutdownNow();
     }
   }
 

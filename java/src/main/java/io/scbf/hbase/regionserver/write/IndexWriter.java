@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HConstants;
@@ -52,7 +53,10 @@ import org.apache.yetus.audience.InterfaceAudience;
  * until {@code scbf.index.write.retries} attempts or {@code scbf.index.operation.timeout.ms} are
  * used up: index rows are idempotent (a put of an index row writes the same bytes; a delete of an
  * absent row changes nothing), so resending a region whose rows were partly applied is safe. Then
- * the write fails with a clear {@link IndexWriteException}.
+ * the write fails with a clear {@link IndexWriteException}. A write of a server that stops fails
+ * after its first attempt instead: the regions it would wait for are often the ones its own stop
+ * closed, and re-locating them held a data region's close until Hadoop's shutdown hook gave up (30
+ * s); the client retries the data write on the region's next server.
  */
 @InterfaceAudience.Private
 public final class IndexWriter {
@@ -108,6 +112,7 @@ public final class IndexWriter {
   private final ExecutorService writers;
   private final CallGroups<ServerName, List<RegionRows>, Failed> groups; // null: each call alone
   private final WaitListener waits;
+  private final BooleanSupplier serverStopping;
 
   /**
    * The Admin of the current connection, kept: it only makes the per-server channels (HBase's
@@ -125,18 +130,22 @@ public final class IndexWriter {
    * @param waits told after each successful {@link Phase#BEFORE_DATA} write, per index table, the
    *     time from the write's start until the last call carrying that index's rows returned
    *     (retries included): what the data write waited for that index
+   * @param serverStopping whether this writer's region server is stopping (then a failed attempt is
+   *     not retried)
    */
   public IndexWriter(
       Settings settings,
       ConnectionSource connections,
       ExecutorService writers,
       SharedCalls shared,
-      WaitListener waits) {
+      WaitListener waits,
+      BooleanSupplier serverStopping) {
     this.settings = settings;
     this.connections = connections;
     this.writers = writers;
     this.groups = shared != null && settings.indexWriteGrouping() ? shared.groups : null;
     this.waits = waits;
+    this.serverStopping = serverStopping;
   }
 
   /** The rows of one index region, as located. */
@@ -193,13 +202,22 @@ public final class IndexWriter {
         }
         return;
       }
-      if (failed.fatal || attempt >= attempts || EnvironmentEdgeManager.currentTime() >= deadline) {
+      boolean stopping = serverStopping.getAsBoolean();
+      if (failed.fatal
+          || stopping
+          || attempt >= attempts
+          || EnvironmentEdgeManager.currentTime() >= deadline) {
         throw failure(
             dataTable,
             tables,
             failed.regions.stream().mapToInt(r -> r.mutations().size()).sum(),
             phase,
-            failed.reason + " (after " + attempt + " attempt(s))",
+            failed.reason
+                + " (after "
+                + attempt
+                + " attempt(s)"
+                + (stopping ? "; not retried: this region server is stopping" : "")
+                + ")",
             null);
       }
       try {
