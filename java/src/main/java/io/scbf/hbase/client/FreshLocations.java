@@ -15,8 +15,9 @@ import org.apache.hadoop.hbase.client.RegionLocator;
  * region of a start key, and HBase's client then follows the old region's "moved to" records from
  * server to server without reading meta, until the servers forget them two minutes later: each call
  * through the cache retries that long and may fail (differential seed 1031: an awaitIndexed probe
- * stalled 109-129 s, a rebuild's scan gave up after 60 s). Operations that go over every region
- * (index builds, awaitIndexed) start here; one meta read, plus one per stale key.
+ * stalled 109-129 s, a rebuild's scan gave up after 60 s; seed 1064: a repair's scan, 68 s).
+ * Operations that go over every region (index builds, awaitIndexed, verify and repair) start here;
+ * one meta read, plus one per stale key.
  */
 final class FreshLocations {
   private FreshLocations() {}

@@ -81,6 +81,10 @@ public final class IndexVerifier {
             (repair ? "repair " : "verify ") + spec.alias() + " of " + dataTable,
             new long[parts],
             listener);
+    // Both scans and the repairs go through the caller's cached locations, which a truncate or a
+    // drop and re-create since leave pointing at old regions (differential seed 1064).
+    FreshLocations.of(connection, dataTable);
+    FreshLocations.of(connection, indexTable);
     try (Table dataRows = connection.getTable(dataTable);
         Table indexRowsTable = connection.getTable(indexTable)) {
       if (data != null) {
