@@ -283,6 +283,31 @@ class StreamClusterTest {
               .setMaxBytes(-5)
               .setResumeAfter(ByteString.copyFrom(junk))
               .build());
+      // A count (the planner's) of any range or resume point answers a count; on what is not a
+      // paged range, a clear error; never rows.
+      var count = local.clone().setCountOnly(true);
+      assertDoNotRetry(
+          () -> region.query(null, count.clone().setLo(big).setLimit(-1).build()), "< 0");
+      assertDoNotRetry(
+          () -> region.query(null, count.clone().setValue(big).setLimit(2).build()),
+          "count_only counts a paged range");
+      assertDoNotRetry(
+          () -> region.query(null, count.clone().setLo(big).setLimit(0).build()),
+          "count_only counts a paged range");
+      for (LocalQueryRequest odd :
+          List.of(
+              count.clone().setLo(big).setHi(ByteString.copyFrom(junk)).setLimit(1).build(),
+              count.clone().setLimit(Integer.MAX_VALUE).build(),
+              count
+                  .clone()
+                  .setLo(ByteString.copyFrom(junk))
+                  .setLimit(3)
+                  .setResumeAfter(ByteString.copyFrom(junk))
+                  .build())) {
+        LocalQueryResponse counted = region.query(null, odd);
+        assertEquals(0, counted.getRowsCount(), "a count returns no rows: " + odd);
+        assertTrue(counted.getCounted() >= 0, "a count is never negative: " + odd);
+      }
       // lookupMany: an unknown region is left unanswered; a data region is refused.
       var many = ServerLookupRequest.newBuilder().setLookup(lookup.clone().build());
       var unknown =

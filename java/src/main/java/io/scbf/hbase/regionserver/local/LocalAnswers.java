@@ -72,6 +72,11 @@ final class LocalAnswers {
     boolean point = request.hasValue();
     int limit = request.getLimit();
     if (limit < 0) throw new DoNotRetryIOException("query limit " + limit + " < 0");
+    if (request.getCountOnly() && (point || limit == 0)) {
+      throw new DoNotRetryIOException(
+          "count_only counts a paged range (lo/hi and a limit > 0), not a "
+              + (point ? "value" : "range without a limit"));
+    }
     byte[] value = point ? request.getValue().toByteArray() : null;
     byte[] lo = request.hasLo() ? request.getLo().toByteArray() : null;
     byte[] hi = request.hasHi() ? request.getHi().toByteArray() : null;
