@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.regionserver.IndexProbe;
+import io.scbf.hbase.regionserver.region.RowBatchReader;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.testing.MiniCluster;
@@ -14,13 +15,18 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.hbase.ByteBufferExtendedCell;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -40,6 +46,8 @@ import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.ByteBuffAllocator;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -73,7 +81,16 @@ class LocalIndexClusterTest {
 
   @BeforeAll
   void startCluster() throws Exception {
-    util = MiniCluster.start(2);
+    // No block cache and every block read into HBase's pooled off-heap buffers, as with a
+    // BucketCache in production: a cell kept past its scanner reads a buffer handed on to another
+    // read (or past its end) and shows here.
+    util =
+        MiniCluster.start(
+            2,
+            conf -> {
+              conf.setFloat(HConstants.HFILE_BLOCK_CACHE_SIZE_KEY, 0f);
+              conf.setInt(ByteBuffAllocator.MIN_ALLOCATE_SIZE_KEY, 0);
+            });
     connection = util.getConnection();
     try (Admin admin = connection.getAdmin()) {
       admin.createTable(
@@ -456,5 +473,52 @@ class LocalIndexClusterTest {
         throw new AssertionError("still unsure: " + people.lastTrace());
       Thread.sleep(250);
     }
+  }
+
+  /**
+   * The indexer reads the replaced values of a write's rows, and local answers their rows, through
+   * RowBatchReader, then uses the cells after its scanner closed. Read from off-heap blocks (this
+   * class's cluster), those cells pointed into buffers the close handed back to the pool.
+   */
+  @Test
+  @Order(8)
+  void cellsReadForIndexingOutliveTheirScanner() throws Exception {
+    try (Admin admin = connection.getAdmin()) {
+      admin.flush(TABLE); // the rows in HFile blocks, not the memstore
+    }
+    HRegion region = util.getMiniHBaseCluster().getRegions(TABLE).get(0);
+    List<byte[]> rows = new ArrayList<>();
+    Map<String, String> expected = new TreeMap<>();
+    try (Table t = connection.getTable(TABLE);
+        ResultScanner s =
+            t.getScanner(
+                new Scan()
+                    .withStartRow(region.getRegionInfo().getStartKey())
+                    .withStopRow(region.getRegionInfo().getEndKey())
+                    .addFamily(D))) {
+      for (Result r : s) {
+        rows.add(r.getRow());
+        expected.put(Bytes.toString(r.getRow()), Bytes.toString(r.getValue(D, CITY)));
+      }
+    }
+    assertFalse(rows.isEmpty());
+    Map<byte[], List<Cell>> read = RowBatchReader.read(region, rows, new Scan().addFamily(D));
+    for (List<Cell> cells : read.values()) {
+      for (Cell c : cells) {
+        assertFalse(
+            c instanceof ByteBufferExtendedCell b && b.getValueByteBuffer().isDirect(),
+            "a cell in an off-heap block its scanner released: " + c);
+      }
+    }
+    // Other reads take the released buffers meanwhile.
+    try (Table t = connection.getTable(TABLE);
+        ResultScanner s = t.getScanner(new Scan())) {
+      s.forEach(r -> {});
+    }
+    Map<String, String> seen = new TreeMap<>();
+    read.forEach(
+        (row, cells) ->
+            seen.put(Bytes.toString(row), Bytes.toString(Result.create(cells).getValue(D, CITY))));
+    assertEquals(expected, seen);
   }
 }

@@ -270,7 +270,10 @@ final class LocalAnswers {
         if (v != null && IndexKeyCodec.inRange(v, lo, hi)) {
           byte[] key = IndexKeyCodec.rowKey(0, alias, v, row);
           if (resume == null || Bytes.compareTo(key, resume) > 0) {
-            page.add(new Match(key, row, new ArrayList<>(cells)));
+            // Answered after the scanner closes: copies (see RowBatchReader), not the block's.
+            List<Cell> kept = new ArrayList<>(cells.size());
+            for (Cell c : cells) kept.add(CellUtil.cloneIfNecessary(c));
+            page.add(new Match(key, row, kept));
             if (page.size() > (long) limit + 1) page.poll(); // any limit a client sends
           }
         }

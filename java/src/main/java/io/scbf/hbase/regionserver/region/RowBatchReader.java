@@ -22,6 +22,11 @@ import org.apache.yetus.audience.InterfaceAudience;
  * most of a Get's cost in building its region and store scanners, once per row (read-before-write
  * in the data region, existence check in the index region). What is read is the same as with Gets
  * (the same columns and versions, at the region's current read point).
+ *
+ * <p>The cells returned are copies where the scanner's were not on the heap: a data block read into
+ * a pooled off-heap buffer (a BucketCache, or no block cache) goes back to the pool when the
+ * scanner closes, and a cell still pointing into it then reads another block's bytes, or memory
+ * past the buffer (as {@code HRegion#get} does since HBASE-26036).
  */
 @InterfaceAudience.Private
 public final class RowBatchReader {
@@ -53,8 +58,9 @@ public final class RowBatchReader {
       do {
         more = scanner.next(cells); // cells of one row per call
         if (!cells.isEmpty()) {
-          out.computeIfAbsent(CellUtil.cloneRow(cells.get(0)), r -> new ArrayList<>())
-              .addAll(cells);
+          List<Cell> row =
+              out.computeIfAbsent(CellUtil.cloneRow(cells.get(0)), r -> new ArrayList<>());
+          for (Cell c : cells) row.add(CellUtil.cloneIfNecessary(c));
           cells.clear();
         }
       } while (more);
