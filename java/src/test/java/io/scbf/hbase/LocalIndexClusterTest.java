@@ -26,7 +26,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.hbase.ByteBufferExtendedCell;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -46,7 +45,6 @@ import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.AfterAll;
@@ -81,16 +79,7 @@ class LocalIndexClusterTest {
 
   @BeforeAll
   void startCluster() throws Exception {
-    // No block cache and every block read into HBase's pooled off-heap buffers, as with a
-    // BucketCache in production: a cell kept past its scanner reads a buffer handed on to another
-    // read (or past its end) and shows here.
-    util =
-        MiniCluster.start(
-            2,
-            conf -> {
-              conf.setFloat(HConstants.HFILE_BLOCK_CACHE_SIZE_KEY, 0f);
-              conf.setInt(ByteBuffAllocator.MIN_ALLOCATE_SIZE_KEY, 0);
-            });
+    util = MiniCluster.start(2, MiniCluster::readBlocksOffHeap);
     connection = util.getConnection();
     try (Admin admin = connection.getAdmin()) {
       admin.createTable(

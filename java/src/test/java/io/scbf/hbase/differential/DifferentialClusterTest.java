@@ -62,7 +62,7 @@ class DifferentialClusterTest {
 
   @BeforeAll
   void startCluster() throws Exception {
-    util = MiniCluster.start(2);
+    util = MiniCluster.start(2, MiniCluster::readBlocksOffHeap);
     Configuration conf = new Configuration(util.getConfiguration());
     conf.setInt(Settings.CLIENT_PAGE_ROWS, 2); // streams and limits cross pages
     reader = ConnectionFactory.createConnection(conf);

@@ -9,10 +9,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.StartMiniClusterOption;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
+import org.apache.hadoop.hbase.io.ByteBuffAllocator;
 import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.security.access.AccessController;
 import org.apache.hadoop.hbase.util.JVMClusterUtil.MasterThread;
@@ -90,6 +92,16 @@ public final class MiniCluster {
   public static User serverUser(Configuration conf) throws IOException {
     return User.createUserForTesting(
         conf, User.getCurrent().getShortName() + ".hbase", new String[] {"supergroup"});
+  }
+
+  /**
+   * For {@link #start(int, Consumer)}: no block cache, and every block read into HBase's pooled
+   * off-heap buffers, as with a BucketCache in production. A cell kept past its scanner then reads
+   * a buffer handed on to another read (or past its end: the JVM crashes) instead of passing.
+   */
+  public static void readBlocksOffHeap(Configuration conf) {
+    conf.setFloat(HConstants.HFILE_BLOCK_CACHE_SIZE_KEY, 0f);
+    conf.setInt(ByteBuffAllocator.MIN_ALLOCATE_SIZE_KEY, 0);
   }
 
   /** Starts one more region server as {@link #serverUser}. */
