@@ -51,6 +51,11 @@ sealed interface Query {
     return false;
   }
 
+  /** The limit of an answer in value order (its first rows), 0 if none. */
+  default int orderedLimit() {
+    return 0;
+  }
+
   /** An answer of at most {@code limit()} rows of the expected, sorted by row key. */
   default int subsetLimit() {
     return 0;
@@ -294,6 +299,11 @@ sealed interface Query {
       return kind == RangeKind.RANGE_LIMIT
           || kind == RangeKind.RANGE_ENTRIES
           || kind == RangeKind.STREAM_RANGE;
+    }
+
+    @Override
+    public int orderedLimit() {
+      return kind == RangeKind.RANGE_LIMIT || kind == RangeKind.RANGE_ENTRIES ? limit : 0;
     }
 
     @Override
