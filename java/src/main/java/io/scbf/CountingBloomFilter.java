@@ -153,8 +153,13 @@ public abstract sealed class CountingBloomFilter implements AutoCloseable
 
   // ---- whole filter ----
 
-  /** Resets every counter (a scalable filter goes back to one empty sub-filter). */
+  /**
+   * Resets every counter (a scalable filter goes back to one empty sub-filter).
+   *
+   * @throws IllegalStateException from inside this filter's own compaction (its key iterator)
+   */
   public final void clear() {
+    handle.refuseInOwnCallback("be cleared");
     long p = handle.acquire();
     try {
       NativeBridge.clear(kind, p);
@@ -196,6 +201,7 @@ public abstract sealed class CountingBloomFilter implements AutoCloseable
     if (other == this) {
       throw new IllegalArgumentException("cannot merge a filter into itself");
     }
+    handle.refuseInOwnCallback("be merged into");
     long dst = handle.acquire();
     try {
       long src = other.handle.acquire();

@@ -156,13 +156,25 @@ final class NativeHandle {
    *     (it would wait for itself forever)
    */
   void close() {
+    refuseInOwnCallback("be closed");
+    shared.closeAndFree();
+    cleanable.clean(); // unregisters; the action then finds the handle closed and stays quiet
+  }
+
+  /**
+   * Throws if the current thread runs a callback of this object's own native call, which holds the
+   * lock that {@code operation} would wait for (forever, on itself).
+   *
+   * @throws IllegalStateException then
+   */
+  void refuseInOwnCallback(String operation) {
     if (shared.callbackThread == Thread.currentThread()) {
       throw new IllegalStateException(
           shared.kind
-              + " cannot be closed from inside its own callback (e.g. compact's key iterator)");
+              + " cannot "
+              + operation
+              + " from inside its own callback (e.g. compact's key iterator)");
     }
-    shared.closeAndFree();
-    cleanable.clean(); // unregisters; the action then finds the handle closed and stays quiet
   }
 
   /** Marks the current thread as running a Java callback of an in-flight call (or clears it). */

@@ -58,6 +58,7 @@ public final class ScalableSplitCountingBloomFilter extends CountingBloomFilter 
    *
    * @throws IllegalArgumentException if the configurations or sub-filter shapes differ, or other is
    *     this
+   * @throws IllegalStateException from inside this filter's own compaction (its key iterator)
    */
   public void merge(ScalableSplitCountingBloomFilter other) {
     mergeFrom(other);
@@ -107,8 +108,9 @@ public final class ScalableSplitCountingBloomFilter extends CountingBloomFilter 
    * using the filter meanwhile, and close() waits for the compaction to finish.
    *
    * <p>If the iterator throws (or returns null), the compaction is abandoned, the filter is left
-   * unchanged, and the iterator's exception propagates. The iterator must not call compact() or
-   * close() on this filter.
+   * unchanged, and the iterator's exception propagates. From the iterator, compact(), close(),
+   * clear() and a merge into this filter throw {@link IllegalStateException} (each would wait for
+   * this compaction); adds, removes and queries go through.
    *
    * @param expectedKeys how many keys the iterator yields (sizes the new filter), &gt;= 0
    * @param keys every key the filter should hold, once per occurrence

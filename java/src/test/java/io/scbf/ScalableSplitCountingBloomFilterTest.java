@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -190,6 +192,32 @@ class ScalableSplitCountingBloomFilterTest {
             }
           };
       assertThrows(IllegalStateException.class, () -> f.compact(1, nested));
+      // clear() and a merge into the filter wait for the compaction's lock: from inside its own
+      // iterator they would wait forever (the thread hung), so they are refused too.
+      try (ScalableSplitCountingBloomFilter other =
+          ScalableSplitCountingBloomFilter.create(1_000, 0.01)) {
+        for (Runnable inside : List.<Runnable>of(f::clear, () -> f.merge(other))) {
+          Iterator<byte[]> calling =
+              new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                  return true;
+                }
+
+                @Override
+                public byte[] next() {
+                  inside.run();
+                  return Keys.of(0);
+                }
+              };
+          IllegalStateException refused =
+              assertTimeoutPreemptively(
+                  Duration.ofSeconds(20),
+                  () -> assertThrows(IllegalStateException.class, () -> f.compact(1, calling)));
+          assertTrue(refused.getMessage().contains("callback"), refused.getMessage());
+        }
+        other.merge(f); // the other way round waits for nothing: it reads f
+      }
       assertFalse(f.isClosed());
       assertArrayEquals(before, f.toByteArray());
 
