@@ -162,54 +162,18 @@ class ScalableSplitCountingBloomFilterTest {
           };
       assertThrows(NoSuchElementException.class, () -> f.compact(1, lying));
 
-      Iterator<byte[]> closing =
-          new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-              return true;
-            }
-
-            @Override
-            public byte[] next() {
-              f.close();
-              return Keys.of(0);
-            }
-          };
+      Iterator<byte[]> closing = callingOnEveryKey(f::close);
       IllegalStateException self =
           assertThrows(IllegalStateException.class, () -> f.compact(1, closing));
       assertTrue(self.getMessage().contains("callback"), self.getMessage());
-      Iterator<byte[]> nested =
-          new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-              return true;
-            }
-
-            @Override
-            public byte[] next() {
-              f.compact(1, keys(0, 1));
-              return Keys.of(0);
-            }
-          };
+      Iterator<byte[]> nested = callingOnEveryKey(() -> f.compact(1, keys(0, 1)));
       assertThrows(IllegalStateException.class, () -> f.compact(1, nested));
       // clear() and a merge into the filter wait for the compaction's lock: from inside its own
       // iterator they would wait forever (the thread hung), so they are refused too.
       try (ScalableSplitCountingBloomFilter other =
           ScalableSplitCountingBloomFilter.create(1_000, 0.01)) {
         for (Runnable inside : List.<Runnable>of(f::clear, () -> f.merge(other))) {
-          Iterator<byte[]> calling =
-              new Iterator<>() {
-                @Override
-                public boolean hasNext() {
-                  return true;
-                }
-
-                @Override
-                public byte[] next() {
-                  inside.run();
-                  return Keys.of(0);
-                }
-              };
+          Iterator<byte[]> calling = callingOnEveryKey(inside);
           IllegalStateException refused =
               assertTimeoutPreemptively(
                   Duration.ofSeconds(20),
@@ -224,6 +188,22 @@ class ScalableSplitCountingBloomFilterTest {
       assertThrows(IllegalArgumentException.class, () -> f.compact(-1, keys(0, 1)));
       assertThrows(NullPointerException.class, () -> f.compact(1, null));
     }
+  }
+
+  /** Endless keys, {@code action} run before each: a compaction's iterator that calls back. */
+  private static Iterator<byte[]> callingOnEveryKey(Runnable action) {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return true;
+      }
+
+      @Override
+      public byte[] next() {
+        action.run();
+        return Keys.of(0);
+      }
+    };
   }
 
   @Test
