@@ -225,6 +225,32 @@ START_TEST(delta_turns_base_into_target) {
 }
 END_TEST
 
+/* Each buffer is malloc'd at its exact size, so the sanitizer build sees any write past it. */
+START_TEST(short_delta_buffer_refused_and_never_overrun) {
+    sscbf_t *s = filter(2000, 4);
+    add_range(s, 0, 300);
+    scbf_member_t *v1 = member_of(s);
+    add_range(s, 300, 306);
+    scbf_member_t *v2 = member_of(s);
+    size_t need, got;
+    uint8_t *whole = delta(v1, v2, &need);
+    for (size_t cap = 1; cap < need; cap++) {
+        uint8_t *buf = malloc(cap);
+        ck_assert_int_eq(scbf_member_delta(v1, v2, buf, cap, &got), SCBF_E_BUFFER_TOO_SMALL);
+        ck_assert_uint_eq(got, need);
+        free(buf);
+    }
+    uint8_t *exact = malloc(need);
+    ck_assert_int_eq(scbf_member_delta(v1, v2, exact, need, &got), SCBF_OK);
+    ck_assert_int_eq(memcmp(exact, whole, need), 0);
+    free(exact);
+    free(whole);
+    scbf_member_free(v2);
+    scbf_member_free(v1);
+    sscbf_free(s);
+}
+END_TEST
+
 START_TEST(corrupt_delta_refused_and_bitmap_unchanged) {
     sscbf_t *s = filter(2000, 4);
     add_range(s, 0, 500);
@@ -296,6 +322,7 @@ int main(void) {
     tcase_add_test(tc, quarter_of_the_counting_filter);
     tcase_add_test(tc, roundtrip_and_every_corruption_refused);
     tcase_add_test(tc, delta_turns_base_into_target);
+    tcase_add_test(tc, short_delta_buffer_refused_and_never_overrun);
     tcase_add_test(tc, corrupt_delta_refused_and_bitmap_unchanged);
     tcase_add_test(tc, shape_change_needs_full_bitmap);
     tcase_add_test(tc, bad_arguments);

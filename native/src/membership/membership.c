@@ -335,10 +335,18 @@ int scbf_member_delta(const scbf_member_t *from, const scbf_member_t *to, uint8_
                       size_t *written) {
     if (!from || !to || !written || (!buf && cap)) return SCBF_E_INVALID_ARG;
     if (!same_shape(from, to)) return SCBF_E_PARAM_MISMATCH;
+    /* One pass sizes and writes: a bitmap changed meanwhile (a caller breaking the
+     * no-apply-during-delta contract) can then make the size wrong, never the write
+     * go past cap or the count disagree with the positions written. */
     uint64_t count = 0, prev = 0, pos;
-    size_t need = DELTA_HEADER + CHECKSUM_BYTES;
-    for (flip_iter_t it = flips(from, to); next_flip(&it, &pos); prev = pos, count++)
-        need += varint_size(count ? pos - prev - 1 : pos);
+    size_t need = DELTA_HEADER;
+    for (flip_iter_t it = flips(from, to); next_flip(&it, &pos); prev = pos, count++) {
+        uint64_t gap = count ? pos - prev - 1 : pos;
+        size_t n = varint_size(gap);
+        if (need + n + CHECKSUM_BYTES <= cap) put_varint(buf + need, gap);
+        need += n;
+    }
+    need += CHECKSUM_BYTES;
     *written = need;
     if (cap < need) return SCBF_E_BUFFER_TOO_SMALL;
     memcpy(buf, DELTA_MAGIC, 4);
@@ -347,11 +355,7 @@ int scbf_member_delta(const scbf_member_t *from, const scbf_member_t *to, uint8_
     put_u64le(buf + 8, get_u64le(from->buf + from->len - CHECKSUM_BYTES));
     put_u64le(buf + 16, get_u64le(to->buf + to->len - CHECKSUM_BYTES));
     put_u64le(buf + 24, count);
-    uint8_t *p = buf + DELTA_HEADER;
-    uint64_t done = 0;
-    for (flip_iter_t it = flips(from, to); next_flip(&it, &pos); prev = pos, done++)
-        p = put_varint(p, done ? pos - prev - 1 : pos);
-    put_u64le(p, scbf_checksum(buf, (size_t)(p - buf)));
+    put_u64le(buf + need - CHECKSUM_BYTES, scbf_checksum(buf, need - CHECKSUM_BYTES));
     return SCBF_OK;
 }
 
