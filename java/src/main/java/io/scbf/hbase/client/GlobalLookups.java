@@ -610,11 +610,12 @@ final class GlobalLookups {
     }
   }
 
-  private interface BucketCall {
+  interface BucketCall {
     LookupResponse call(CoprocessorRpcChannel channel) throws ServiceException;
   }
 
-  private List<LookupResponse> askAll(TableName indexTable, List<byte[]> buckets, BucketCall call)
+  /** One call to each bucket, in parallel; the answers in bucket order. */
+  List<LookupResponse> askAll(TableName indexTable, List<byte[]> buckets, BucketCall call)
       throws IOException {
     try (Table table = context.connection.getTable(indexTable)) {
       List<Callable<LookupResponse>> perBucket = new ArrayList<>(buckets.size());

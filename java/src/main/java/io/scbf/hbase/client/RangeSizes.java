@@ -5,7 +5,6 @@ import static io.scbf.hbase.client.GlobalRequests.rangeChain;
 import static io.scbf.hbase.client.GlobalRequests.rangeRequest;
 import static io.scbf.hbase.client.GlobalRequests.streamBounds;
 
-import com.google.protobuf.ServiceException;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.IndexKeyCodec;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexLookupService;
@@ -95,41 +94,37 @@ final class RangeSizes {
                 (int) Math.min(Integer.MAX_VALUE - 1, 2 * Math.max(1, limit) / buckets.size() + 1))
             .build();
     TableName indexTable = context.global.indexTableOf(spec);
-    try (Table index = context.connection.getTable(indexTable)) {
-      List<Callable<LookupResponse>> each = new ArrayList<>(buckets.size());
-      for (byte[] bucket : buckets) each.add(() -> countIn(index, bucket, request));
-      List<LookupResponse> counts =
-          ParallelCalls.all(context.pool, each, "counting a range of " + indexTable);
-      context.global.noteEntries(indexTable, counts);
-      long counted = 0;
-      int over = 0;
-      byte[] sized = null;
-      for (int i = 0; i < counts.size(); i++) {
-        LookupResponse r = counts.get(i);
-        if (r.getIndexBuilding()) return new Count(-1, buckets.size(), false);
-        if (!r.getOverLimit()) {
-          counted += r.getValueEstimate();
-        } else {
-          over++;
-          if (sized == null) sized = buckets.get(i);
-        }
+    List<LookupResponse> counts =
+        context.global.askAll(
+            indexTable,
+            buckets,
+            channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, request));
+    context.global.noteEntries(indexTable, counts);
+    long counted = 0;
+    int over = 0;
+    byte[] sized = null;
+    for (int i = 0; i < counts.size(); i++) {
+      LookupResponse r = counts.get(i);
+      if (r.getIndexBuilding()) return new Count(-1, buckets.size(), false);
+      if (!r.getOverLimit()) {
+        counted += r.getValueEstimate();
+      } else {
+        over++;
+        if (sized == null) sized = buckets.get(i);
       }
-      if (sized == null) return new Count(counted, buckets.size(), false);
-      long whole =
-          countIn(index, sized, request.toBuilder().setLimit(Integer.MAX_VALUE - 1).build())
-              .getValueEstimate();
-      return new Count(counted + whole * over, buckets.size(), true);
     }
-  }
-
-  private static LookupResponse countIn(Table index, byte[] bucket, RangeLookupRequest request)
-      throws IOException {
-    try {
-      return IndexLookupService.newBlockingStub(index.coprocessorService(bucket))
-          .rangeLookup(null, request);
-    } catch (ServiceException e) {
-      throw Rpcs.unwrap(e);
-    }
+    if (sized == null) return new Count(counted, buckets.size(), false);
+    RangeLookupRequest whole = request.toBuilder().setLimit(Integer.MAX_VALUE - 1).build();
+    long entries =
+        context
+            .global
+            .askAll(
+                indexTable,
+                List.of(sized),
+                channel -> IndexLookupService.newBlockingStub(channel).rangeLookup(null, whole))
+            .get(0)
+            .getValueEstimate();
+    return new Count(counted + entries * over, buckets.size(), true);
   }
 
   /**
