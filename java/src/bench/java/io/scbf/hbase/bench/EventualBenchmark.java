@@ -131,6 +131,8 @@ public final class EventualBenchmark {
           "%nlag during 10 s of updates at %,d rows/s (batches of %d every 50 ms)",
           rate, rate / 20);
       lag(util, connection, () -> paced(connection, data, rate, 10));
+      // Verified once caught up: before, the last updates' entries may still be on their way.
+      catchUp(admin);
       say("%nverify %s: %s", EVENTUAL, admin.verify(EVENTUAL, "city"));
     } finally {
       util.shutdownMiniCluster();
