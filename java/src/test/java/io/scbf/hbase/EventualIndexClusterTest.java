@@ -15,6 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.scbf.hbase.EventualTables.Oracle;
+import io.scbf.hbase.client.EventualMode;
+import io.scbf.hbase.shared.EventualPeer;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.testing.MiniCluster;
@@ -27,6 +29,10 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -510,6 +516,63 @@ class EventualIndexClusterTest {
     }
     assertEquals(0, tables.heldRows(held), "a deleted table's held rows are dropped with it");
     tables.assertMatchesOracle(flowing, flowingOracle, 4);
+  }
+
+  /**
+   * Changes of the EVENTUAL peer's table list at once (indexes created, switched or dropped on
+   * several tables by several clients, a table deleted in the master) keep each other's tables:
+   * HBase replaces a peer's configuration whole, so concurrent read-modify-writes dropped tables,
+   * whose EVENTUAL indexes then received no edits, and a first use beside another failed
+   * ("Replication peer scbf_eventual already exists": the differential tester's run error, seed
+   * 1076).
+   */
+  @Test
+  void concurrentChangesOfThePeerKeepEachOthersTables() throws Exception {
+    List<TableName> names = new ArrayList<>();
+    for (int i = 0; i < 6; i++) names.add(TableName.valueOf("ev_race_" + i));
+    for (TableName t : names) tables.createTable(t, HConstants.REPLICATION_SCOPE_LOCAL);
+    // The first three may be the peer's first use; the next three change an existing peer.
+    everyAtOnce(names.subList(0, 3), EventualMode::cover);
+    everyAtOnce(names.subList(3, 6), EventualMode::cover);
+    try (Admin admin = connection.getAdmin()) {
+      for (TableName t : names) assertTrue(EventualPeer.ships(admin, t), t + " left the peer");
+    }
+    List<TableName> stopped = names.subList(0, 3);
+    everyAtOnce(stopped, EventualPeer::stopShipping);
+    try (Admin admin = connection.getAdmin()) {
+      for (TableName t : names) {
+        assertEquals(!stopped.contains(t), EventualPeer.ships(admin, t), t.toString());
+      }
+    }
+    everyAtOnce(names.subList(3, 6), EventualPeer::stopShipping);
+  }
+
+  private interface PeerChange {
+    void apply(Admin admin, TableName table) throws IOException;
+  }
+
+  /** Makes {@code change} for every table at once, each from its own thread and Admin. */
+  private void everyAtOnce(List<TableName> names, PeerChange change) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(names.size());
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Void>> done = new ArrayList<>();
+      for (TableName t : names) {
+        done.add(
+            pool.submit(
+                () -> {
+                  try (Admin admin = connection.getAdmin()) {
+                    start.await();
+                    change.apply(admin, t);
+                  }
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<Void> f : done) f.get();
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.shared.DirectEventualCalls;
 import io.scbf.hbase.shared.EventualCalls;
 import io.scbf.hbase.shared.EventualPeer;
+import io.scbf.hbase.shared.EventualPeerLock;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
@@ -69,24 +70,28 @@ public final class EventualMode {
       }
     }
     fenceRecords(admin);
-    ReplicationPeerConfig config = EventualPeer.config(admin);
-    if (config == null) {
-      Map<TableName, List<String>> tables = new HashMap<>();
-      tables.put(table, null);
-      admin.addReplicationPeer(
-          EventualRecords.PEER_ID,
-          ReplicationPeerConfig.newBuilder()
-              .setReplicationEndpointImpl(ENDPOINT)
-              .setReplicateAllUserTables(false)
-              .setTableCFsMap(tables)
-              .build());
-    } else if (!config.needToReplicate(table)) {
-      Map<TableName, List<String>> tables = new HashMap<>(config.getTableCFsMap());
-      tables.put(table, null);
-      admin.updateReplicationPeerConfig(
-          EventualRecords.PEER_ID,
-          ReplicationPeerConfig.newBuilder(config).setTableCFsMap(tables).build());
-    }
+    EventualPeerLock.holding(
+        admin,
+        () -> {
+          ReplicationPeerConfig config = EventualPeer.config(admin);
+          if (config == null) {
+            Map<TableName, List<String>> tables = new HashMap<>();
+            tables.put(table, null);
+            admin.addReplicationPeer(
+                EventualRecords.PEER_ID,
+                ReplicationPeerConfig.newBuilder()
+                    .setReplicationEndpointImpl(ENDPOINT)
+                    .setReplicateAllUserTables(false)
+                    .setTableCFsMap(tables)
+                    .build());
+          } else if (!config.needToReplicate(table)) {
+            Map<TableName, List<String>> tables = new HashMap<>(config.getTableCFsMap());
+            tables.put(table, null);
+            admin.updateReplicationPeerConfig(
+                EventualRecords.PEER_ID,
+                ReplicationPeerConfig.newBuilder(config).setTableCFsMap(tables).build());
+          }
+        });
   }
 
   /**

@@ -36,17 +36,22 @@ public final class EventualPeer {
 
   /** Stops shipping {@code table}'s edits; removes the peer once it ships no table. */
   public static void stopShipping(Admin admin, TableName table) throws IOException {
-    ReplicationPeerConfig config = config(admin);
-    if (config == null || !config.needToReplicate(table)) return;
-    Map<TableName, List<String>> tables = config.getTableCFsMap();
-    if (tables == null || tables.size() <= 1) {
-      admin.removeReplicationPeer(EventualRecords.PEER_ID);
-    } else {
-      Map<TableName, List<String>> rest = new HashMap<>(tables);
-      rest.remove(table);
-      admin.updateReplicationPeerConfig(
-          EventualRecords.PEER_ID,
-          ReplicationPeerConfig.newBuilder(config).setTableCFsMap(rest).build());
-    }
+    if (!ships(admin, table)) return;
+    EventualPeerLock.holding(
+        admin,
+        () -> {
+          ReplicationPeerConfig config = config(admin);
+          if (config == null || !config.needToReplicate(table)) return;
+          Map<TableName, List<String>> tables = config.getTableCFsMap();
+          if (tables == null || tables.size() <= 1) {
+            admin.removeReplicationPeer(EventualRecords.PEER_ID);
+          } else {
+            Map<TableName, List<String>> rest = new HashMap<>(tables);
+            rest.remove(table);
+            admin.updateReplicationPeerConfig(
+                EventualRecords.PEER_ID,
+                ReplicationPeerConfig.newBuilder(config).setTableCFsMap(rest).build());
+          }
+        });
   }
 }
