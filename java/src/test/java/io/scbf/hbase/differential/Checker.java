@@ -6,6 +6,7 @@ import io.scbf.hbase.differential.Schema.Index;
 import io.scbf.hbase.differential.Schema.Kind;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -247,7 +248,8 @@ final class Checker {
       if (System.currentTimeMillis() >= deadline) {
         if (expires
             && q.indexOnly()
-            && keptByAFutureCell(expected, actual, data, q.orderedLimit())) {
+            && (keptByAFutureCell(expected, actual, data, q.orderedLimit())
+                || coveredKeptByAFutureCell(q, expected, actual, data))) {
           stats.futureStampedKept++;
           return null;
         }
@@ -285,6 +287,49 @@ final class Checker {
     return answered.equals(expected.subList(0, Math.min(expected.size(), limit - kept.size())));
   }
 
+  /**
+   * The same limit for covered values: an entry's covered column stamped before the newest cell it
+   * reflects is answered until the entry expires, after HBase stopped showing it (user guide, "Data
+   * that expires"; seed 1090: {@code d:c} expired while {@code d:b} was stamped an hour ahead). So
+   * an index-only answer may show, in entries of rows with a cell stamped after the read, covered
+   * columns HBase no longer shows; the same rows, in the same order, and every column HBase shows
+   * with its value.
+   */
+  static boolean coveredKeptByAFutureCell(
+      Query q, List<String> expected, List<String> actual, Snapshot data) {
+    if (expected.size() != actual.size()) return false;
+    List<String> e = new ArrayList<>(expected);
+    List<String> a = new ArrayList<>(actual);
+    if (!q.ordered()) {
+      e.sort(Comparator.comparing(Checker::rowOf));
+      a.sort(Comparator.comparing(Checker::rowOf));
+    }
+    boolean kept = false;
+    for (int i = 0; i < e.size(); i++) {
+      if (e.get(i).equals(a.get(i))) continue;
+      String row = rowOf(a.get(i));
+      if (!row.equals(rowOf(e.get(i))) || !data.aheadOfClock().contains(row)) return false;
+      if (!a.get(i).startsWith(labelOf(e.get(i)) + "{")) return false;
+      if (!columnsOf(a.get(i)).containsAll(columnsOf(e.get(i)))) return false;
+      kept = true;
+    }
+    return kept;
+  }
+
+  /** An answer without its cells: {@code "r3 value=B:b1"} of {@code "r3 value=B:b1{d:c=c1}"}. */
+  private static String labelOf(String answer) {
+    int brace = answer.indexOf('{');
+    return brace < 0 ? answer : answer.substring(0, brace);
+  }
+
+  /** The {@code column=value} items of an answer's cells. */
+  private static List<String> columnsOf(String answer) {
+    int brace = answer.indexOf('{');
+    if (brace < 0 || !answer.endsWith("}")) return List.of();
+    String inside = answer.substring(brace + 1, answer.length() - 1);
+    return inside.isEmpty() ? List.of() : List.of(inside.split(", "));
+  }
+
   /** The row key of an answer: a key, or an entry {@code "r3 value=...{d:c=...}"}. */
   private static String rowOf(String answer) {
     int end = answer.length();
@@ -300,7 +345,7 @@ final class Checker {
   static boolean matches(Query q, List<String> expected, List<String> actual) {
     if (q.subsetLimit() > 0) {
       List<String> sorted = new ArrayList<>(actual);
-      sorted.sort(null);
+      sorted.sort(Comparator.comparing(Checker::rowOf));
       return sorted.equals(actual)
           && actual.size() == Math.min(q.subsetLimit(), expected.size())
           && new HashSet<>(expected).containsAll(actual);

@@ -51,4 +51,47 @@ class CheckerTest {
     // Without a cell stamped in the future, a row in the place of another is a failure.
     assertFalse(Checker.keptByAFutureCell(List.of(r2), List.of(r0), ahead(), 1));
   }
+
+  /**
+   * Seed 1093: {@code find(..., 3)} answered r1 and r10 in row-key order, which the checker, sorting
+   * the rendered answers ({@code "r10{..."} sorts before {@code "r1{..."}), took for out of order.
+   */
+  @Test
+  void aLimitedFindIsInRowKeyOrderNotInTheOrderOfItsRenderedRows() {
+    Query find = new Query.Point(Query.PointKind.FIND_LIMIT, "ib", "B:b2", 3);
+    List<String> hbase = List.of("r1{d:b=b2}", "r10{d:a=a1, d:b=b2}");
+    assertTrue(Checker.matches(find, hbase, hbase));
+    // Fewer rows than the limit allows: a row left out.
+    assertFalse(Checker.matches(find, hbase, List.of("r1{d:b=b2}")));
+    Query one = new Query.Point(Query.PointKind.FIND_LIMIT, "ib", "B:b2", 1);
+    assertTrue(Checker.matches(one, hbase, List.of("r10{d:a=a1, d:b=b2}")));
+    // Out of row-key order, or a row HBase does not answer: failures.
+    assertFalse(Checker.matches(find, hbase, List.of("r10{d:a=a1, d:b=b2}", "r1{d:b=b2}")));
+    assertFalse(Checker.matches(one, hbase, List.of("r2{d:b=b2}")));
+  }
+
+  /**
+   * Seed 1090: an entry kept alive by its indexed cell, stamped an hour ahead, still carried a
+   * covered column stamped before it, which HBase had expired (the documented limit).
+   */
+  @Test
+  void anEntryKeptByAFutureCellMayShowCoveredColumnsHBaseExpired() {
+    Query entries =
+        new Query.Explain(new Query.Point(Query.PointKind.FIND_ENTRIES, "ib", "B:b1", 0), true);
+    List<String> hbase = List.of("r3{}", "plan: consistent");
+    List<String> index = List.of("r3{d:c=c1}", "plan: consistent");
+    assertTrue(Checker.coveredKeptByAFutureCell(entries, hbase, index, ahead("r3")));
+    // Without a cell stamped ahead, a covered column HBase does not show is a failure.
+    assertFalse(Checker.coveredKeptByAFutureCell(entries, hbase, index, ahead()));
+    // A covered value other than the one HBase shows, or a row missing: failures.
+    assertFalse(
+        Checker.coveredKeptByAFutureCell(
+            entries, List.of("r3{d:c=c2}"), List.of("r3{d:c=c1}"), ahead("r3")));
+    assertFalse(
+        Checker.coveredKeptByAFutureCell(
+            entries, List.of("r3{}", "r4{}"), List.of("r3{d:c=c1}"), ahead("r3")));
+    assertFalse(
+        Checker.coveredKeptByAFutureCell(
+            entries, List.of("r3{}"), List.of("r4{d:c=c1}"), ahead("r3", "r4")));
+  }
 }
