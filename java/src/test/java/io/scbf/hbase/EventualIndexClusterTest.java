@@ -529,22 +529,22 @@ class EventualIndexClusterTest {
   @Test
   void concurrentChangesOfThePeerKeepEachOthersTables() throws Exception {
     List<TableName> names = new ArrayList<>();
-    for (int i = 0; i < 6; i++) names.add(TableName.valueOf("ev_race_" + i));
+    for (int i = 0; i < 4; i++) names.add(TableName.valueOf("ev_race_" + i));
     for (TableName t : names) tables.createTable(t, HConstants.REPLICATION_SCOPE_LOCAL);
-    // The first three may be the peer's first use; the next three change an existing peer.
-    everyAtOnce(names.subList(0, 3), EventualMode::cover);
-    everyAtOnce(names.subList(3, 6), EventualMode::cover);
+    // The first two may be the peer's first use; the next two change an existing peer.
+    everyAtOnce(names.subList(0, 2), EventualMode::cover);
+    everyAtOnce(names.subList(2, 4), EventualMode::cover);
     try (Admin admin = connection.getAdmin()) {
       for (TableName t : names) assertTrue(EventualPeer.ships(admin, t), t + " left the peer");
     }
-    List<TableName> stopped = names.subList(0, 3);
+    List<TableName> stopped = names.subList(0, 2);
     everyAtOnce(stopped, EventualPeer::stopShipping);
     try (Admin admin = connection.getAdmin()) {
       for (TableName t : names) {
         assertEquals(!stopped.contains(t), EventualPeer.ships(admin, t), t.toString());
       }
     }
-    everyAtOnce(names.subList(3, 6), EventualPeer::stopShipping);
+    everyAtOnce(names.subList(2, 4), EventualPeer::stopShipping);
   }
 
   private interface PeerChange {
