@@ -398,7 +398,7 @@ public final class IndexUpdatePlanner {
               && expires.test(spec)
               && indexTimestamp(spec, after) != indexTimestamp(spec, before);
       if (newValue != null && (valueChanged || renewed || coveredChanged(spec, before, after))) {
-        long ts = indexTimestamp(spec, after);
+        long ts = valueChanged ? indexTimestamp(spec, after) : rewrittenAt(spec, before, after);
         Put put =
             new Put(
                 IndexKeyCodec.rowKey(
@@ -417,25 +417,45 @@ public final class IndexUpdatePlanner {
 
   /**
    * The timestamp of the index row of {@code state}'s value: the newest of the cells it reflects
-   * (indexed and covered; for a single-column index without covered columns, the indexed cell's)
-   * and of the delete markers of the batch that changed them, or the latest timestamp (the index
-   * region's clock) if the cells have none yet. Index rows carry it and the deletes of replaced
-   * index rows the time of the replacement ({@link #replacedAt}), so a delete that lands late (a
-   * call that timed out but still runs, a zombie server, a region that closed or moved in between)
-   * masks only the row it was meant for: a later write of the same value has a newer timestamp (see
-   * docs/design.md, "Write path"). A rewrite of covered values is newer than the row it replaces
-   * (also than rows stamped by the index server's clock: bulk-built rows, rows written before 0.4).
-   * And the index row expires with its newest cell under the family's TTL.
+   * (indexed and covered; for a single-column index without covered columns, the indexed cell's),
+   * or the latest timestamp (the index region's clock) if the cells have none yet. Index rows carry
+   * it and the deletes of replaced index rows the time of the replacement ({@link #replacedAt}), so
+   * a delete that lands late (a call that timed out but still runs, a zombie server, a region that
+   * closed or moved in between) masks only the row it was meant for: a later write of the same
+   * value has a newer timestamp (see docs/design.md, "Write path"). It depends on the visible cells
+   * only, not on the delete markers of the batch that left them: the next change of the row reads
+   * the cells back and must find the same timestamp, or its delete misses the row (issue 49, seed
+   * 1097: a covered column deleted an hour ahead, where it held nothing, stamped its index row an
+   * hour ahead, and the row's delete a moment later kept it). And the index row expires with its
+   * newest cell under the family's TTL.
    */
   public static long indexTimestamp(IndexSpec spec, RowState state) {
     long ts = Long.MIN_VALUE;
     for (Column c : IndexValues.watchedColumns(spec)) {
       RowState.Version v = state.get(c);
       if (v != null) ts = Math.max(ts, v.timestamp());
-      // A covered column deleted in this batch: the rewrite is newer than the row it replaces.
-      ts = Math.max(ts, state.deleteMark(c));
     }
     return ts == Long.MIN_VALUE ? HConstants.LATEST_TIMESTAMP : ts;
+  }
+
+  /**
+   * The timestamp of a rewrite of an index row whose value stays (covered values changed, or the
+   * row renewed under a TTL): {@link #indexTimestamp} of {@code after}, unless the batch deleted a
+   * cell the row reflected, leaving only older ones. Then the rewrite must still be at least as new
+   * as the row it replaces (a put below the row's version would stay hidden under it): at the
+   * replaced row's timestamp (a version at the same timestamp and a later sequence id wins) or at
+   * the delete's, which also tops rows stamped by the index server's clock (written before 0.4),
+   * but not beyond now, so a delete stamped into the future does not carry the row out of reach of
+   * the row's next server-stamped change.
+   */
+  static long rewrittenAt(IndexSpec spec, RowState before, RowState after) {
+    long ts = indexTimestamp(spec, after);
+    for (Column c : IndexValues.watchedColumns(spec)) {
+      if (before.get(c) == null || after.get(c) != null) continue;
+      long deleted = Math.min(after.deleteMark(c), EnvironmentEdgeManager.currentTime());
+      ts = Math.max(ts, Math.max(indexTimestamp(spec, before), deleted));
+    }
+    return ts;
   }
 
   /**

@@ -141,6 +141,48 @@ class IndexUpdatePlannerTest {
   }
 
   /**
+   * Issue 49, seed 1097: an index row's timestamp is what the row's next change reads back from its
+   * cells, so that change's delete masks it. A delete marker that removed nothing (a covered column
+   * the row did not hold, deleted an hour ahead) must not stamp the row's renewal under a TTL; one
+   * that removed a covered cell lifts the rewrite over the replaced row, but never past now.
+   */
+  @Test
+  void deleteMarkersStampNoIndexRowBeyondWhatItsNextChangeReadsBack() {
+    IndexUpdatePlanner expiring = new IndexUpdatePlanner(List.of(SPEC), s -> true);
+    long now = System.currentTimeMillis();
+    RowState before = state("Nanjing", now - 10);
+    // Two Deletes, as in a RowMutations: Delete.addFamily drops the family's columns added before.
+    RowState noOp =
+        expiring.apply(
+            expiring.apply(before, new Delete(ROW).addFamily(D, now - 3_000)),
+            new Delete(ROW).addColumns(D, NAME, now + 3_600_000));
+    assertEquals(List.of(), expiring.diff(ROW, before, noOp), "nothing visible changed");
+
+    RowState covered =
+        RowState.builder()
+            .put(CITY_COL, b("Nanjing"), now - 10)
+            .put(NAME_COL, b("Li"), now - 5)
+            .build();
+    RowState removed =
+        expiring.apply(covered, new Delete(ROW).addColumns(D, NAME, now + 3_600_000));
+    Put rewrite = (Put) expiring.diff(ROW, covered, removed).get(0).mutation();
+    long ts =
+        rewrite.get(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER).get(0).getTimestamp();
+    assertTrue(ts >= now - 5, "at least the replaced row's " + (now - 5) + ": " + ts);
+    assertTrue(ts <= System.currentTimeMillis(), "not the future marker's: " + ts);
+    // The row's next server-stamped change deletes it.
+    RowState moved =
+        expiring.apply(
+            removed, new Put(ROW).addColumn(D, CITY, System.currentTimeMillis(), b("X")));
+    assertTrue(IndexUpdatePlanner.replacedAt(SPEC, RowState.of(cells(removed)), moved) >= ts);
+  }
+
+  private static List<Cell> cells(RowState s) {
+    return List.of(
+        new KeyValue(ROW, D, CITY, s.get(CITY_COL).timestamp(), s.get(CITY_COL).value()));
+  }
+
+  /**
    * Issue 49: markers the region already holds hide a put stamped at or below them, until a major
    * compaction purges them while the put is in the memstore: such a put is refused. A marker of the
    * same batch hides it for good (flushed and compacted with it): that put changes nothing.

@@ -1,0 +1,86 @@
+package io.scbf.hbase.differential;
+
+import static io.scbf.hbase.differential.Op.*;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.testing.MiniCluster;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Shrunk sequences the differential tester failed on, run as they were printed, on the schema their
+ * seed generates: each passes once its defect is fixed (docs/testing-differential.md lists them).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DifferentialRegressionClusterTest {
+  HBaseTestingUtility util;
+  Connection reader;
+  Connection indexPlanned;
+  Connection oracle;
+  Runner runner;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    util = MiniCluster.start(2, MiniCluster::readBlocksOffHeap);
+    Configuration conf = new Configuration(util.getConfiguration());
+    conf.setInt(Settings.CLIENT_PAGE_ROWS, 2);
+    reader = ConnectionFactory.createConnection(conf);
+    Configuration index = new Configuration(conf);
+    index.set(Settings.PLANNER, "index");
+    indexPlanned = ConnectionFactory.createConnection(index);
+    Configuration impatient = new Configuration(util.getConfiguration());
+    impatient.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 5);
+    impatient.setInt(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 15_000);
+    oracle = ConnectionFactory.createConnection(impatient);
+    runner = new Runner(util, reader, indexPlanned, oracle, new Stats());
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (reader != null) reader.close();
+    if (indexPlanned != null) indexPlanned.close();
+    if (oracle != null) oracle.close();
+    if (util != null) util.shutdownMiniCluster();
+  }
+
+  private void passes(long seed, Op... ops) throws Exception {
+    Sequence seq = new SequenceGenerator().generate(seed, 0).withOps(List.of(ops));
+    Failure f = runner.run(seq, null);
+    assertNull(f, () -> "seed " + seed + " failed " + f.describe());
+  }
+
+  /**
+   * Seed 1097: a RowMutations of a Put at the server's timestamp and a delete of the whole row, on
+   * NEW_VERSION_BEHAVIOR families; HBase shows the row deleted, a BY_ROW index kept it.
+   */
+  @Test
+  void seed1097() throws Exception {
+    passes(
+        1097,
+        alterFamily("d", "TTL", 4),
+        deleteFamily("r0", "e", -3000L),
+        deleteFamily("r1", "e", null),
+        put("r3", null, "d:a", "B:a0", "d:n", "L:-1"),
+        put("r1", null, "d:a", "B:a1", "d:c", "B:c1"),
+        mutations(
+            "r3",
+            deleteRow("r3", -3000L),
+            deleteColumns("r3", "d:c", 3600000L),
+            put("r3", -4000L, "d:u", "B:u0")),
+        put("r4", -4000L, "d:a", "B:a1"),
+        put("r3", -5000L, "d:u", "B:u1"),
+        mutations(
+            "r3",
+            put("r3", null, "d:n", "L:-9223372036854775808", "d:c", "B:c0", "d:a", "B:a1"),
+            deleteRow("r3", null)));
+  }
+}
