@@ -83,4 +83,26 @@ class DifferentialRegressionClusterTest {
             put("r3", null, "d:n", "L:-9223372036854775808", "d:c", "B:c0", "d:a", "B:a1"),
             deleteRow("r3", null)));
   }
+
+  /**
+   * Found by reading seed 1097's fix: a covered column deleted at the server's clock stamps the
+   * index row's rewrite there, above the indexed cell; the indexed value then changed at a client
+   * timestamp two seconds in the past, and the old value's delete, stamped from the cells it read
+   * back, sat below that row and missed it: {@code findEntries(a0)} answered the row for good.
+   */
+  @Test
+  void aPastStampedChangeAfterACoveredDeleteRemovesTheOldEntry() throws Exception {
+    Sequence seq =
+        new SequenceGenerator()
+            .generate(1097, 0)
+            .withOps(
+                List.of(
+                    put("r1", -5000L, "d:a", "B:a0"),
+                    put("r1", null, "d:c", "B:c0"),
+                    deleteColumns("r1", "d:c", null),
+                    put("r1", -2000L, "d:a", "B:a1")));
+    Query oldValue = new Query.Point(Query.PointKind.FIND_ENTRIES, "ia", "B:a0", 3);
+    Failure f = runner.run(seq, Failure.ofQuery(0, null, oldValue, List.of(), List.of(), null));
+    assertNull(f, () -> f.describe());
+  }
 }

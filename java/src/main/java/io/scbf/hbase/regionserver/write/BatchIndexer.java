@@ -328,6 +328,16 @@ public final class BatchIndexer {
 
   private void sendDeletes(Map<TableName, List<Mutation>> deletes) {
     try {
+      deletes =
+          PastStampedDeletes.raise(
+              writer.connection(), deletes, EnvironmentEdgeManager.currentTime());
+    } catch (IOException e) {
+      LOG.warn(
+          "scbf: reading the index rows of deletes stamped in the past failed; they go out at"
+              + " their own timestamps: {}",
+          e.getMessage());
+    }
+    try {
       writer.write(
           region.getRegionInfo().getTable().getNameAsString(),
           deletes,

@@ -1,0 +1,90 @@
+package io.scbf.hbase.regionserver.write;
+
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexUpdatePlanner;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.yetus.audience.InterfaceAudience;
+
+/**
+ * Deletes of replaced index rows stamped in the past, raised to the version the index row holds.
+ *
+ * <p>Why: an index row carries its data cells' newest timestamp, or a later one when a delete of a
+ * covered cell left only older cells (the rewrite must top the row it replaces, {@code
+ * IndexUpdatePlanner#rewrittenAt}). The row's next change reads the cells only, so a delete stamped
+ * from them can sit below that version and miss it (issue 49: a covered column deleted, then the
+ * indexed value changed at a client timestamp two seconds in the past, left the old value's entry
+ * for good). A rewrite is never stamped past the server's clock (unless its own cells are), so a
+ * server-stamped delete tops it; only deletes stamped below the clock pay this read. Safe: the data
+ * row's next writer waits for this cleanup ({@link IndexCleanups}), so the version read belongs to
+ * the replaced row, not to a write-back of the same value.
+ */
+@InterfaceAudience.Private
+final class PastStampedDeletes {
+  /** Deletes stamped this far below the clock are past-stamped (a server stamp is within it). */
+  static final long SLACK_MS = 1000;
+
+  private PastStampedDeletes() {}
+
+  static Map<TableName, List<Mutation>> raise(
+      Connection connection, Map<TableName, List<Mutation>> deletes, long now) throws IOException {
+    Map<TableName, List<Mutation>> out = new LinkedHashMap<>();
+    for (Map.Entry<TableName, List<Mutation>> e : deletes.entrySet()) {
+      List<Mutation> past = new ArrayList<>();
+      for (Mutation m : e.getValue()) {
+        if (IndexUpdatePlanner.timestampOf(m) < now - SLACK_MS) past.add(m);
+      }
+      if (past.isEmpty()) {
+        out.put(e.getKey(), e.getValue());
+        continue;
+      }
+      Map<Mutation, Long> newest = newestVersions(connection, e.getKey(), past);
+      List<Mutation> raised = new ArrayList<>(e.getValue().size());
+      for (Mutation m : e.getValue()) {
+        Long version = newest.get(m);
+        raised.add(
+            version == null || version <= IndexUpdatePlanner.timestampOf(m) ? m : at(m, version));
+      }
+      out.put(e.getKey(), raised);
+    }
+    return out;
+  }
+
+  private static Map<Mutation, Long> newestVersions(
+      Connection connection, TableName table, List<Mutation> deletes) throws IOException {
+    List<Get> gets = new ArrayList<>(deletes.size());
+    for (Mutation m : deletes) {
+      gets.add(
+          new Get(m.getRow()).addColumn(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER));
+    }
+    Result[] there;
+    try (Table index = connection.getTable(table)) {
+      there = index.get(gets);
+    }
+    Map<Mutation, Long> newest = new IdentityHashMap<>();
+    for (int i = 0; i < deletes.size(); i++) {
+      Cell cell =
+          there[i].getColumnLatestCell(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER);
+      if (cell != null) newest.put(deletes.get(i), cell.getTimestamp());
+    }
+    return newest;
+  }
+
+  private static Delete at(Mutation delete, long ts) {
+    Delete raised = new Delete(delete.getRow()).addFamily(IndexCatalog.INDEX_FAMILY, ts);
+    delete.getAttributesMap().forEach(raised::setAttribute);
+    return raised;
+  }
+}
