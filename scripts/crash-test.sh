@@ -73,3 +73,10 @@ if workload check "$WORK/forged.log" >"$WORK/logs/forged-check.log"; then
   echo "the checker missed a forged lost write" && exit 1
 fi
 echo "checker self-test: a forged lost write is reported ($(grep -c LOST "$WORK/logs/forged-check.log") loss)"
+# Servers die here only by kill -9, which logs nothing: an abort in a server's log is one the
+# product, a client or a table descriptor caused, which the invariants forbid.
+if grep -q 'ABORTING' "$WORK"/logs/rs*.log "$WORK"/logs/master.log; then
+  grep -h -B2 -A8 'ABORTING' "$WORK"/logs/rs*.log "$WORK"/logs/master.log | head -n 60
+  echo "a server aborted during the crash test" && exit 1
+fi
+echo "no server aborted: $(ls "$WORK"/logs/rs*.log "$WORK"/logs/master.log | wc -l) server logs read"
