@@ -13,6 +13,10 @@ final class Stats {
   long refusalsChecked;
   long staleWaits;
   long clientCacheLoops;
+
+  /** Writes sent again after HBase's client looped on a moved region's records (Runner.apply). */
+  long writesSentAgain;
+
   long futureStampedKept;
   long failures;
 
@@ -35,6 +39,7 @@ final class Stats {
     refusalsChecked += o.refusalsChecked;
     staleWaits += o.staleWaits;
     clientCacheLoops += o.clientCacheLoops;
+    writesSentAgain += o.writesSentAgain;
     futureStampedKept += o.futureStampedKept;
     failures += o.failures;
     errors += o.errors;
@@ -68,7 +73,8 @@ final class Stats {
         "differential: %d sequences, %d operations, %d events (%d skipped by HBase), %d checks,"
             + " %d refusals checked, %d stale index answers waited out, %d kept by a cell stamped in"
             + " the future, %d steps read again through"
-            + " a new connection (HBase client cache loop), %d failures, %d run errors;"
+            + " a new connection (HBase client cache loop), %d writes sent again after the same"
+            + " loop, %d failures, %d run errors;"
             + " operations per kind %s; queries per kind %s; ms in table setup and drop %d,"
             + " in checks %d, per op kind %s",
         sequences,
@@ -80,6 +86,7 @@ final class Stats {
         staleWaits,
         futureStampedKept,
         clientCacheLoops,
+        writesSentAgain,
         failures,
         errors,
         perKind,
