@@ -2,8 +2,6 @@ package io.scbf.hbase.differential;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.scbf.hbase.shared.Settings;
-import io.scbf.hbase.testing.MiniCluster;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,11 +11,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,32 +48,16 @@ class DifferentialClusterTest {
 
   static final long SHRINK_MS = Long.getLong("scbf.differential.shrink-ms", 300_000);
 
-  HBaseTestingUtility util;
-  Connection reader;
-  Connection indexPlanned;
-  Connection oracle;
+  TesterCluster cluster;
 
   @BeforeAll
   void startCluster() throws Exception {
-    util = MiniCluster.start(2, MiniCluster::readBlocksOffHeap);
-    Configuration conf = new Configuration(util.getConfiguration());
-    conf.setInt(Settings.CLIENT_PAGE_ROWS, 2); // streams and limits cross pages
-    reader = ConnectionFactory.createConnection(conf);
-    Configuration index = new Configuration(conf);
-    index.set(Settings.PLANNER, "index"); // point queries take the index, however small the table
-    indexPlanned = ConnectionFactory.createConnection(index);
-    Configuration impatient = new Configuration(util.getConfiguration());
-    impatient.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 5);
-    impatient.setInt(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 15_000);
-    oracle = ConnectionFactory.createConnection(impatient);
+    cluster = new TesterCluster();
   }
 
   @AfterAll
   void stopCluster() throws Exception {
-    if (reader != null) reader.close();
-    if (indexPlanned != null) indexPlanned.close();
-    if (oracle != null) oracle.close();
-    if (util != null) util.shutdownMiniCluster();
+    if (cluster != null) cluster.close();
   }
 
   @Test
@@ -114,7 +91,7 @@ class DifferentialClusterTest {
   private Void work(
       Stats stats, AtomicInteger next, AtomicBoolean stop, String[] reports, long start)
       throws Exception {
-    Runner runner = new Runner(util, reader, indexPlanned, oracle, stats);
+    Runner runner = cluster.runner(stats);
     SequenceGenerator generator = new SequenceGenerator();
     long deadline = MINUTES == 0 ? Long.MAX_VALUE : start + MINUTES * 60_000;
     for (int i = next.getAndIncrement();

@@ -3,14 +3,7 @@ package io.scbf.hbase.differential;
 import static io.scbf.hbase.differential.Op.*;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.scbf.hbase.shared.Settings;
-import io.scbf.hbase.testing.MiniCluster;
 import java.util.List;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.HBaseTestingUtility;
-import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,34 +15,18 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DifferentialRegressionClusterTest {
-  HBaseTestingUtility util;
-  Connection reader;
-  Connection indexPlanned;
-  Connection oracle;
+  TesterCluster cluster;
   Runner runner;
 
   @BeforeAll
   void startCluster() throws Exception {
-    util = MiniCluster.start(2, MiniCluster::readBlocksOffHeap);
-    Configuration conf = new Configuration(util.getConfiguration());
-    conf.setInt(Settings.CLIENT_PAGE_ROWS, 2);
-    reader = ConnectionFactory.createConnection(conf);
-    Configuration index = new Configuration(conf);
-    index.set(Settings.PLANNER, "index");
-    indexPlanned = ConnectionFactory.createConnection(index);
-    Configuration impatient = new Configuration(util.getConfiguration());
-    impatient.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 5);
-    impatient.setInt(HConstants.HBASE_CLIENT_OPERATION_TIMEOUT, 15_000);
-    oracle = ConnectionFactory.createConnection(impatient);
-    runner = new Runner(util, reader, indexPlanned, oracle, new Stats());
+    cluster = new TesterCluster();
+    runner = cluster.runner(new Stats());
   }
 
   @AfterAll
   void stopCluster() throws Exception {
-    if (reader != null) reader.close();
-    if (indexPlanned != null) indexPlanned.close();
-    if (oracle != null) oracle.close();
-    if (util != null) util.shutdownMiniCluster();
+    if (cluster != null) cluster.close();
   }
 
   private void passes(long seed, Op... ops) throws Exception {

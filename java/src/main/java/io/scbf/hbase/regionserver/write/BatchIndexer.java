@@ -331,7 +331,7 @@ public final class BatchIndexer {
       deletes =
           PastStampedDeletes.raise(
               writer.connection(), deletes, EnvironmentEdgeManager.currentTime());
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       LOG.warn(
           "scbf: reading the index rows of deletes stamped in the past failed; they go out at"
               + " their own timestamps: {}",
