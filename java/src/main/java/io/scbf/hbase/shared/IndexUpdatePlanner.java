@@ -248,7 +248,7 @@ public final class IndexUpdatePlanner {
    * is not indexed, as HBase hides it. Only a major compaction purging that marker in the same
    * moment, with the Put still in the memstore, could show it again.
    */
-  static final long SERVER_STAMP_SLACK_MS = 1000;
+  public static final long SERVER_STAMP_SLACK_MS = 1000;
 
   private static boolean serverStamped(long timestamp) {
     return Math.abs(EnvironmentEdgeManager.currentTime() - timestamp) <= SERVER_STAMP_SLACK_MS;
@@ -450,10 +450,11 @@ public final class IndexUpdatePlanner {
    */
   static long rewrittenAt(IndexSpec spec, RowState before, RowState after) {
     long ts = indexTimestamp(spec, after);
+    long replaced = indexTimestamp(spec, before);
+    long now = EnvironmentEdgeManager.currentTime();
     for (Column c : IndexValues.watchedColumns(spec)) {
       if (before.get(c) == null || after.get(c) != null) continue;
-      long deleted = Math.min(after.deleteMark(c), EnvironmentEdgeManager.currentTime());
-      ts = Math.max(ts, Math.max(indexTimestamp(spec, before), deleted));
+      ts = Math.max(ts, Math.max(replaced, Math.min(after.deleteMark(c), now)));
     }
     return ts;
   }

@@ -33,9 +33,6 @@ import org.apache.yetus.audience.InterfaceAudience;
  */
 @InterfaceAudience.Private
 final class PastStampedDeletes {
-  /** Deletes stamped this far below the clock are past-stamped (a server stamp is within it). */
-  static final long SLACK_MS = 1000;
-
   private PastStampedDeletes() {}
 
   static Map<TableName, List<Mutation>> raise(
@@ -44,7 +41,8 @@ final class PastStampedDeletes {
     for (Map.Entry<TableName, List<Mutation>> e : deletes.entrySet()) {
       List<Mutation> past = new ArrayList<>();
       for (Mutation m : e.getValue()) {
-        if (IndexUpdatePlanner.timestampOf(m) < now - SLACK_MS) past.add(m);
+        if (IndexUpdatePlanner.timestampOf(m) < now - IndexUpdatePlanner.SERVER_STAMP_SLACK_MS)
+          past.add(m);
       }
       if (past.isEmpty()) {
         out.put(e.getKey(), e.getValue());
