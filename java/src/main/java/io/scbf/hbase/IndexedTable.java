@@ -73,8 +73,7 @@ public final class IndexedTable implements AutoCloseable {
    *     {@code ORDERED}
    */
   public List<Result> get(IndexQuery query) throws IOException {
-    context.checkOpen();
-    return context.counted(queries.rows(query));
+    return context.answered(() -> queries.rows(query));
   }
 
   /**
@@ -83,8 +82,7 @@ public final class IndexedTable implements AutoCloseable {
    * (the keys of {@link #entries}), since the other answers are read whole to be sorted.
    */
   public List<byte[]> rowKeys(IndexQuery query) throws IOException {
-    context.checkOpen();
-    return context.counted(queries.rowKeys(query));
+    return context.answered(() -> queries.rowKeys(query));
   }
 
   /**
@@ -96,8 +94,7 @@ public final class IndexedTable implements AutoCloseable {
    *     equal values: only an {@code ORDERED} index reads a covered range
    */
   public List<IndexEntry> entries(IndexQuery query) throws IOException {
-    context.checkOpen();
-    return context.counted(queries.entries(query));
+    return context.answered(() -> queries.entries(query));
   }
 
   /**
@@ -107,8 +104,7 @@ public final class IndexedTable implements AutoCloseable {
    * them; a limit closes the stream after that many rows. Close the scanner when done.
    */
   public ResultScanner getScanner(IndexQuery query) throws IOException {
-    context.checkOpen();
-    return context.counted(queries.scanner(query));
+    return context.answered(() -> queries.scanner(query));
   }
 
   /**
@@ -179,8 +175,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public List<byte[]> findRowKeys(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
-    context.checkOpen();
-    return context.counted(points.rowKeys(family, qualifier, value));
+    return context.answered(() -> points.rowKeys(family, qualifier, value));
   }
 
   /**
@@ -191,8 +186,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   @Deprecated(since = "0.4.0")
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value) throws IOException {
-    context.checkOpen();
-    return context.counted(points.rows(family, qualifier, value));
+    return context.answered(() -> points.rows(family, qualifier, value));
   }
 
   /**
@@ -209,8 +203,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   @Deprecated(since = "0.4.0")
   public ResultScanner stream(byte[] family, byte[] qualifier, byte[] value) throws IOException {
-    context.checkOpen();
-    return context.counted(streams.point(family, qualifier, value));
+    return context.answered(() -> streams.point(family, qualifier, value));
   }
 
   /**
@@ -223,8 +216,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public List<Result> find(byte[] family, byte[] qualifier, byte[] value, int limit)
       throws IOException {
-    context.checkOpen();
-    return context.counted(streams.first(family, qualifier, value, limit));
+    return context.answered(() -> streams.first(family, qualifier, value, limit));
   }
 
   /**
@@ -241,8 +233,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public ResultScanner streamRange(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
-    context.checkOpen();
-    return context.counted(streams.range(family, qualifier, lo, hi));
+    return context.answered(() -> streams.range(family, qualifier, lo, hi));
   }
 
   /**
@@ -256,8 +247,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public ResultScanner streamRange(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
-    context.checkOpen();
-    return context.counted(streams.range(index, equal, lo, hi));
+    return context.answered(() -> streams.range(index, equal, lo, hi));
   }
 
   /**
@@ -269,8 +259,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public List<IndexEntry> findEntries(byte[] family, byte[] qualifier, byte[] value)
       throws IOException {
-    context.checkOpen();
-    return context.counted(points.entries(family, qualifier, value));
+    return context.answered(() -> points.entries(family, qualifier, value));
   }
 
   /**
@@ -289,8 +278,7 @@ public final class IndexedTable implements AutoCloseable {
    * (when none has one, the first condition's keys are read).
    */
   public List<Result> find(Condition... conditions) throws IOException {
-    context.checkOpen();
-    return context.counted(multiColumn.rows(conditions));
+    return context.answered(() -> multiColumn.rows(conditions));
   }
 
   /**
@@ -338,8 +326,7 @@ public final class IndexedTable implements AutoCloseable {
    */
   @Deprecated(since = "0.4.0")
   public List<Result> find(String index, byte[]... values) throws IOException {
-    context.checkOpen();
-    return context.counted(points.rows(index, values));
+    return context.answered(() -> points.rows(index, values));
   }
 
   /**
@@ -355,8 +342,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public List<Result> range(String index, List<byte[]> equal, byte[] lo, byte[] hi)
       throws IOException {
-    context.checkOpen();
-    return context.counted(ranges.rows(index, equal, lo, hi));
+    return context.answered(() -> ranges.rows(index, equal, lo, hi));
   }
 
   /**
@@ -380,8 +366,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public List<byte[]> rangeRowKeys(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
-    context.checkOpen();
-    return context.counted(ranges.rowKeys(family, qualifier, lo, hi));
+    return context.answered(() -> ranges.rowKeys(family, qualifier, lo, hi));
   }
 
   /**
@@ -393,8 +378,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public List<Result> range(byte[] family, byte[] qualifier, byte[] lo, byte[] hi)
       throws IOException {
-    context.checkOpen();
-    return context.counted(ranges.rows(family, qualifier, lo, hi));
+    return context.answered(() -> ranges.rows(family, qualifier, lo, hi));
   }
 
   /**
@@ -412,8 +396,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public ResultScanner streamRange(String index, byte[] lo, byte[] hi, ValueOrder order)
       throws IOException {
-    context.checkOpen();
-    return context.counted(ordered.stream(index, lo, hi, order));
+    return context.answered(() -> ordered.stream(index, lo, hi, order));
   }
 
   /**
@@ -427,8 +410,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public List<Result> range(String index, byte[] lo, byte[] hi, ValueOrder order, int limit)
       throws IOException {
-    context.checkOpen();
-    return context.counted(ordered.first(index, lo, hi, order, limit));
+    return context.answered(() -> ordered.first(index, lo, hi, order, limit));
   }
 
   /**
@@ -444,8 +426,7 @@ public final class IndexedTable implements AutoCloseable {
   @Deprecated(since = "0.4.0")
   public List<IndexEntry> rangeEntries(
       String index, byte[] lo, byte[] hi, ValueOrder order, int limit) throws IOException {
-    context.checkOpen();
-    return context.counted(ordered.entries(index, lo, hi, order, limit));
+    return context.answered(() -> ordered.entries(index, lo, hi, order, limit));
   }
 
   /**

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -328,6 +329,48 @@ class LocalIndexReadAfterAckClusterTest {
             empty[mode],
             fresh[mode]);
       }
+    }
+  }
+
+  /**
+   * Differential seed 1142: a region moved from server A to B and back, then split. Both servers
+   * keep a record that it moved to the other for two minutes, and a client whose cache still holds
+   * the parent follows them back and forth without reading meta until its retries run out. Queries
+   * must answer all the same (here through a client that gives up after five retries).
+   */
+  @Test
+  @Order(5)
+  void aQueryAnswersAfterItsRegionMovedAwayAndBackAndSplit() throws Exception {
+    Configuration impatient = new Configuration(util.getConfiguration());
+    impatient.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 5);
+    try (Connection connection = ConnectionFactory.createConnection(impatient);
+        IndexedTable client = new IndexedTable(connection, TABLE);
+        Admin admin = writerConnection.getAdmin();
+        RegionLocator locator = writerConnection.getRegionLocator(TABLE);
+        Table writer = writerConnection.getTable(TABLE)) {
+      byte[] row = Bytes.add(row(ROWS / 2), Bytes.toBytes("-loop"));
+      byte[] value = Bytes.toBytes("moved-away-and-back");
+      writer.put(new Put(row).addColumn(D, CITY, value));
+      List<String> expected = List.of(Bytes.toStringBinary(row));
+      assertEquals(expected, Oracle.resultRows(client.find(D, CITY, value)));
+      HRegionLocation home = locator.getRegionLocation(row, true);
+      ServerName other =
+          admin.getRegionServers().stream()
+              .filter(s -> !s.equals(home.getServerName()))
+              .findFirst()
+              .orElseThrow();
+      for (ServerName to : List.of(other, home.getServerName())) {
+        admin.move(home.getRegion().getEncodedNameAsBytes(), to);
+        util.waitUntilNoRegionsInTransition(60_000);
+        // The client's cache follows the region (its old server names the new one).
+        assertEquals(expected, Oracle.resultRows(client.find(D, CITY, value)));
+      }
+      admin.split(TABLE, row);
+      util.waitFor(
+          60_000, () -> !locator.getRegionLocation(row, true).getRegion().equals(home.getRegion()));
+      util.waitUntilNoRegionsInTransition(60_000);
+      assertEquals(expected, Oracle.resultRows(client.find(D, CITY, value)));
+      assertEquals(expected, Oracle.strings(client.findRowKeys(D, CITY, value)));
     }
   }
 }

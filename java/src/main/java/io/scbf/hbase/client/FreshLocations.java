@@ -2,12 +2,14 @@ package io.scbf.hbase.client;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.exceptions.RegionMovedException;
 
 /**
  * A table's regions as meta has them now, with the connection's cached locations of their start
@@ -15,9 +17,12 @@ import org.apache.hadoop.hbase.client.RegionLocator;
  * region of a start key, and HBase's client then follows the old region's "moved to" records from
  * server to server without reading meta, until the servers forget them two minutes later: each call
  * through the cache retries that long and may fail (differential seed 1031: an awaitIndexed probe
- * stalled 109-129 s, a rebuild's scan gave up after 60 s; seed 1064: a repair's scan, 68 s).
- * Operations that go over every region (index builds, awaitIndexed, verify and repair) start here;
- * one meta read, plus one per stale key.
+ * stalled 109-129 s, a rebuild's scan gave up after 60 s; seed 1064: a repair's scan, 68 s). The
+ * same loop follows a region that moved from one server to another and back and then split
+ * (differential seed 1142: each server names the other). Operations that go over every region
+ * (index builds, awaitIndexed, verify and repair) start here, one meta read plus one per stale key;
+ * a query that met the loop runs again after its tables' cached locations are {@linkplain #drop
+ * dropped}.
  */
 final class FreshLocations {
   private FreshLocations() {}
@@ -38,5 +43,24 @@ final class FreshLocations {
       }
     }
     return regions;
+  }
+
+  /**
+   * True if {@code e} failed on a region's "moved to" record (HBase's client gave up following).
+   */
+  static boolean movedOn(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof RegionMovedException) return true;
+    }
+    return false;
+  }
+
+  /** Drops the connection's cached locations of {@code tables}: their next calls read meta. */
+  static void drop(Connection connection, Collection<TableName> tables) throws IOException {
+    for (TableName table : tables) {
+      try (RegionLocator locator = connection.getRegionLocator(table)) {
+        locator.clearRegionLocationCache();
+      }
+    }
   }
 }

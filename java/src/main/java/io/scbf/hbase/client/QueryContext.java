@@ -13,6 +13,7 @@ import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,6 +23,8 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.yetus.audience.InterfaceAudience;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What every query of one {@code IndexedTable} shares: the table's indexes, its lookup pool, its
@@ -30,6 +33,8 @@ import org.apache.yetus.audience.InterfaceAudience;
  */
 @InterfaceAudience.Private
 public final class QueryContext implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(QueryContext.class);
+
   /**
    * The byte budget of one index answer of a list-form query (the most a region sends in one
    * message): larger answers come in several.
@@ -97,12 +102,12 @@ public final class QueryContext implements AutoCloseable {
     stats.register(dataTable);
   }
 
-  /** Reads the table's indexes and prepares its queries. */
   /** See {@code IndexedTable.awaitIndexed}. */
   public boolean awaitIndexed(long timeoutMs) throws IOException {
     return EventualMode.awaitIfShipped(connection, dataTable, timeoutMs);
   }
 
+  /** Reads the table's indexes and prepares its queries. */
   public static QueryContext open(Connection connection, TableName dataTable) throws IOException {
     Admin admin = connection.getAdmin();
     try {
@@ -173,10 +178,44 @@ public final class QueryContext implements AutoCloseable {
   }
 
   /**
+   * Runs a public query call and {@linkplain #counted counts} it. A call that failed because
+   * HBase's client gave up following stale "moved to" records ({@link FreshLocations}) runs once
+   * more after the table's and its index tables' cached locations are dropped: a query only reads,
+   * so running it again changes nothing but its time.
+   */
+  public <T> T answered(Query<T> query) throws IOException {
+    checkOpen();
+    T result;
+    try {
+      result = query.run();
+    } catch (IOException | RuntimeException e) {
+      if (!FreshLocations.movedOn(e)) throw e;
+      LOG.warn(
+          "scbf: a query on {} met stale region locations ({}); asking again from meta",
+          dataTable,
+          e.toString());
+      stats.countLocationRetry();
+      FreshLocations.drop(connection, tablesAsked());
+      result = query.run();
+    }
+    return counted(result);
+  }
+
+  /** The data table and its global index tables. */
+  private List<TableName> tablesAsked() {
+    List<TableName> tables = new ArrayList<>();
+    tables.add(dataTable);
+    for (IndexSpec s : indexes.all()) {
+      if (!s.isLocal()) tables.add(IndexCatalog.indexTableName(dataTable, s.alias()));
+    }
+    return tables;
+  }
+
+  /**
    * Counts the calling thread's last query in the table's statistics (JMX); the facade calls it
    * once per public query call, after the query, and returns {@code result}.
    */
-  public <T> T counted(T result) {
+  private <T> T counted(T result) {
     QueryTrace trace = lastTrace.get();
     if (trace != null && trace != lastCounted.get()) { // a query that traced nothing: not again
       stats.count(trace);

@@ -60,6 +60,7 @@ final class QueryStats implements QueryStatsMXBean {
   private final LongAdder routingFailures = new LongAdder();
   private final LongAdder cacheHits = new LongAdder();
   private final LongAdder micros = new LongAdder();
+  private final LongAdder locationRetries = new LongAdder();
   private final Map<Kind, Histogram> latencies = new EnumMap<>(Kind.class);
   private MetricRegistryInfo registry;
   private ObjectName name;
@@ -103,6 +104,11 @@ final class QueryStats implements QueryStatsMXBean {
     if (latency != null) latency.update(trace.totalMicros());
   }
 
+  /** Counts a query asked again after its tables' cached region locations were dropped. */
+  void countLocationRetry() {
+    locationRetries.increment();
+  }
+
   void register(TableName table) {
     try {
       name =
@@ -126,6 +132,11 @@ final class QueryStats implements QueryStatsMXBean {
     } catch (JMException | SecurityException e) {
       LOG.debug("scbf: could not unregister {}: {}", name, e.toString());
     }
+  }
+
+  @Override
+  public long getLocationRetries() {
+    return locationRetries.sum();
   }
 
   @Override

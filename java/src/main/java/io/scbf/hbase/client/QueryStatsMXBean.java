@@ -28,6 +28,12 @@ public interface QueryStatsMXBean {
   /** Queries whose routing failed (every region was then asked). */
   long getRoutingFailures();
 
+  /**
+   * Queries asked a second time after HBase's client gave up following stale "moved to" records of
+   * a region (moved away and back, then split): their tables' cached locations were dropped first.
+   */
+  long getLocationRetries();
+
   /** Lookups answered from a region server's hot cache. */
   long getLookupCacheHits();
 
