@@ -3,6 +3,7 @@ package io.scbf.hbase.regionserver.repair;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.regionserver.region.RowBatchReader;
 import io.scbf.hbase.regionserver.write.IndexCleanups;
+import io.scbf.hbase.regionserver.write.IndexRowVersions;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.regionserver.write.RowLocks;
 import io.scbf.hbase.shared.IndexCatalog;
@@ -23,11 +24,9 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.EnvironmentEdgeManager;
@@ -142,17 +141,10 @@ public final class IndexRowRepair {
   private static List<Put> overNewerVersions(List<Put> puts, IndexWriter writer, TableName table)
       throws IOException {
     if (puts.isEmpty()) return puts;
-    List<Get> gets = new ArrayList<>(puts.size());
-    for (Put p : puts) gets.add(new Get(p.getRow()).addFamily(IndexCatalog.INDEX_FAMILY));
-    Result[] there;
-    try (Table index = writer.connection().getTable(table)) {
-      there = index.get(gets);
-    }
+    long[] newest = IndexRowVersions.newest(writer.connection(), table, puts);
     List<Put> out = new ArrayList<>(puts.size());
     for (int i = 0; i < puts.size(); i++) {
-      Cell newest =
-          there[i].getColumnLatestCell(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER);
-      out.add(newest == null ? puts.get(i) : atLeast(puts.get(i), newest.getTimestamp()));
+      out.add(newest[i] == IndexRowVersions.NONE ? puts.get(i) : atLeast(puts.get(i), newest[i]));
     }
     return out;
   }

@@ -8,14 +8,10 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
-import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -48,36 +44,17 @@ final class PastStampedDeletes {
         out.put(e.getKey(), e.getValue());
         continue;
       }
-      Map<Mutation, Long> newest = newestVersions(connection, e.getKey(), past);
+      long[] versions = IndexRowVersions.newest(connection, e.getKey(), past);
+      Map<Mutation, Long> newest = new IdentityHashMap<>();
+      for (int i = 0; i < versions.length; i++) newest.put(past.get(i), versions[i]);
       List<Mutation> raised = new ArrayList<>(e.getValue().size());
       for (Mutation m : e.getValue()) {
-        Long version = newest.get(m);
-        raised.add(
-            version == null || version <= IndexUpdatePlanner.timestampOf(m) ? m : at(m, version));
+        long version = newest.getOrDefault(m, IndexRowVersions.NONE);
+        raised.add(version <= IndexUpdatePlanner.timestampOf(m) ? m : at(m, version));
       }
       out.put(e.getKey(), raised);
     }
     return out;
-  }
-
-  private static Map<Mutation, Long> newestVersions(
-      Connection connection, TableName table, List<Mutation> deletes) throws IOException {
-    List<Get> gets = new ArrayList<>(deletes.size());
-    for (Mutation m : deletes) {
-      gets.add(
-          new Get(m.getRow()).addColumn(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER));
-    }
-    Result[] there;
-    try (Table index = connection.getTable(table)) {
-      there = index.get(gets);
-    }
-    Map<Mutation, Long> newest = new IdentityHashMap<>();
-    for (int i = 0; i < deletes.size(); i++) {
-      Cell cell =
-          there[i].getColumnLatestCell(IndexCatalog.INDEX_FAMILY, IndexCatalog.INDEX_QUALIFIER);
-      if (cell != null) newest.put(deletes.get(i), cell.getTimestamp());
-    }
-    return newest;
   }
 
   private static Delete at(Mutation delete, long ts) {
