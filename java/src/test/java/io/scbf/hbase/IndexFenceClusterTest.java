@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
@@ -765,5 +766,115 @@ class IndexFenceClusterTest {
       Thread.sleep(500);
     }
     return cells;
+  }
+
+  /**
+   * Found by reading differential seed 1183's fix: a covered column deleted stamps the rewritten
+   * index entry at the delete's time (it must top the entry it replaces), above the row's cells;
+   * another covered column then written at a client timestamp in between rewrote the entry below
+   * that version, and the entry kept answering the old covered values. r1: the global index's entry
+   * (its covered zip changes); r2: the local index's (its covered city changes), which answered
+   * right before the fix too, as local answers take covered values from the rows they read.
+   */
+  @Test
+  void aCoveredValueWrittenInThePastAfterACoveredDeleteIsShown() throws Exception {
+    TableName table = TableName.valueOf("fence_covered_past");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(
+        table, IndexSpec.builder(D, CITY).alias("city").covered(D, NAME).covered(D, ZIP).build());
+    indexAdmin.createIndex(
+        table,
+        IndexSpec.builder(D, ZIP).alias("zip").local().covered(D, NAME).covered(D, CITY).build());
+    long now = System.currentTimeMillis();
+    byte[] r1 = Bytes.toBytes("r1");
+    byte[] r2 = Bytes.toBytes("r2");
+    try (Table t = connection.getTable(table);
+        IndexedTable indexed = new IndexedTable(connection, table)) {
+      t.put(cityZipName("r1", "Oslo", "0150", "Ann", now - 10_000));
+      t.put(cityZipName("r2", "Oslo", "0150", "Bo", now - 10_000));
+      t.delete(new Delete(r1).addColumns(D, NAME)); // at the server's clock
+      t.delete(new Delete(r2).addColumns(D, NAME));
+      t.put(new Put(r1).addColumn(D, ZIP, now - 5_000, Bytes.toBytes("0151")));
+      t.put(new Put(r2).addColumn(D, CITY, now - 5_000, Bytes.toBytes("Bergen")));
+      // Replaced entries go in the background (r2's under Oslo): what stays is what is checked.
+      assertEquals(
+          List.of("r1 zip=0151"),
+          settled(() -> shown(indexed.findEntries(D, CITY, Bytes.toBytes("Oslo")))));
+      assertEquals(
+          List.of("r2 city=Bergen"),
+          settled(() -> shown(indexed.findEntries(D, ZIP, Bytes.toBytes("0150")))));
+    }
+  }
+
+  /**
+   * Seed 1183's other half: the switch to EVENTUAL recorded an entry the STRONG path had lifted (a
+   * covered column's delete) at its cells' older time, and the applier stamps a rewrite at least at
+   * the record's: a covered column then written in the past rewrote it below the lifted version,
+   * and the entry kept its old covered values.
+   */
+  @Test
+  void anEventualRewriteInThePastAfterACoveredDeleteIsShown() throws Exception {
+    TableName table = TableName.valueOf("fence_covered_eventual");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(
+        table, IndexSpec.builder(D, CITY).alias("city").covered(D, NAME).covered(D, ZIP).build());
+    long now = System.currentTimeMillis();
+    byte[] r1 = Bytes.toBytes("r1");
+    try (Table t = connection.getTable(table);
+        IndexedTable indexed = new IndexedTable(connection, table)) {
+      t.put(cityZipName("r1", "Oslo", "0150", "Ann", now - 10_000));
+      t.delete(new Delete(r1).addColumns(D, NAME)); // at the server's clock: lifts the entry
+      indexAdmin.setConsistency(table, "city", IndexSpec.Consistency.EVENTUAL);
+      t.put(new Put(r1).addColumn(D, ZIP, now - 5_000, Bytes.toBytes("0151")));
+      assertTrue(indexed.awaitIndexed(60_000));
+      assertEquals(
+          List.of("r1 zip=0151"), shown(indexed.findEntries(D, CITY, Bytes.toBytes("Oslo"))));
+    }
+  }
+
+  /** Each entry as its row and its covered values that are present, by qualifier. */
+  private static List<String> shown(List<IndexEntry> entries) {
+    List<String> out = new ArrayList<>();
+    for (IndexEntry e : entries) {
+      List<String> covered = new ArrayList<>();
+      e.covered()
+          .forEach(
+              (c, v) -> {
+                if (v != null) covered.add(Bytes.toString(c.qualifier()) + "=" + Bytes.toString(v));
+              });
+      covered.sort(null);
+      covered.add(0, Bytes.toString(e.row()));
+      out.add(String.join(" ", covered));
+    }
+    return out;
+  }
+
+  /** The answer once it has not changed for a second (at most 10 s). */
+  private static List<String> settled(Callable<List<String>> answer) throws Exception {
+    List<String> last = answer.call();
+    long stableSince = System.currentTimeMillis();
+    long deadline = stableSince + 10_000;
+    while (System.currentTimeMillis() - stableSince < 1_000
+        && System.currentTimeMillis() < deadline) {
+      Thread.sleep(100);
+      List<String> now = answer.call();
+      if (!now.equals(last)) {
+        last = now;
+        stableSince = System.currentTimeMillis();
+      }
+    }
+    return last;
   }
 }

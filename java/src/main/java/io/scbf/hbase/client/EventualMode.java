@@ -7,6 +7,8 @@ import io.scbf.hbase.shared.EventualCalls;
 import io.scbf.hbase.shared.EventualPeer;
 import io.scbf.hbase.shared.EventualPeerLock;
 import io.scbf.hbase.shared.EventualRecords;
+import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexRowVersions;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeRequest;
@@ -159,10 +161,14 @@ public final class EventualMode {
       throws IOException {
     IndexRows rows = new IndexRows(spec);
     long seeded = 0;
+    // A scan through stale cached locations can loop between two servers for minutes (seed 1208).
+    FreshLocations.of(connection, dataTable);
+    FreshLocations.of(connection, IndexCatalog.indexTableName(dataTable, spec.alias()));
     try (Table data = connection.getTable(dataTable);
         Table records = connection.getTable(EventualRecords.TABLE);
         ResultScanner scanner = data.getScanner(rows.scan().setCaching(SEED_BATCH))) {
-      List<Put> batch = new ArrayList<>(SEED_BATCH);
+      List<byte[]> dataRows = new ArrayList<>(SEED_BATCH);
+      List<Put> indexRows = new ArrayList<>(SEED_BATCH);
       for (Result r : scanner) {
         List<Put> produced;
         try {
@@ -171,23 +177,52 @@ public final class EventualMode {
           continue;
         }
         for (Put p : produced) {
-          batch.add(
-              new Put(EventualRecords.rowKey(dataTable, r.getRow()))
-                  .addColumn(
-                      EventualRecords.FAMILY,
-                      EventualRecords.member(spec.alias(), p.getRow()),
-                      IndexUpdatePlanner.timestampOf(p),
-                      EventualRecords.value()));
-          seeded++;
+          dataRows.add(r.getRow());
+          indexRows.add(p);
         }
-        if (batch.size() >= SEED_BATCH) {
-          records.put(batch);
-          batch.clear();
+        if (indexRows.size() >= SEED_BATCH) {
+          seeded += record(connection, records, dataTable, spec, dataRows, indexRows);
+          dataRows.clear();
+          indexRows.clear();
         }
       }
-      if (!batch.isEmpty()) records.put(batch);
+      if (!indexRows.isEmpty()) {
+        seeded += record(connection, records, dataTable, spec, dataRows, indexRows);
+      }
     }
     return seeded;
+  }
+
+  /**
+   * Records {@code indexRows} (of {@code dataRows}, one each), each at the newer of its data cells'
+   * timestamp and the version its index row holds: a STRONG rewrite after a covered column's delete
+   * stamps the row above its cells (differential seed 1183: a delete fenced at the cells' time,
+   * later, missed it), and the applier stamps its rewrites and deletes at least at the record's.
+   */
+  private static int record(
+      Connection connection,
+      Table records,
+      TableName dataTable,
+      IndexSpec spec,
+      List<byte[]> dataRows,
+      List<Put> indexRows)
+      throws IOException {
+    long[] newest =
+        IndexRowVersions.newest(
+            connection, IndexCatalog.indexTableName(dataTable, spec.alias()), indexRows);
+    List<Put> batch = new ArrayList<>(indexRows.size());
+    for (int i = 0; i < indexRows.size(); i++) {
+      Put p = indexRows.get(i);
+      batch.add(
+          new Put(EventualRecords.rowKey(dataTable, dataRows.get(i)))
+              .addColumn(
+                  EventualRecords.FAMILY,
+                  EventualRecords.member(spec.alias(), p.getRow()),
+                  Math.max(IndexUpdatePlanner.timestampOf(p), newest[i]),
+                  EventualRecords.value()));
+    }
+    records.put(batch);
+    return batch.size();
   }
 
   /**

@@ -37,7 +37,8 @@ final class FreshLocations {
         byte[] start = current.getRegion().getStartKey();
         HRegionLocation cached = locator.getRegionLocation(start, false);
         if (cached == null
-            || !cached.getRegion().getEncodedName().equals(current.getRegion().getEncodedName())) {
+            || !cached.getRegion().getEncodedName().equals(current.getRegion().getEncodedName())
+            || !cached.getServerName().equals(current.getServerName())) {
           locator.getRegionLocation(start, true); // reads meta for this key, replacing the entry
         }
       }

@@ -1,6 +1,5 @@
-package io.scbf.hbase.regionserver.write;
+package io.scbf.hbase.shared;
 
-import io.scbf.hbase.shared.IndexCatalog;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +14,8 @@ import org.apache.yetus.audience.InterfaceAudience;
 
 /**
  * The timestamps index rows hold now, read before a write that must land at or above them (a
- * past-stamped delete, a repair's put): one multi-get per index table.
+ * past-stamped delete or rewrite, a repair's put, the EVENTUAL applier's deletes): one multi-get
+ * per index table.
  */
 @InterfaceAudience.Private
 public final class IndexRowVersions {

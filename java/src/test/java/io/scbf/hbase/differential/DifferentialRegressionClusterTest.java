@@ -82,4 +82,81 @@ class DifferentialRegressionClusterTest {
     Failure f = runner.run(seq, Failure.ofQuery(0, null, oldValue, List.of(), List.of(), null));
     assertNull(f, () -> f.describe());
   }
+
+  /**
+   * Seed 1183 (shrunk by hand from its 48 operations): a covered column deleted while the index was
+   * STRONG lifted the index row to the delete's time; the switch to EVENTUAL recorded the row at
+   * its data cells' older time, and the applier deleted it there when the row went: the entry
+   * stayed for good.
+   */
+  @Test
+  void seed1183() throws Exception {
+    Sequence seq =
+        new SequenceGenerator()
+            .generate(1183, 0)
+            .withOps(
+                List.of(
+                    put("r3", null, "d:c", "B:c0", "d:a", "B:a1"),
+                    deleteColumns("r3", "d:c", null),
+                    setConsistency("ia", true),
+                    deleteRow("r3", null)));
+    Query gone = new Query.Point(Query.PointKind.FIND_ENTRIES, "ia", "B:a1", 3);
+    Failure f = runner.run(seq, Failure.ofQuery(0, null, gone, List.of(), List.of(), null));
+    assertNull(f, () -> f.describe());
+  }
+
+  /**
+   * Seeds 1208 and 1232 (this is 1232's shrunk sequence): a switch to EVENTUAL after a truncate
+   * scanned the data table through the writer's cached location of the table's old region, which
+   * had moved, and HBase's client followed the servers' stale "moved to" records until its retries
+   * ran out (68 s).
+   */
+  @Test
+  void seed1232() throws Exception {
+    passes(
+        1232,
+        append("r0", "d:a", "B:a1"),
+        move("ix"),
+        put("r4", -3000L, "d:b", "B:b1"),
+        mutations("r2", put("r2", -1000L, "e:x", "D:0.0", "d:a", "B:a2"), deleteRow("r2", -1000L)),
+        deleteRow("r3", null),
+        putWithVisibility("r4", "d:n", "L:9223372036854775807"),
+        splitIndex("ix"),
+        put("r0", -5000L, "d:a", "B:a0", "d:b", "B:b2"),
+        deleteFamily("r2", "d", null),
+        put("r0", null, "d:b", "B:b1", "d:n", "L:-9223372036854775808"),
+        put("r4", null, "d:c", "B:c1", "d:n", "L:-1", "d:u", "B:u0"),
+        splitIndex("ia"),
+        put("r0", 3601000L, "d:u", "B:u0"),
+        put("r1", -1000L, "e:x", "D:-Infinity", "d:u", "B:u0"),
+        deleteColumns("r3", "d:u", null),
+        batch(
+            put("r0", -1000L, "d:n", "L:-9223372036854775808", "d:b", "B:b1"),
+            put("r0", null, "d:c", "B:c0", "d:a", "B:a1", "d:n", "L:-1"),
+            put("r0", null, "d:a", "B:a2", "d:c", "B:c2"),
+            put("r0", -3000L, "e:x", "D:NaN2")),
+        deleteFamily("r2", "e", null),
+        setConsistency("in", false),
+        put("r4", -4000L, "d:a", "B:a0", "d:n", "L:9223372036854775807"),
+        mutations(
+            "r3",
+            put("r3", null, "d:n", "L:-1", "d:c", "B:c0"),
+            deleteColumns("r3", "d:n", null),
+            put("r3", null, "d:a", "B:a0", "d:c", "B:c0", "e:x", "D:NaN")),
+        setConsistency("in", false),
+        setConsistency("ix", true),
+        put("r2", null, "d:b", "B:b0", "d:n", "L:7"),
+        deleteVersion("r2", "d:n", null),
+        put("r3", -1000L, "d:u", "B:u1", "d:b", "B:b2"),
+        append("r1", "d:a", "B:a0"),
+        checkAndPut("r4", "d:n", "L:-1", put("r4", null, "d:c", "B:c0", "d:a", "B:a2")),
+        deleteColumns("r3", "d:u", -3000L),
+        put("r4", -5000L, "e:x", "D:-Infinity"),
+        deleteColumns("r0", "e:x", null),
+        move(null),
+        put("r4", null, "d:b", "B:b2"),
+        truncate(),
+        splitIndex("ix"),
+        setConsistency("in", true));
+  }
 }

@@ -6,6 +6,7 @@ import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.regionserver.write.IndexWriter;
 import io.scbf.hbase.shared.EventualRecords;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.IndexRowVersions;
 import io.scbf.hbase.shared.IndexRows;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import java.io.IOException;
@@ -187,6 +188,7 @@ public final class EventualApplier {
     // Puts and deletes in one write: they never touch the same index row (an index row's key
     // holds its data row, whose produced rows are kept, not deleted).
     Map<TableName, List<Mutation>> indexWrites = new LinkedHashMap<>();
+    Map<TableName, List<Mutation>> eventualDeletes = new LinkedHashMap<>();
     for (Map.Entry<Bytes, Result> e : current.entrySet()) {
       byte[] row = e.getKey().get();
       Result cells = e.getValue();
@@ -225,12 +227,14 @@ public final class EventualApplier {
           indexWrites.computeIfAbsent(indexTable, t -> new ArrayList<>()).add(p);
         }
         long replacement = newestIndexedCell(spec, cells);
+        List<Mutation> specDeletes =
+            spec.consistency() == IndexSpec.Consistency.EVENTUAL
+                ? eventualDeletes.computeIfAbsent(indexTable, t -> new ArrayList<>())
+                : indexWrites.computeIfAbsent(indexTable, t -> new ArrayList<>());
         for (Map.Entry<Bytes, Long> m : members.entrySet()) {
           if (!deletes || keep.contains(m.getKey())) continue;
           long fence = Math.max(m.getValue(), replacement);
-          indexWrites
-              .computeIfAbsent(indexTable, t -> new ArrayList<>())
-              .add(new Delete(m.getKey().get()).addFamily(IndexCatalog.INDEX_FAMILY, fence));
+          specDeletes.add(new Delete(m.getKey().get()).addFamily(IndexCatalog.INDEX_FAMILY, fence));
           recordDeletes.add(
               new Delete(recordRow)
                   .addColumns(
@@ -240,11 +244,41 @@ public final class EventualApplier {
         }
       }
     }
+    for (Map.Entry<TableName, List<Mutation>> e : eventualDeletes.entrySet()) {
+      indexWrites
+          .computeIfAbsent(e.getKey(), t -> new ArrayList<>())
+          .addAll(overNewerVersions(e.getKey(), e.getValue()));
+    }
     // The record first: an index row nobody has recorded could never be deleted.
     if (!recordPuts.isEmpty()) records.put(recordPuts);
     String table = dataTable.getNameAsString();
     if (!indexWrites.isEmpty()) writer.write(table, indexWrites, IndexWriter.Phase.APPLIER);
     if (!recordDeletes.isEmpty()) records.delete(recordDeletes);
+  }
+
+  /**
+   * An EVENTUAL index's deletes, each raised to the newest version its index row holds. Why: a
+   * record carries the time its data cells gave, and the index row may hold a later one: the STRONG
+   * path stamps a rewrite after a covered column's delete at the delete's time ({@code
+   * IndexUpdatePlanner#rewrittenAt}), and the switch to EVENTUAL seeds the record from the data
+   * (differential seed 1183: the row's delete, fenced at the record's time, missed the entry for
+   * good). Safe: the index row is one the data as read no longer produces; a newer applier's put of
+   * it that the raised delete masks is put again, as the row changed since this round read it (see
+   * the class comment). STRONG indexes are left as they were: their writers are not appliers, and
+   * their own deletes are raised where they are sent ({@code PastStampedDeletes}).
+   */
+  private List<Mutation> overNewerVersions(TableName indexTable, List<Mutation> deletes)
+      throws IOException {
+    long[] newest = IndexRowVersions.newest(connections.get(), indexTable, deletes);
+    List<Mutation> out = new ArrayList<>(deletes.size());
+    for (int i = 0; i < newest.length; i++) {
+      Mutation d = deletes.get(i);
+      out.add(
+          newest[i] <= IndexUpdatePlanner.timestampOf(d)
+              ? d
+              : new Delete(d.getRow()).addFamily(IndexCatalog.INDEX_FAMILY, newest[i]));
+    }
+    return out;
   }
 
   /**

@@ -297,6 +297,12 @@ public final class BatchIndexer {
       }
     }
     if (puts.isEmpty() && deletes.isEmpty()) return;
+    puts =
+        PastStampedIndexRows.raiseRewrites(
+            writer.connection(),
+            puts,
+            now,
+            m -> m.getAttribute(IndexCatalog.NEW_INDEX_ROW_ATTR) != null);
     writer.write(
         region.getRegionInfo().getTable().getNameAsString(), puts, IndexWriter.Phase.BEFORE_DATA);
     if (!deletes.isEmpty()) pendingDeletes.set(new Deletes(deletes, List.copyOf(rowsWithDeletes)));
@@ -329,7 +335,7 @@ public final class BatchIndexer {
   private void sendDeletes(Map<TableName, List<Mutation>> deletes) {
     try {
       deletes =
-          PastStampedDeletes.raise(
+          PastStampedIndexRows.raiseDeletes(
               writer.connection(), deletes, EnvironmentEdgeManager.currentTime());
     } catch (IOException | RuntimeException e) {
       LOG.warn(
