@@ -779,15 +779,7 @@ class IndexFenceClusterTest {
   @Test
   void aCoveredValueWrittenInThePastAfterACoveredDeleteIsShown() throws Exception {
     TableName table = TableName.valueOf("fence_covered_past");
-    try (Admin admin = connection.getAdmin()) {
-      admin.createTable(
-          TableDescriptorBuilder.newBuilder(table)
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
-              .build());
-    }
-    IndexAdmin indexAdmin = new IndexAdmin(connection);
-    indexAdmin.createIndex(
-        table, IndexSpec.builder(D, CITY).alias("city").covered(D, NAME).covered(D, ZIP).build());
+    IndexAdmin indexAdmin = cityCoveringNameAndZip(table);
     indexAdmin.createIndex(
         table,
         IndexSpec.builder(D, ZIP).alias("zip").local().covered(D, NAME).covered(D, CITY).build());
@@ -821,15 +813,7 @@ class IndexFenceClusterTest {
   @Test
   void anEventualRewriteInThePastAfterACoveredDeleteIsShown() throws Exception {
     TableName table = TableName.valueOf("fence_covered_eventual");
-    try (Admin admin = connection.getAdmin()) {
-      admin.createTable(
-          TableDescriptorBuilder.newBuilder(table)
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
-              .build());
-    }
-    IndexAdmin indexAdmin = new IndexAdmin(connection);
-    indexAdmin.createIndex(
-        table, IndexSpec.builder(D, CITY).alias("city").covered(D, NAME).covered(D, ZIP).build());
+    IndexAdmin indexAdmin = cityCoveringNameAndZip(table);
     long now = System.currentTimeMillis();
     byte[] r1 = Bytes.toBytes("r1");
     try (Table t = connection.getTable(table);
@@ -842,6 +826,20 @@ class IndexFenceClusterTest {
       assertEquals(
           List.of("r1 zip=0151"), shown(indexed.findEntries(D, CITY, Bytes.toBytes("Oslo"))));
     }
+  }
+
+  /** A new table with a global index on city covering name and zip. */
+  private IndexAdmin cityCoveringNameAndZip(TableName table) throws IOException {
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .build());
+    }
+    IndexAdmin indexAdmin = new IndexAdmin(connection);
+    indexAdmin.createIndex(
+        table, IndexSpec.builder(D, CITY).alias("city").covered(D, NAME).covered(D, ZIP).build());
+    return indexAdmin;
   }
 
   /** Each entry as its row and its covered values that are present, by qualifier. */
