@@ -260,12 +260,13 @@ public final class EventualApplier {
    * An EVENTUAL index's deletes, each raised to the newest version its index row holds. Why: a
    * record carries the time its data cells gave, and the index row may hold a later one: the STRONG
    * path stamps a rewrite after a covered column's delete at the delete's time ({@code
-   * IndexUpdatePlanner#rewrittenAt}), and the switch to EVENTUAL seeds the record from the data
-   * (differential seed 1183: the row's delete, fenced at the record's time, missed the entry for
-   * good). Safe: the index row is one the data as read no longer produces; a newer applier's put of
-   * it that the raised delete masks is put again, as the row changed since this round read it (see
-   * the class comment). STRONG indexes are left as they were: their writers are not appliers, and
-   * their own deletes are raised where they are sent ({@code PastStampedDeletes}).
+   * IndexUpdatePlanner#rewrittenAt}); the switch to EVENTUAL records such a row at its version, but
+   * a row the STRONG path lifted while the switch ran is recorded by this applier at its cells'
+   * time (differential seed 1183: the row's delete, fenced at the record's time, missed the entry
+   * for good). Safe: the index row is one the data as read no longer produces; a newer applier's
+   * put of it that the raised delete masks is put again, as the row changed since this round read
+   * it (see the class comment). STRONG indexes are left as they were: their writers are not
+   * appliers, and their own deletes are raised where they are sent ({@code PastStampedIndexRows}).
    */
   private List<Mutation> overNewerVersions(TableName indexTable, List<Mutation> deletes)
       throws IOException {
