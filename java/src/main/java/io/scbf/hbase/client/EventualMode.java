@@ -162,8 +162,9 @@ public final class EventualMode {
     IndexRows rows = new IndexRows(spec);
     long seeded = 0;
     // A scan through stale cached locations can loop between two servers for minutes (seed 1208).
+    TableName indexTable = IndexCatalog.indexTableName(dataTable, spec.alias());
     FreshLocations.of(connection, dataTable);
-    FreshLocations.of(connection, IndexCatalog.indexTableName(dataTable, spec.alias()));
+    FreshLocations.of(connection, indexTable);
     try (Table data = connection.getTable(dataTable);
         Table records = connection.getTable(EventualRecords.TABLE);
         ResultScanner scanner = data.getScanner(rows.scan().setCaching(SEED_BATCH))) {
@@ -181,13 +182,13 @@ public final class EventualMode {
           indexRows.add(p);
         }
         if (indexRows.size() >= SEED_BATCH) {
-          seeded += record(connection, records, dataTable, spec, dataRows, indexRows);
+          seeded += record(connection, records, dataTable, indexTable, spec, dataRows, indexRows);
           dataRows.clear();
           indexRows.clear();
         }
       }
       if (!indexRows.isEmpty()) {
-        seeded += record(connection, records, dataTable, spec, dataRows, indexRows);
+        seeded += record(connection, records, dataTable, indexTable, spec, dataRows, indexRows);
       }
     }
     return seeded;
@@ -203,13 +204,12 @@ public final class EventualMode {
       Connection connection,
       Table records,
       TableName dataTable,
+      TableName indexTable,
       IndexSpec spec,
       List<byte[]> dataRows,
       List<Put> indexRows)
       throws IOException {
-    long[] newest =
-        IndexRowVersions.newest(
-            connection, IndexCatalog.indexTableName(dataTable, spec.alias()), indexRows);
+    long[] newest = IndexRowVersions.newest(connection, indexTable, indexRows);
     List<Put> batch = new ArrayList<>(indexRows.size());
     for (int i = 0; i < indexRows.size(); i++) {
       Put p = indexRows.get(i);

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.yetus.audience.InterfaceAudience;
@@ -44,5 +47,39 @@ public final class IndexRowVersions {
       newest[i] = cell == null ? NONE : cell.getTimestamp();
     }
     return newest;
+  }
+
+  /**
+   * Each of {@code writes} (index puts and family deletes, in order) stamped at least at the newest
+   * version its index row in {@code table} holds: a write below it would be hidden (a put) or miss
+   * it (a delete).
+   */
+  public static List<Mutation> raise(
+      Connection connection, TableName table, List<? extends Mutation> writes) throws IOException {
+    long[] newest = newest(connection, table, writes);
+    List<Mutation> out = new ArrayList<>(writes.size());
+    for (int i = 0; i < newest.length; i++) {
+      Mutation m = writes.get(i);
+      out.add(newest[i] <= IndexUpdatePlanner.timestampOf(m) ? m : at(m, newest[i]));
+    }
+    return out;
+  }
+
+  private static Mutation at(Mutation write, long ts) {
+    Mutation raised;
+    if (write instanceof Delete) {
+      raised = new Delete(write.getRow()).addFamily(IndexCatalog.INDEX_FAMILY, ts);
+    } else {
+      Put put = new Put(write.getRow(), ts);
+      for (List<Cell> cells : write.getFamilyCellMap().values()) {
+        for (Cell c : cells) {
+          put.addColumn(
+              CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c), ts, CellUtil.cloneValue(c));
+        }
+      }
+      raised = put.setDurability(write.getDurability());
+    }
+    write.getAttributesMap().forEach(raised::setAttribute);
+    return raised;
   }
 }

@@ -244,42 +244,26 @@ public final class EventualApplier {
         }
       }
     }
+    // An EVENTUAL index's deletes, raised to the newest versions their index rows hold: a record
+    // carries the time its data cells gave, and the index row may hold a later one. The STRONG
+    // path stamps a rewrite after a covered column's delete at the delete's time (rewrittenAt);
+    // the switch to EVENTUAL records such a row at its version, but a row the STRONG path lifted
+    // while the switch ran is recorded by this applier at its cells' time (differential seed
+    // 1183: the row's delete, fenced at the record's time, missed the entry for good). Safe: the
+    // index row is one the data as read no longer produces; a newer applier's put of it that the
+    // raised delete masks is put again, as the row changed since this round read it (see the
+    // class comment). STRONG indexes are left as they were: their writers are not appliers, and
+    // their own deletes are raised where they are sent (PastStampedIndexRows).
     for (Map.Entry<TableName, List<Mutation>> e : eventualDeletes.entrySet()) {
       indexWrites
           .computeIfAbsent(e.getKey(), t -> new ArrayList<>())
-          .addAll(overNewerVersions(e.getKey(), e.getValue()));
+          .addAll(IndexRowVersions.raise(connections.get(), e.getKey(), e.getValue()));
     }
     // The record first: an index row nobody has recorded could never be deleted.
     if (!recordPuts.isEmpty()) records.put(recordPuts);
     String table = dataTable.getNameAsString();
     if (!indexWrites.isEmpty()) writer.write(table, indexWrites, IndexWriter.Phase.APPLIER);
     if (!recordDeletes.isEmpty()) records.delete(recordDeletes);
-  }
-
-  /**
-   * An EVENTUAL index's deletes, each raised to the newest version its index row holds. Why: a
-   * record carries the time its data cells gave, and the index row may hold a later one: the STRONG
-   * path stamps a rewrite after a covered column's delete at the delete's time ({@code
-   * IndexUpdatePlanner#rewrittenAt}); the switch to EVENTUAL records such a row at its version, but
-   * a row the STRONG path lifted while the switch ran is recorded by this applier at its cells'
-   * time (differential seed 1183: the row's delete, fenced at the record's time, missed the entry
-   * for good). Safe: the index row is one the data as read no longer produces; a newer applier's
-   * put of it that the raised delete masks is put again, as the row changed since this round read
-   * it (see the class comment). STRONG indexes are left as they were: their writers are not
-   * appliers, and their own deletes are raised where they are sent ({@code PastStampedIndexRows}).
-   */
-  private List<Mutation> overNewerVersions(TableName indexTable, List<Mutation> deletes)
-      throws IOException {
-    long[] newest = IndexRowVersions.newest(connections.get(), indexTable, deletes);
-    List<Mutation> out = new ArrayList<>(deletes.size());
-    for (int i = 0; i < newest.length; i++) {
-      Mutation d = deletes.get(i);
-      out.add(
-          newest[i] <= IndexUpdatePlanner.timestampOf(d)
-              ? d
-              : new Delete(d.getRow()).addFamily(IndexCatalog.INDEX_FAMILY, newest[i]));
-    }
-    return out;
   }
 
   /**

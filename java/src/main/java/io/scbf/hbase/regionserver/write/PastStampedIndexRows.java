@@ -1,6 +1,5 @@
 package io.scbf.hbase.regionserver.write;
 
-import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexRowVersions;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
 import java.io.IOException;
@@ -10,13 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Mutation;
-import org.apache.hadoop.hbase.client.Put;
 import org.apache.yetus.audience.InterfaceAudience;
 
 /**
@@ -78,34 +73,13 @@ final class PastStampedIndexRows {
         out.put(e.getKey(), e.getValue());
         continue;
       }
-      long[] versions = IndexRowVersions.newest(connection, e.getKey(), past);
-      Map<Mutation, Long> newest = new IdentityHashMap<>();
-      for (int i = 0; i < versions.length; i++) newest.put(past.get(i), versions[i]);
+      List<Mutation> raisedPast = IndexRowVersions.raise(connection, e.getKey(), past);
+      Map<Mutation, Mutation> raisedOf = new IdentityHashMap<>();
+      for (int i = 0; i < past.size(); i++) raisedOf.put(past.get(i), raisedPast.get(i));
       List<Mutation> raised = new ArrayList<>(e.getValue().size());
-      for (Mutation m : e.getValue()) {
-        long version = newest.getOrDefault(m, IndexRowVersions.NONE);
-        raised.add(version <= IndexUpdatePlanner.timestampOf(m) ? m : at(m, version));
-      }
+      for (Mutation m : e.getValue()) raised.add(raisedOf.getOrDefault(m, m));
       out.put(e.getKey(), raised);
     }
     return out;
-  }
-
-  private static Mutation at(Mutation write, long ts) {
-    Mutation raised;
-    if (write instanceof Delete) {
-      raised = new Delete(write.getRow()).addFamily(IndexCatalog.INDEX_FAMILY, ts);
-    } else {
-      Put put = new Put(write.getRow(), ts);
-      for (List<Cell> cells : write.getFamilyCellMap().values()) {
-        for (Cell c : cells) {
-          put.addColumn(
-              CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c), ts, CellUtil.cloneValue(c));
-        }
-      }
-      raised = put.setDurability(write.getDurability());
-    }
-    write.getAttributesMap().forEach(raised::setAttribute);
-    return raised;
   }
 }
