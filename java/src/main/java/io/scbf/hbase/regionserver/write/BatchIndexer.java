@@ -203,17 +203,24 @@ public final class BatchIndexer {
 
     // Insert-only tables: a Put never replaces an indexed value, so there is nothing to read,
     // unless it writes part of a composite index's tuple (the rest may be there already); nor is
-    // there for rows that the watched-rows filter proves new.
+    // there for rows that the watched-rows filter proves new. A delete marker stamped at or above
+    // an insert-only Put still masks it, so those Puts read the markers (not the values).
     boolean putsOnly = indexed.stream().allMatch(m -> m instanceof Put);
     boolean insertOnly = immutableRows && putsOnly;
+    List<Mutation> unproven =
+        indexed.stream().filter(m -> !watchedRows.provesAbsent(m.getRow())).toList();
     List<Mutation> toRead =
-        indexed.stream()
-            .filter(m -> !insertOnly || planner.writesPartOfATuple(m))
-            .filter(m -> !watchedRows.provesAbsent(m.getRow()))
-            .toList();
+        insertOnly ? unproven.stream().filter(planner::writesPartOfATuple).toList() : unproven;
     if (toRead.size() < indexed.size())
       metrics.addOldRowReadsSkipped(indexed.size() - toRead.size());
-    Map<byte[], RowState> current = toRead.isEmpty() ? Map.of() : read(toRead);
+    Map<byte[], RowState> current = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+    if (!toRead.isEmpty()) current.putAll(read(toRead));
+    if (toRead.size() < unproven.size()) {
+      List<Mutation> markersOnly =
+          unproven.stream().filter(m -> !planner.writesPartOfATuple(m)).toList();
+      storedMarkers(markersOnly)
+          .forEach((row, m) -> current.putIfAbsent(row, RowState.of(List.of(), m)));
+    }
     // Before the data is written, under the rows' locks: the next writer of a row must read it
     // (a Delete's too: the markers it leaves may mask that writer's puts).
     watchedRows.add(indexed.stream().map(Mutation::getRow).toList());
