@@ -2,6 +2,7 @@ package io.scbf.hbase.differential;
 
 import io.scbf.hbase.IndexAdmin;
 import io.scbf.hbase.IndexedTable;
+import io.scbf.hbase.client.EventualMode;
 import io.scbf.hbase.differential.Schema.Index;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -103,7 +104,7 @@ final class Runner {
         Failure f = apply(step, op, applier, writer, name, schema, target == null);
         if (f != null) return f;
         if (eventual.containsValue(true) && !routed.awaitIndexed(AWAIT_MS)) {
-          return Failure.ofOp(step, op, "awaitIndexed timed out after", null);
+          return Failure.ofOp(step, op, "awaitIndexed timed out after", backlog(writer));
         }
         if (target == null) stats.took(op.kind(), started);
         started = System.currentTimeMillis();
@@ -289,6 +290,15 @@ final class Runner {
       if (!admin.tableExists(name)) return;
       if (admin.isTableEnabled(name)) admin.disableTable(name);
       admin.deleteTable(name);
+    }
+  }
+
+  /** What the EVENTUAL peer reports, so that a timeout says whether the queue was moving. */
+  private static String backlog(Connection connection) {
+    try (Admin admin = connection.getAdmin()) {
+      return "backlog after the wait: " + EventualMode.backlog(admin);
+    } catch (IOException e) {
+      return "backlog unknown: " + e;
     }
   }
 }
