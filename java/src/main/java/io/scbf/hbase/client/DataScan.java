@@ -39,11 +39,13 @@ import org.apache.hadoop.hbase.util.Bytes;
 final class DataScan {
   private static final int CACHING = 1000;
 
+  private final QueryContext context;
   private final Connection connection;
   private final TableName table;
   private final ExecutorService pool;
 
-  DataScan(Connection connection, TableName table, ExecutorService pool) {
+  DataScan(QueryContext context, Connection connection, TableName table, ExecutorService pool) {
+    this.context = context;
     this.connection = connection;
     this.table = table;
     this.pool = pool;
@@ -154,34 +156,47 @@ final class DataScan {
 
   /**
    * The rows of {@link #point} in pages of at most {@code pageRows}, in row-key order, from one
-   * sequential scanner (a stream holds one page; the parallel scan would hold one per region).
+   * sequential scanner (a stream holds one page; the parallel scan would hold one per region). A
+   * scanner that fails on stale locations is opened again after the last row it returned ({@link
+   * QueryContext#readAgainIfMoved}).
    */
   QueryStream.Pages pointPages(IndexSpec spec, byte[] value, int pageRows) throws IOException {
     Predicate<Result> matches = valueTest(spec, v -> Bytes.equals(v, value));
     Scan scan = new Scan().setCaching(pageRows).setFilter(pointFilter(spec, value));
     Table t = connection.getTable(table);
-    ResultScanner rows;
-    try {
-      rows = t.getScanner(scan);
-    } catch (IOException | RuntimeException e) {
-      t.close();
-      throw e;
-    }
     return new QueryStream.Pages() {
+      ResultScanner rows;
+      byte[] last; // the last row returned: where a scanner opened again starts after
+
       @Override
       public List<Result> next() throws IOException {
         List<Result> page = new ArrayList<>();
         while (page.size() < pageRows) {
-          Result r = rows.next();
+          Result r = context.readAgainIfMoved(this::nextRow);
           if (r == null) return page.isEmpty() ? null : page;
           if (matches.test(r)) page.add(r);
         }
         return page;
       }
 
+      private Result nextRow() throws IOException {
+        if (rows == null) {
+          rows = t.getScanner(last == null ? scan : new Scan(scan).withStartRow(last, false));
+        }
+        try {
+          Result r = rows.next();
+          if (r != null) last = r.getRow();
+          return r;
+        } catch (IOException | RuntimeException e) {
+          rows.close();
+          rows = null;
+          throw e;
+        }
+      }
+
       @Override
       public void close() {
-        rows.close();
+        if (rows != null) rows.close();
         try {
           t.close();
         } catch (IOException e) {

@@ -337,7 +337,7 @@ final class GlobalLookups {
             .build();
     List<PageCursor.Chain> streams = new ArrayList<>(spec.buckets());
     for (byte[][] bounds : streamBounds(spec, lo, hi)) {
-      streams.add(
+      PageCursor.Chain stream =
           descending
               ? new DescendingChain(
                   index,
@@ -351,7 +351,9 @@ final class GlobalLookups {
                     if (resume != null) b.setResumeAfter(resume);
                     return region.rangeLookup(null, b.build());
                   })
-              : rangeChain(index, bounds[0], bounds[1], request));
+              : rangeChain(index, bounds[0], bounds[1], request);
+      // A value-order reading holds its streams' places: a failed page must not lose one.
+      streams.add(PageCursor.readAgainIfMoved(stream, context));
     }
     calls.addAndGet(streams.size());
     return new OrderedEntries(streams, descending);

@@ -122,7 +122,7 @@ final class GlobalPages {
         if (scan != null) return scan.next();
         while (true) {
           boolean first = cursor.atStart();
-          LookupResponse r = cursor.next();
+          LookupResponse r = context.readAgainIfMoved(cursor::next);
           if (r == null) return null;
           if (r.getIndexBuilding()) {
             if (!first) throw rebuiltWhileStreaming(spec);
@@ -137,10 +137,13 @@ final class GlobalPages {
             values.add(h.value());
             valued &= h.value() != null;
           }
+          boolean withValues = valued;
           List<Result> rows =
-              valued
-                  ? context.rechecks.rowsAt(keys, values, spec)
-                  : context.rechecks.rows(keys, spec, matches);
+              context.readAgainIfMoved(
+                  () ->
+                      withValues
+                          ? context.rechecks.rowsAt(keys, values, spec)
+                          : context.rechecks.rows(keys, spec, matches));
           if (!rows.isEmpty()) return rows;
         }
       }

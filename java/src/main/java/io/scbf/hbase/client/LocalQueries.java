@@ -159,7 +159,8 @@ final class LocalQueries {
           if (next == null) next = wanted.start();
           LocalQueryRequest.Builder page = request.toBuilder();
           if (resume != null) page.setResumeAfter(resume);
-          LocalQueryResponse r = ask(table, next, page.build());
+          byte[] at = next;
+          LocalQueryResponse r = context.readAgainIfMoved(() -> ask(table, at, page.build()));
           if (r.hasResumeAfter()) {
             resume = r.getResumeAfter();
           } else if (covers(r.getEndKey().toByteArray(), wanted)) {
@@ -199,7 +200,9 @@ final class LocalQueries {
     return new QueryStream.Pages() {
       @Override
       public List<Result> next() throws IOException {
-        for (LocalQueryResponse r = cursor.next(table); r != null; r = cursor.next(table)) {
+        for (LocalQueryResponse r = context.readAgainIfMoved(() -> cursor.next(table));
+            r != null;
+            r = context.readAgainIfMoved(() -> cursor.next(table))) {
           List<Result> rows = rows(List.of(r));
           if (!rows.isEmpty()) return rows;
         }
@@ -402,16 +405,17 @@ final class LocalQueries {
       this.request = request;
     }
 
-    /** The next page's answer, or null once every part is read. */
+    /** The next page's answer, or null once every part is read; a failed read moves nothing. */
     LocalQueryResponse next(Table table) throws IOException {
       if (parts.isEmpty()) return null;
-      Part part = parts.removeFirst();
+      Part part = parts.getFirst();
       LocalQueryRequest.Builder page =
           request.toBuilder()
               .setRowStart(ByteString.copyFrom(part.start()))
               .setRowEnd(ByteString.copyFrom(part.end()));
       if (part.resume() != null) page.setResumeAfter(part.resume());
       LocalQueryResponse r = ask(table, part.start(), page.build());
+      parts.removeFirst();
       byte[] answeredEnd = r.getEndKey().toByteArray();
       boolean split = !covers(answeredEnd, new KeyRange(part.start(), part.end()));
       if (split) {

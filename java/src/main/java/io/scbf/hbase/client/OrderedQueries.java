@@ -290,7 +290,8 @@ public final class OrderedQueries {
           }
           // A stream whose region turned to building answers no more entries: not the range's end.
           if (entries.building()) throw context.globalPages.rebuiltWhileStreaming(spec);
-          List<Result> rows = context.rechecks.rowsAt(keys, values, spec);
+          List<Result> rows =
+              context.readAgainIfMoved(() -> context.rechecks.rowsAt(keys, values, spec));
           this.rows += rows.size();
           if (!rows.isEmpty()) return rows;
         }

@@ -30,6 +30,29 @@ interface PageCursor {
         throws ServiceException;
   }
 
+  /**
+   * {@code cursor}'s pages, each read again once if HBase's client gave up on stale locations
+   * ({@link QueryContext#readAgainIfMoved}): a chain moves on only once a page was answered.
+   */
+  static Chain readAgainIfMoved(Chain cursor, QueryContext context) {
+    return new Chain() {
+      @Override
+      public LookupResponse next() throws IOException {
+        return context.readAgainIfMoved(cursor::next);
+      }
+
+      @Override
+      public boolean atStart() {
+        return cursor.atStart();
+      }
+
+      @Override
+      public int regions() {
+        return cursor.regions();
+      }
+    };
+  }
+
   /** The cursors' answers one cursor after the other. */
   static PageCursor concat(List<? extends PageCursor> cursors) {
     return new PageCursor() {

@@ -93,7 +93,7 @@ public final class QueryContext implements AutoCloseable {
         new MasterRouter(dataTable, new MasterRoutingCalls(admin, connection, dataTable), settings);
     this.pageRows = settings.clientPageRows();
     this.localReadAfterAck = settings.clientLocalReadAfterAck();
-    this.scans = new DataScan(connection, dataTable, pool);
+    this.scans = new DataScan(this, connection, dataTable, pool);
     this.rechecks = new Rechecks(connection, dataTable, pool);
     this.local = new LocalQueries(this);
     this.global = new GlobalLookups(this);
@@ -178,16 +178,23 @@ public final class QueryContext implements AutoCloseable {
   }
 
   /**
-   * Runs a public query call and {@linkplain #counted counts} it. A call that failed because
-   * HBase's client gave up following stale "moved to" records ({@link FreshLocations}) runs once
-   * more after the table's and its index tables' cached locations are dropped: a query only reads,
-   * so running it again changes nothing but its time.
+   * Runs a public query call ({@linkplain #readAgainIfMoved read again} if need be) and counts it.
    */
   public <T> T answered(Query<T> query) throws IOException {
     checkOpen();
-    T result;
+    return counted(readAgainIfMoved(query));
+  }
+
+  /**
+   * Runs a read; one that failed because HBase's client gave up following stale "moved to" records
+   * ({@link FreshLocations}) runs once more after the table's and its index tables' cached
+   * locations are dropped: a query only reads, so reading again changes nothing but its time. A
+   * stream reads each page through this, so a page's read must leave its cursor where it was when
+   * it fails.
+   */
+  <T> T readAgainIfMoved(Query<T> read) throws IOException {
     try {
-      result = query.run();
+      return read.run();
     } catch (IOException | RuntimeException e) {
       if (!FreshLocations.movedOn(e)) throw e;
       LOG.warn(
@@ -196,9 +203,8 @@ public final class QueryContext implements AutoCloseable {
           e.toString());
       stats.countLocationRetry();
       FreshLocations.drop(connection, tablesAsked());
-      result = query.run();
+      return read.run();
     }
-    return counted(result);
   }
 
   /** The data table and its global index tables. */
