@@ -200,9 +200,8 @@ final class LocalQueries {
     return new QueryStream.Pages() {
       @Override
       public List<Result> next() throws IOException {
-        for (LocalQueryResponse r = context.readAgainIfMoved(() -> cursor.next(table));
-            r != null;
-            r = context.readAgainIfMoved(() -> cursor.next(table))) {
+        LocalQueryResponse r;
+        while ((r = context.readAgainIfMoved(() -> cursor.next(table))) != null) {
           List<Result> rows = rows(List.of(r));
           if (!rows.isEmpty()) return rows;
         }

@@ -30,15 +30,17 @@ class DifferentialRegressionClusterTest {
   }
 
   private void passes(long seed, Op... ops) throws Exception {
-    Sequence seq = new SequenceGenerator().generate(seed, 0).withOps(List.of(ops));
-    Failure f = runner.run(seq, null);
-    assertNull(f, () -> "seed " + seed + " failed " + f.describe());
+    runs(seed, null, ops);
   }
 
   /** As {@link #passes}, checking after every step only {@code query}, the one that failed. */
   private void answers(long seed, Query query, Op... ops) throws Exception {
+    runs(seed, Failure.ofQuery(0, null, query, List.of(), List.of(), null), ops);
+  }
+
+  private void runs(long seed, Failure target, Op... ops) throws Exception {
     Sequence seq = new SequenceGenerator().generate(seed, 0).withOps(List.of(ops));
-    Failure f = runner.run(seq, Failure.ofQuery(0, null, query, List.of(), List.of(), null));
+    Failure f = runner.run(seq, target);
     assertNull(f, () -> "seed " + seed + " failed " + f.describe());
   }
 

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
@@ -209,15 +210,19 @@ public final class BatchIndexer {
     boolean insertOnly = immutableRows && putsOnly;
     List<Mutation> unproven =
         indexed.stream().filter(m -> !watchedRows.provesAbsent(m.getRow())).toList();
-    List<Mutation> toRead =
-        insertOnly ? unproven.stream().filter(planner::writesPartOfATuple).toList() : unproven;
+    List<Mutation> toRead = unproven;
+    List<Mutation> markersOnly = List.of();
+    if (insertOnly) {
+      Map<Boolean, List<Mutation>> byTuple =
+          unproven.stream().collect(Collectors.partitioningBy(planner::writesPartOfATuple));
+      toRead = byTuple.get(true);
+      markersOnly = byTuple.get(false);
+    }
     if (toRead.size() < indexed.size())
       metrics.addOldRowReadsSkipped(indexed.size() - toRead.size());
     Map<byte[], RowState> current = new TreeMap<>(Bytes.BYTES_COMPARATOR);
     if (!toRead.isEmpty()) current.putAll(read(toRead));
-    if (toRead.size() < unproven.size()) {
-      List<Mutation> markersOnly =
-          unproven.stream().filter(m -> !planner.writesPartOfATuple(m)).toList();
+    if (!markersOnly.isEmpty()) {
       storedMarkers(markersOnly)
           .forEach((row, m) -> current.putIfAbsent(row, RowState.of(List.of(), m)));
     }
