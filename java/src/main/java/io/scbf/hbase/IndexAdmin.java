@@ -76,6 +76,7 @@ public final class IndexAdmin {
     if (spec.consistency() == IndexSpec.Consistency.EVENTUAL) {
       // Built as a STRONG index (the backfill's races are the synchronous path's), then switched.
       try (Admin admin = connection.getAdmin()) {
+        IndexBuilds.validate(admin.getDescriptor(dataTable), spec); // before the peer covers it
         EventualMode.cover(admin, dataTable);
       }
       BuildProgress done =

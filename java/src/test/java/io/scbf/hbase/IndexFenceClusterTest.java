@@ -23,9 +23,11 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeepDeletedCells;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Connection;
@@ -508,6 +510,114 @@ class IndexFenceClusterTest {
         assertTrue(refused.getMessage().contains(alter[0]), refused.getMessage());
         assertEquals(before.getColumnFamily(D), admin.getDescriptor(table).getColumnFamily(D));
       }
+    }
+  }
+
+  /**
+   * Issue 49, differential seed 1268: on a family with NEW_VERSION_BEHAVIOR and KEEP_DELETED_CELLS,
+   * HBase 2.6.1 itself (no product installed) shows again, after a region reopens and compacts, a
+   * Put that a row delete had hidden, with no write to the row; the index had followed the delete
+   * and missed the row. No index can follow an answer that changes without a write, so an index
+   * over such a family is refused, at its creation and at an alter into that combination; a family
+   * no index reads may have it.
+   */
+  @Test
+  void indexingAFamilyWhoseDeletesHBaseCanUndoIsRefused() throws Exception {
+    TableName created = TableName.valueOf("fence_kdc_created");
+    TableName altered = TableName.valueOf("fence_kdc_altered");
+    byte[] e = Bytes.toBytes("e");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(created)
+              .setColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(D)
+                      .setNewVersionBehavior(true)
+                      .setKeepDeletedCells(KeepDeletedCells.TRUE)
+                      .build())
+              .build());
+      IndexAdmin indexAdmin = new IndexAdmin(connection);
+      for (IndexSpec spec :
+          List.of(
+              IndexSpec.builder(D, CITY).alias("city").build(),
+              IndexSpec.builder(D, NAME).alias("name").local().build())) {
+        IllegalArgumentException refused =
+            assertThrows(
+                IllegalArgumentException.class, () -> indexAdmin.createIndex(created, spec));
+        assertTrue(refused.getMessage().contains("KEEP_DELETED_CELLS"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("NEW_VERSION_BEHAVIOR"), refused.getMessage());
+      }
+      assertEquals(List.of(), indexAdmin.listIndexes(created));
+      assertFalse(admin.tableExists(IndexCatalog.indexTableName(created, "city")));
+
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(altered)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(D))
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(e))
+              .build());
+      createCityZipNameIndexes(altered);
+      try (Table t = connection.getTable(altered)) {
+        t.put(cityZipName("r1", "Bergen", "5003", "Bo", System.currentTimeMillis()));
+      }
+      List<ColumnFamilyDescriptor> intoTheCombination =
+          List.of(
+              ColumnFamilyDescriptorBuilder.newBuilder(D)
+                  .setNewVersionBehavior(true)
+                  .setKeepDeletedCells(KeepDeletedCells.TRUE)
+                  .build(),
+              ColumnFamilyDescriptorBuilder.newBuilder(D)
+                  .setNewVersionBehavior(true)
+                  .setKeepDeletedCells(KeepDeletedCells.TTL)
+                  .build());
+      for (ColumnFamilyDescriptor to : intoTheCombination) {
+        TableDescriptor before = admin.getDescriptor(altered);
+        IOException refused =
+            assertThrows(
+                IOException.class,
+                () ->
+                    admin.modifyTable(
+                        TableDescriptorBuilder.newBuilder(before).modifyColumnFamily(to).build()));
+        assertTrue(refused.getMessage().contains("scbf"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("KEEP_DELETED_CELLS"), refused.getMessage());
+        assertEquals(before.getColumnFamily(D), admin.getDescriptor(altered).getColumnFamily(D));
+      }
+      // Either setting alone goes through; the other one then does not.
+      TableDescriptor keeping = admin.getDescriptor(altered);
+      admin.modifyTable(
+          TableDescriptorBuilder.newBuilder(keeping)
+              .modifyColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(keeping.getColumnFamily(D))
+                      .setKeepDeletedCells(KeepDeletedCells.TRUE)
+                      .build())
+              .build());
+      TableDescriptor kept = admin.getDescriptor(altered);
+      assertEquals(KeepDeletedCells.TRUE, kept.getColumnFamily(D).getKeepDeletedCells());
+      IOException refused =
+          assertThrows(
+              IOException.class,
+              () ->
+                  admin.modifyTable(
+                      TableDescriptorBuilder.newBuilder(kept)
+                          .modifyColumnFamily(
+                              ColumnFamilyDescriptorBuilder.newBuilder(kept.getColumnFamily(D))
+                                  .setNewVersionBehavior(true)
+                                  .build())
+                          .build()));
+      assertTrue(refused.getMessage().contains("NEW_VERSION_BEHAVIOR"), refused.getMessage());
+      assertFalse(admin.getDescriptor(altered).getColumnFamily(D).isNewVersionBehavior());
+      // A family no index reads may take both.
+      TableDescriptor before = admin.getDescriptor(altered);
+      admin.modifyTable(
+          TableDescriptorBuilder.newBuilder(before)
+              .modifyColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(e)
+                      .setNewVersionBehavior(true)
+                      .setKeepDeletedCells(KeepDeletedCells.TRUE)
+                      .build())
+              .build());
+      assertEquals(
+          KeepDeletedCells.TRUE,
+          admin.getDescriptor(altered).getColumnFamily(e).getKeepDeletedCells());
+      assertIndexesShowWhatHBaseShows(altered);
     }
   }
 

@@ -7,6 +7,7 @@ import io.scbf.hbase.IndexSpec.Column;
 import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.Settings;
+import io.scbf.hbase.shared.UndoableDeletes;
 import io.scbf.hbase.shared.proto.IndexProtos.IndexRoutingService;
 import io.scbf.hbase.shared.proto.IndexProtos.RegionStats;
 import io.scbf.hbase.shared.proto.IndexProtos.StatsRequest;
@@ -65,6 +66,18 @@ public final class IndexBuilds {
                 + "' (column "
                 + c
                 + ")");
+      }
+      String notIndexable = UndoableDeletes.whyNotIndexable(data.getColumnFamily(c.family()));
+      if (notIndexable != null) {
+        throw new IllegalArgumentException(
+            "index '"
+                + spec.alias()
+                + "' of "
+                + data.getTableName()
+                + " would read column "
+                + c
+                + ", but "
+                + notIndexable);
       }
     }
     IndexCatalog.Specs read = IndexCatalog.readSpecs(data);

@@ -3,6 +3,7 @@ package io.scbf.hbase.master;
 import io.scbf.hbase.IndexSpec;
 import io.scbf.hbase.IndexValues;
 import io.scbf.hbase.shared.IndexCatalog;
+import io.scbf.hbase.shared.UndoableDeletes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +42,7 @@ public class IndexDescriptorValidator implements MasterCoprocessor, MasterObserv
   public void preCreateTable(
       ObserverContext<MasterCoprocessorEnvironment> ctx, TableDescriptor desc, RegionInfo[] regions)
       throws IOException {
-    check(desc);
+    check(null, desc);
   }
 
   @Override
@@ -51,7 +52,7 @@ public class IndexDescriptorValidator implements MasterCoprocessor, MasterObserv
       TableDescriptor currentDescriptor,
       TableDescriptor newDescriptor)
       throws IOException {
-    check(newDescriptor);
+    check(currentDescriptor, newDescriptor);
     return IndexCatalog.withoutLegacySplitPolicy(newDescriptor);
   }
 
@@ -73,8 +74,23 @@ public class IndexDescriptorValidator implements MasterCoprocessor, MasterObserv
     check(desc);
   }
 
+  /**
+   * Snapshots are checked without the indexes' families ({@link UndoableDeletes}): a snapshot's
+   * indexes were accepted when its table was changed last, and a restore must not be refused then.
+   */
   static void check(TableDescriptor desc) throws DoNotRetryIOException {
-    List<String> problems = problems(desc);
+    refuse(desc, problems(desc));
+  }
+
+  /** A created ({@code current} null) or modified table's descriptor. */
+  static void check(TableDescriptor current, TableDescriptor next) throws DoNotRetryIOException {
+    List<String> problems = problems(next);
+    problems.addAll(UndoableDeletes.problems(current, next));
+    refuse(next, problems);
+  }
+
+  private static void refuse(TableDescriptor desc, List<String> problems)
+      throws DoNotRetryIOException {
     if (!problems.isEmpty()) {
       throw new DoNotRetryIOException(
           "scbf: table " + desc.getTableName() + " rejected: " + String.join("; ", problems));

@@ -216,8 +216,14 @@ final class Applier {
       ColumnFamilyDescriptor f =
           admin.getDescriptor(table).getColumnFamily(Bytes.toBytes(a.family()));
       int ttl = f.getTimeToLive() == HConstants.FOREVER ? 0 : f.getTimeToLive();
-      return new Schema.Family(a.family(), 1, ttl, f.getMinVersions(), false, false)
-          .alterShowsExpiredCells(a.setting(), a.value());
+      return new Schema.Family(
+              a.family(),
+              f.getMaxVersions(),
+              ttl,
+              f.getMinVersions(),
+              f.getKeepDeletedCells() != KeepDeletedCells.FALSE,
+              f.isNewVersionBehavior())
+          .alterRefused(a.setting(), a.value());
     }
   }
 

@@ -50,10 +50,13 @@ record Schema(
 
     /**
      * Whether an alter of this family, were it indexed, is one the product refuses (user guide,
-     * "Data that expires"): raising the TTL or MIN_VERSIONS of a family that has a TTL, which would
-     * show again expired cells that data and index regions drop at different times.
+     * "Data that expires" and "Families no index may read"): raising the TTL or MIN_VERSIONS of a
+     * family that has a TTL, which would show again expired cells that data and index regions drop
+     * at different times; keeping deleted cells with NEW_VERSION_BEHAVIOR, with which HBase can
+     * show again a cell a delete had hidden (seed 1268).
      */
-    boolean alterShowsExpiredCells(String setting, int value) {
+    boolean alterRefused(String setting, int value) {
+      if (setting.equals("KEEP_DELETED_CELLS")) return value == 1 && newVersionBehavior;
       if (ttlSeconds == 0) return false;
       return switch (setting) {
         case "TTL" -> value == 0 || value > ttlSeconds;
