@@ -21,6 +21,7 @@ import io.scbf.hbase.regionserver.write.RowLocks;
 import io.scbf.hbase.regionserver.write.WatchedRows;
 import io.scbf.hbase.shared.IndexCatalog;
 import io.scbf.hbase.shared.IndexUpdatePlanner;
+import io.scbf.hbase.shared.UndoableDeletes;
 import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersRequest;
 import io.scbf.hbase.shared.proto.IndexProtos.CurrentFiltersResponse;
 import io.scbf.hbase.shared.proto.IndexProtos.EventualProbeRequest;
@@ -188,6 +189,14 @@ public class DataTableObserver extends LocalIndexService
                     attr,
                     why));
     if (context != null) context.metrics().indexesDisabled(encodedName(), read.invalid().size());
+    // Only an index an earlier release defined can be here: the master refuses new ones.
+    for (String risk : UndoableDeletes.problems(null, region.getTableDescriptor())) {
+      LOG.warn(
+          "scbf: table {}: {}; it may miss rows HBase shows again after a compaction: drop the"
+              + " index or set KEEP_DELETED_CELLS => FALSE",
+          region.getRegionInfo().getTable(),
+          risk);
+    }
     List<IndexSpec> specs = read.valid();
     if (specs.isEmpty()) return;
     TableDescriptor descriptor = region.getTableDescriptor();
