@@ -622,6 +622,52 @@ class IndexFenceClusterTest {
   }
 
   /**
+   * Issue 49: on a NEW_VERSION_BEHAVIOR family a row delete masks only the writes before it, so a
+   * Put stamped below it but written after is shown and indexed. Turning the flag off makes HBase
+   * read the same cells by timestamp: the marker then masks the Put, with no write to the row, and
+   * before the refusal every index still answered it ({@code fence_nvb_off city=Bergen ==>
+   * expected: <[]> but was: <[r1]>}). So a change of the flag on an indexed family is refused
+   * either way (turning it on changes what the stored markers mask too).
+   */
+  @Test
+  void changingNewVersionBehaviorOfAnIndexedFamilyIsRefused() throws Exception {
+    TableName table = TableName.valueOf("fence_nvb_off");
+    try (Admin admin = connection.getAdmin()) {
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(table)
+              .setColumnFamily(
+                  ColumnFamilyDescriptorBuilder.newBuilder(D).setNewVersionBehavior(true).build())
+              .build());
+      createCityZipNameIndexes(table);
+      try (Table t = connection.getTable(table)) {
+        long now = System.currentTimeMillis();
+        t.put(cityZipName("r1", "Oslo", "0150", "Al", now - 5000));
+        t.delete(new Delete(Bytes.toBytes("r1")));
+        t.put(cityZipName("r1", "Bergen", "5003", "Bo", now - 1000));
+      }
+      assertIndexesShowWhatHBaseShows(table);
+      TableDescriptor before = admin.getDescriptor(table);
+      IOException refused =
+          assertThrows(
+              IOException.class,
+              () ->
+                  admin.modifyTable(
+                      TableDescriptorBuilder.newBuilder(before)
+                          .modifyColumnFamily(
+                              ColumnFamilyDescriptorBuilder.newBuilder(before.getColumnFamily(D))
+                                  .setNewVersionBehavior(false)
+                                  .build())
+                          .build()));
+      assertTrue(refused.getMessage().contains("NEW_VERSION_BEHAVIOR"), refused.getMessage());
+      assertTrue(admin.getDescriptor(table).getColumnFamily(D).isNewVersionBehavior());
+      try (Table t = connection.getTable(table)) {
+        assertEquals("Bergen", cityOf(t, "r1"));
+      }
+      assertIndexesShowWhatHBaseShows(table);
+    }
+  }
+
+  /**
    * Issue 49: a Put that a delete marker the region holds masks (stamped at or below a row delete,
    * or below a delete stamped in the future) is invisible in HBase, but only until a major
    * compaction purges the marker while the Put is in the memstore: HBase shows it then, and no

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  *   <li>delete: its index tables are deleted with it;
  *   <li>modify: a data family's TTL is carried to the index tables and local index families of its
  *       indexes (their rows expire with the data); raising the TTL or MIN_VERSIONS of an indexed
- *       family that has a TTL is refused ({@link ExpiryAlters});
+ *       family that has a TTL, and changing its NEW_VERSION_BEHAVIOR, are refused ({@link
+ *       IndexedFamilyAlters});
  *   <li>truncate: its index tables are emptied first, and marked built once the truncate is done;
  *   <li>snapshot restore and clone: the snapshot holds the data regions only, so the restored or
  *       cloned table's index tables are emptied or created and marked <em>building</em>: queries
@@ -111,11 +112,12 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
 
   /**
    * Index rows expire with their data (family TTL): a data family's TTL change is carried to its
-   * indexes. Raising the TTL or MIN_VERSIONS of an indexed family that has a TTL is refused ({@link
-   * ExpiryAlters}). Local index families change in the same modify; a global index table's TTL is
-   * lowered only once the data table's modify is done (its rows may outlive their data meanwhile:
-   * stale rows, which queries re-check away), and one found shorter than its data's is raised
-   * before it, so no index row ever expires before its data.
+   * indexes. Raising the TTL or MIN_VERSIONS of an indexed family that has a TTL, and changing its
+   * NEW_VERSION_BEHAVIOR, are refused ({@link IndexedFamilyAlters}). Local index families change in
+   * the same modify; a global index table's TTL is lowered only once the data table's modify is
+   * done (its rows may outlive their data meanwhile: stale rows, which queries re-check away), and
+   * one found shorter than its data's is raised before it, so no index row ever expires before its
+   * data.
    */
   @Override
   public TableDescriptor preModifyTable(
@@ -125,7 +127,7 @@ public class IndexLifecycleObserver implements MasterCoprocessor, MasterObserver
       TableDescriptor next)
       throws IOException {
     requireShipped(master(ctx), next);
-    List<String> refused = ExpiryAlters.problems(current, next);
+    List<String> refused = IndexedFamilyAlters.problems(current, next);
     if (!refused.isEmpty()) {
       throw new DoNotRetryIOException(
           "scbf: table " + table + " not modified: " + String.join("; ", refused));

@@ -238,6 +238,7 @@ final class Applier {
       case "MIN_VERSIONS" -> f.setMinVersions(a.value());
       case "KEEP_DELETED_CELLS" ->
           f.setKeepDeletedCells(a.value() == 1 ? KeepDeletedCells.TRUE : KeepDeletedCells.FALSE);
+      case "NEW_VERSION_BEHAVIOR" -> f.setNewVersionBehavior(a.value() == 1);
       default -> throw new IllegalArgumentException(a.setting());
     }
     admin.modifyTable(

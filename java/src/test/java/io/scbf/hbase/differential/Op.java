@@ -214,7 +214,8 @@ sealed interface Op {
 
   /**
    * A family's setting changed while indexed ({@code Admin.modifyTable}): {@code VERSIONS}, {@code
-   * TTL} (seconds, 0 = FOREVER), {@code MIN_VERSIONS}, {@code KEEP_DELETED_CELLS} (0 or 1).
+   * TTL} (seconds, 0 = FOREVER), {@code MIN_VERSIONS}, {@code KEEP_DELETED_CELLS} or {@code
+   * NEW_VERSION_BEHAVIOR} (0 or 1).
    */
   record AlterFamily(String family, String setting, int value) implements Op {
     @Override

@@ -48,15 +48,34 @@ record Schema(
           newVersionBehavior);
     }
 
+    /** This family after {@link Op.AlterFamily}'s {@code setting} became {@code value}. */
+    Family with(String setting, int value) {
+      return switch (setting) {
+        case "VERSIONS" ->
+            new Family(name, value, ttlSeconds, minVersions, keepDeletedCells, newVersionBehavior);
+        case "TTL" ->
+            new Family(name, versions, value, minVersions, keepDeletedCells, newVersionBehavior);
+        case "MIN_VERSIONS" ->
+            new Family(name, versions, ttlSeconds, value, keepDeletedCells, newVersionBehavior);
+        case "KEEP_DELETED_CELLS" ->
+            new Family(name, versions, ttlSeconds, minVersions, value == 1, newVersionBehavior);
+        case "NEW_VERSION_BEHAVIOR" ->
+            new Family(name, versions, ttlSeconds, minVersions, keepDeletedCells, value == 1);
+        default -> throw new IllegalArgumentException(setting);
+      };
+    }
+
     /**
      * Whether an alter of this family, were it indexed, is one the product refuses (user guide,
-     * "Data that expires" and "Families no index may read"): raising the TTL or MIN_VERSIONS of a
-     * family that has a TTL, which would show again expired cells that data and index regions drop
-     * at different times; keeping deleted cells with NEW_VERSION_BEHAVIOR, with which HBase can
-     * show again a cell a delete had hidden (seed 1268).
+     * "How an index is kept" and "Data that expires"): raising the TTL or MIN_VERSIONS of a family
+     * that has a TTL, which would show again expired cells that data and index regions drop at
+     * different times; keeping deleted cells with NEW_VERSION_BEHAVIOR, with which HBase can show
+     * again a cell a delete had hidden (seed 1268); changing NEW_VERSION_BEHAVIOR, which changes
+     * what stored delete markers mask.
      */
     boolean alterRefused(String setting, int value) {
       if (setting.equals("KEEP_DELETED_CELLS")) return value == 1 && newVersionBehavior;
+      if (setting.equals("NEW_VERSION_BEHAVIOR")) return (value == 1) != newVersionBehavior;
       if (ttlSeconds == 0) return false;
       return switch (setting) {
         case "TTL" -> value == 0 || value > ttlSeconds;

@@ -433,62 +433,27 @@ final class SequenceGenerator {
       };
     }
 
-    /** A family's VERSIONS, TTL, MIN_VERSIONS or KEEP_DELETED_CELLS changed while indexed. */
+    /**
+     * A family's VERSIONS, TTL, MIN_VERSIONS, KEEP_DELETED_CELLS or NEW_VERSION_BEHAVIOR changed
+     * while indexed.
+     */
     Op alter() {
       List<Family> families = schema.families();
       Family f = familiesNow.get(families.get(r.nextInt(families.size())).name());
-      Family to;
-      Op.AlterFamily op;
-      switch (r.nextInt(4)) {
-        case 0 -> {
-          int v = f.versions() == 1 ? 3 : 1;
-          to =
-              new Family(
-                  f.name(),
-                  v,
-                  f.ttlSeconds(),
-                  f.minVersions(),
-                  f.keepDeletedCells(),
-                  f.newVersionBehavior());
-          op = new Op.AlterFamily(f.name(), "VERSIONS", v);
-        }
-        case 1 -> {
-          int v = f.ttlSeconds() != 0 && r.nextBoolean() ? 0 : 3 + r.nextInt(3);
-          to =
-              new Family(
-                  f.name(),
-                  f.versions(),
-                  v,
-                  f.minVersions(),
-                  f.keepDeletedCells(),
-                  f.newVersionBehavior());
-          op = new Op.AlterFamily(f.name(), "TTL", v);
-        }
-        case 2 -> {
-          int v = 1 - f.minVersions();
-          to =
-              new Family(
-                  f.name(),
-                  f.versions(),
-                  f.ttlSeconds(),
-                  v,
-                  f.keepDeletedCells(),
-                  f.newVersionBehavior());
-          op = new Op.AlterFamily(f.name(), "MIN_VERSIONS", v);
-        }
-        default -> {
-          boolean v = !f.keepDeletedCells();
-          to =
-              new Family(
-                  f.name(),
-                  f.versions(),
-                  f.ttlSeconds(),
-                  f.minVersions(),
-                  v,
-                  f.newVersionBehavior());
-          op = new Op.AlterFamily(f.name(), "KEEP_DELETED_CELLS", v ? 1 : 0);
-        }
-      }
+      Op.AlterFamily op =
+          switch (r.nextInt(5)) {
+            case 0 -> new Op.AlterFamily(f.name(), "VERSIONS", f.versions() == 1 ? 3 : 1);
+            case 1 ->
+                new Op.AlterFamily(
+                    f.name(), "TTL", f.ttlSeconds() != 0 && r.nextBoolean() ? 0 : 3 + r.nextInt(3));
+            case 2 -> new Op.AlterFamily(f.name(), "MIN_VERSIONS", 1 - f.minVersions());
+            case 3 ->
+                new Op.AlterFamily(f.name(), "KEEP_DELETED_CELLS", f.keepDeletedCells() ? 0 : 1);
+            default ->
+                new Op.AlterFamily(
+                    f.name(), "NEW_VERSION_BEHAVIOR", f.newVersionBehavior() ? 0 : 1);
+          };
+      Family to = f.with(op.setting(), op.value());
       if (schema.watchesFamily(f.name()) && f.alterRefused(op.setting(), op.value())) {
         return op; // refused: the family stays as it is
       }

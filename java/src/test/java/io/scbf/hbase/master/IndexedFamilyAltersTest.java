@@ -15,8 +15,11 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.jupiter.api.Test;
 
-/** Which family alters {@link ExpiryAlters} refuses: only those that show expired cells again. */
-class ExpiryAltersTest {
+/**
+ * Which family alters {@link IndexedFamilyAlters} refuses: only those that show expired cells again
+ * or change what stored delete markers mask.
+ */
+class IndexedFamilyAltersTest {
   static final byte[] D = Bytes.toBytes("d");
   static final byte[] E = Bytes.toBytes("e");
   static final byte[] CITY = Bytes.toBytes("city");
@@ -47,7 +50,7 @@ class ExpiryAltersTest {
                         ColumnFamilyDescriptorBuilder.newBuilder(current.getColumnFamily(family)))
                     .build())
             .build();
-    return ExpiryAlters.problems(current, next);
+    return IndexedFamilyAlters.problems(current, next);
   }
 
   @Test
@@ -62,6 +65,24 @@ class ExpiryAltersTest {
     assertTrue(min.get(0).contains("MIN_VERSIONS (0 to 1)"), min.toString());
     assertEquals(1, alter(table(60, 1), D, f -> f.setMinVersions(2)).size());
     assertEquals(1, alter(table(60, 1), D, f -> f.setTimeToLive(61)).size());
+  }
+
+  @Test
+  void changingNewVersionBehaviorOfAnIndexedFamilyIsRefused() {
+    List<String> on = alter(table(HConstants.FOREVER, 0), D, f -> f.setNewVersionBehavior(true));
+    assertEquals(1, on.size(), on.toString());
+    assertTrue(on.get(0).contains("NEW_VERSION_BEHAVIOR of family d"), on.get(0));
+    TableDescriptor nvb =
+        TableDescriptorBuilder.newBuilder(table(HConstants.FOREVER, 0))
+            .modifyColumnFamily(
+                ColumnFamilyDescriptorBuilder.newBuilder(D).setNewVersionBehavior(true).build())
+            .build();
+    assertEquals(1, alter(nvb, D, f -> f.setNewVersionBehavior(false)).size());
+    TableDescriptor withF =
+        TableDescriptorBuilder.newBuilder(table(HConstants.FOREVER, 0))
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of(Bytes.toBytes("f")))
+            .build();
+    assertEquals(List.of(), alter(withF, Bytes.toBytes("f"), f -> f.setNewVersionBehavior(true)));
   }
 
   @Test
@@ -97,6 +118,6 @@ class ExpiryAltersTest {
             .modifyColumnFamily(
                 ColumnFamilyDescriptorBuilder.newBuilder(D).setTimeToLive(120).build())
             .build();
-    assertEquals(List.of(), ExpiryAlters.problems(current, next));
+    assertEquals(List.of(), IndexedFamilyAlters.problems(current, next));
   }
 }
