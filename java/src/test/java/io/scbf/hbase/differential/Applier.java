@@ -178,6 +178,10 @@ final class Applier {
         }
       } else if (op instanceof Op.Move m) {
         move(admin, m);
+      } else if (op instanceof Op.Merge m) {
+        return merge(admin, m);
+      } else if (op instanceof Op.RollWal w) {
+        for (ServerName server : admin.getRegionServers()) admin.rollWALWriter(server);
       } else if (op instanceof Op.SetConsistency s) {
         indexAdmin.setConsistency(
             table,
@@ -251,6 +255,25 @@ final class Applier {
       if (i.global()) out.add(IndexCatalog.indexTableName(table, i.alias()));
     }
     return out;
+  }
+
+  private boolean merge(Admin admin, Op.Merge m) throws Exception {
+    TableName t = m.alias() == null ? table : IndexCatalog.indexTableName(table, m.alias());
+    List<RegionInfo> regions = new ArrayList<>(admin.getRegions(t));
+    if (regions.size() < 2) return false;
+    regions.sort(RegionInfo.COMPARATOR);
+    byte[][] pair = {regions.get(0).getRegionName(), regions.get(1).getRegionName()};
+    try {
+      admin.mergeRegionsAsync(pair, false).get(60, TimeUnit.SECONDS);
+      return true;
+    } catch (IOException | java.util.concurrent.ExecutionException e) {
+      // A daughter still holding references to its parent's files cannot merge (on a NEW_VERSION_
+      // BEHAVIOR family even a major compaction left one in place here), nor can a region in
+      // transition: HBase declines (MergeRegionException).
+      String why = String.valueOf(e.getMessage()) + " " + e.getCause();
+      if (why.contains("MergeRegionException") || why.contains("is not OPEN")) return false;
+      throw e;
+    }
   }
 
   /** Every region of the table and its index tables to the server it is not on. */

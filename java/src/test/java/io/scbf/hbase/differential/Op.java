@@ -132,6 +132,33 @@ sealed interface Op {
     }
   }
 
+  /**
+   * Writes sent at once, each from its own thread (so that they meet in the region's row locks and
+   * mini-batches in an order no one chooses); HBase's state after all of them is the oracle.
+   */
+  record Concurrent(List<Write> writes) implements Op {
+    @Override
+    public String toString() {
+      return "concurrent(" + joined(writes) + ")";
+    }
+  }
+
+  /** Every region server's WAL rolled (EVENTUAL indexes ship from the rolled files). */
+  record RollWal() implements Op {
+    @Override
+    public String toString() {
+      return "rollWal()";
+    }
+  }
+
+  /** The first two adjacent regions of the data table (alias null) or of an index table merged. */
+  record Merge(String alias) implements Op {
+    @Override
+    public String toString() {
+      return "merge(" + q(alias) + ")";
+    }
+  }
+
   record Flush() implements Op {
     @Override
     public String toString() {
@@ -281,6 +308,18 @@ sealed interface Op {
 
   static CheckAndPut checkAndPut(String row, String column, String expected, Put then) {
     return new CheckAndPut(row, column, expected, then);
+  }
+
+  static Concurrent concurrent(Write... writes) {
+    return new Concurrent(List.of(writes));
+  }
+
+  static RollWal rollWal() {
+    return new RollWal();
+  }
+
+  static Merge merge(String alias) {
+    return new Merge(alias);
   }
 
   static Flush flush() {

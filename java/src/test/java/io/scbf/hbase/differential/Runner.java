@@ -6,11 +6,16 @@ import io.scbf.hbase.client.EventualMode;
 import io.scbf.hbase.differential.Schema.Index;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
@@ -180,6 +185,7 @@ final class Runner {
       return checkRefused(
           step, op, count, "the row", () -> row(writer, name, r.row()), () -> applier.write(r));
     }
+    if (op instanceof Op.Concurrent c) return concurrently(step, c, applier, writer, name, schema);
     if (op instanceof Op.AlterFamily a && applier.refuses(a)) {
       return checkRefused(
           step,
@@ -205,6 +211,37 @@ final class Runner {
         return null;
       }
       return Failure.ofOp(step, op, "failed:", causes(e));
+    }
+  }
+
+  /** Each write from its own thread, all started together; the first failure, if any. */
+  private Failure concurrently(
+      int step, Op.Concurrent c, Applier applier, Connection writer, TableName name, Schema schema)
+      throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(c.writes().size());
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Failure>> done = new ArrayList<>();
+      for (Op.Write w : c.writes()) {
+        done.add(
+            threads.submit(
+                () -> {
+                  start.await();
+                  Failure f = apply(step, w, applier, writer, name, schema, false);
+                  return f == null
+                      ? null
+                      : Failure.ofOp(step, c, f.signature() + " in", f.detail());
+                }));
+      }
+      start.countDown();
+      Failure first = null;
+      for (Future<Failure> f : done) {
+        Failure one = f.get();
+        if (first == null) first = one;
+      }
+      return first;
+    } finally {
+      threads.shutdownNow();
     }
   }
 

@@ -267,7 +267,13 @@ final class SequenceGenerator {
       if (p < 68) return mutations();
       if (p < 73) return checkAndPut();
       if (p < 77 && expiring) return new Op.Sleep(1000 + 500L * r.nextInt(5));
+      if (p < 80) return concurrent();
       return event();
+    }
+
+    /** 2-4 writes at once; on one row half of the time, so that they meet in its row lock. */
+    Op concurrent() {
+      return new Op.Concurrent(mixed(r.nextBoolean() ? row() : null, 2 + r.nextInt(3)));
     }
 
     /**
@@ -417,7 +423,7 @@ final class SequenceGenerator {
       List<Index> global = schema.indexes().stream().filter(Index::global).toList();
       Index any = schema.indexes().get(r.nextInt(schema.indexes().size()));
       Index g = global.get(r.nextInt(global.size()));
-      return switch (r.nextInt(13)) {
+      return switch (r.nextInt(15)) {
         case 0, 1 -> new Op.Flush();
         case 2 -> new Op.MajorCompact();
         case 3 -> new Op.SplitData(row());
@@ -429,6 +435,8 @@ final class SequenceGenerator {
         case 9 -> eventualNow.get(g.alias()) ? null : new Op.Repair(g.alias());
         case 10 -> new Op.DisableEnable();
         case 11 -> alter();
+        case 12 -> new Op.RollWal();
+        case 13 -> new Op.Merge(r.nextBoolean() ? g.alias() : null);
         default -> truncate();
       };
     }

@@ -59,7 +59,9 @@ final class Stats {
     perKind.merge(op.kind(), 1L, Long::sum);
     if (op instanceof Op.Batch b)
       b.writes().forEach(w -> perKind.merge("Batch." + w.kind(), 1L, Long::sum));
-    if (!(op instanceof Op.Write)) events++;
+    if (op instanceof Op.Concurrent c)
+      c.writes().forEach(w -> perKind.merge("Concurrent." + w.kind(), 1L, Long::sum));
+    if (!(op instanceof Op.Write) && !(op instanceof Op.Concurrent)) events++;
   }
 
   void query(Query q) {
