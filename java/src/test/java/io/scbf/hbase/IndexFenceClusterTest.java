@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
@@ -27,7 +28,6 @@ import org.apache.hadoop.hbase.KeepDeletedCells;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
-import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Connection;
@@ -492,15 +492,14 @@ class IndexFenceClusterTest {
           util.waitFor(60_000, () -> admin.getCompactionState(compacted) == CompactionState.NONE);
         }
         TableDescriptor before = admin.getDescriptor(table);
-        ColumnFamilyDescriptorBuilder raised =
-            ColumnFamilyDescriptorBuilder.newBuilder(before.getColumnFamily(D));
         int value = Integer.parseInt(alter[1]);
-        if (alter[0].equals("TTL")) raised.setTimeToLive(value);
-        else raised.setMinVersions(value);
         IOException refused = null;
         try {
-          admin.modifyTable(
-              TableDescriptorBuilder.newBuilder(before).modifyColumnFamily(raised.build()).build());
+          alterFamily(
+              admin,
+              table,
+              D,
+              f -> alter[0].equals("TTL") ? f.setTimeToLive(value) : f.setMinVersions(value));
         } catch (IOException e) {
           refused = e;
         }
@@ -558,62 +557,38 @@ class IndexFenceClusterTest {
       try (Table t = connection.getTable(altered)) {
         t.put(cityZipName("r1", "Bergen", "5003", "Bo", System.currentTimeMillis()));
       }
-      List<ColumnFamilyDescriptor> intoTheCombination =
-          List.of(
-              ColumnFamilyDescriptorBuilder.newBuilder(D)
-                  .setNewVersionBehavior(true)
-                  .setKeepDeletedCells(KeepDeletedCells.TRUE)
-                  .build(),
-              ColumnFamilyDescriptorBuilder.newBuilder(D)
-                  .setNewVersionBehavior(true)
-                  .setKeepDeletedCells(KeepDeletedCells.TTL)
-                  .build());
-      for (ColumnFamilyDescriptor to : intoTheCombination) {
+      for (KeepDeletedCells keep : List.of(KeepDeletedCells.TRUE, KeepDeletedCells.TTL)) {
         TableDescriptor before = admin.getDescriptor(altered);
         IOException refused =
             assertThrows(
                 IOException.class,
                 () ->
-                    admin.modifyTable(
-                        TableDescriptorBuilder.newBuilder(before).modifyColumnFamily(to).build()));
+                    alterFamily(
+                        admin,
+                        altered,
+                        D,
+                        f -> f.setNewVersionBehavior(true).setKeepDeletedCells(keep)));
         assertTrue(refused.getMessage().contains("scbf"), refused.getMessage());
         assertTrue(refused.getMessage().contains("KEEP_DELETED_CELLS"), refused.getMessage());
         assertEquals(before.getColumnFamily(D), admin.getDescriptor(altered).getColumnFamily(D));
       }
       // Either setting alone goes through; the other one then does not.
-      TableDescriptor keeping = admin.getDescriptor(altered);
-      admin.modifyTable(
-          TableDescriptorBuilder.newBuilder(keeping)
-              .modifyColumnFamily(
-                  ColumnFamilyDescriptorBuilder.newBuilder(keeping.getColumnFamily(D))
-                      .setKeepDeletedCells(KeepDeletedCells.TRUE)
-                      .build())
-              .build());
-      TableDescriptor kept = admin.getDescriptor(altered);
-      assertEquals(KeepDeletedCells.TRUE, kept.getColumnFamily(D).getKeepDeletedCells());
+      alterFamily(admin, altered, D, f -> f.setKeepDeletedCells(KeepDeletedCells.TRUE));
+      assertEquals(
+          KeepDeletedCells.TRUE,
+          admin.getDescriptor(altered).getColumnFamily(D).getKeepDeletedCells());
       IOException refused =
           assertThrows(
               IOException.class,
-              () ->
-                  admin.modifyTable(
-                      TableDescriptorBuilder.newBuilder(kept)
-                          .modifyColumnFamily(
-                              ColumnFamilyDescriptorBuilder.newBuilder(kept.getColumnFamily(D))
-                                  .setNewVersionBehavior(true)
-                                  .build())
-                          .build()));
+              () -> alterFamily(admin, altered, D, f -> f.setNewVersionBehavior(true)));
       assertTrue(refused.getMessage().contains("NEW_VERSION_BEHAVIOR"), refused.getMessage());
       assertFalse(admin.getDescriptor(altered).getColumnFamily(D).isNewVersionBehavior());
       // A family no index reads may take both.
-      TableDescriptor before = admin.getDescriptor(altered);
-      admin.modifyTable(
-          TableDescriptorBuilder.newBuilder(before)
-              .modifyColumnFamily(
-                  ColumnFamilyDescriptorBuilder.newBuilder(e)
-                      .setNewVersionBehavior(true)
-                      .setKeepDeletedCells(KeepDeletedCells.TRUE)
-                      .build())
-              .build());
+      alterFamily(
+          admin,
+          altered,
+          e,
+          f -> f.setNewVersionBehavior(true).setKeepDeletedCells(KeepDeletedCells.TRUE));
       assertEquals(
           KeepDeletedCells.TRUE,
           admin.getDescriptor(altered).getColumnFamily(e).getKeepDeletedCells());
@@ -646,18 +621,10 @@ class IndexFenceClusterTest {
         t.put(cityZipName("r1", "Bergen", "5003", "Bo", now - 1000));
       }
       assertIndexesShowWhatHBaseShows(table);
-      TableDescriptor before = admin.getDescriptor(table);
       IOException refused =
           assertThrows(
               IOException.class,
-              () ->
-                  admin.modifyTable(
-                      TableDescriptorBuilder.newBuilder(before)
-                          .modifyColumnFamily(
-                              ColumnFamilyDescriptorBuilder.newBuilder(before.getColumnFamily(D))
-                                  .setNewVersionBehavior(false)
-                                  .build())
-                          .build()));
+              () -> alterFamily(admin, table, D, f -> f.setNewVersionBehavior(false)));
       assertTrue(refused.getMessage().contains("NEW_VERSION_BEHAVIOR"), refused.getMessage());
       assertTrue(admin.getDescriptor(table).getColumnFamily(D).isNewVersionBehavior());
       try (Table t = connection.getTable(table)) {
@@ -829,6 +796,24 @@ class IndexFenceClusterTest {
   }
 
   /** A global index on city, an ORDERED one on zip and a local one on name. */
+  /** The table's {@code family} as it is now, changed by {@code change}. */
+  private static void alterFamily(
+      Admin admin,
+      TableName table,
+      byte[] family,
+      UnaryOperator<ColumnFamilyDescriptorBuilder> change)
+      throws IOException {
+    TableDescriptor current = admin.getDescriptor(table);
+    admin.modifyTable(
+        TableDescriptorBuilder.newBuilder(current)
+            .modifyColumnFamily(
+                change
+                    .apply(
+                        ColumnFamilyDescriptorBuilder.newBuilder(current.getColumnFamily(family)))
+                    .build())
+            .build());
+  }
+
   private void createCityZipNameIndexes(TableName table) throws IOException {
     IndexAdmin indexAdmin = new IndexAdmin(connection);
     indexAdmin.createIndex(table, IndexSpec.builder(D, CITY).alias("city").build());
